@@ -1,0 +1,85 @@
+import { HubosError } from './errors.ts';
+import { createAjv, describeErrors, type JSONSchemaObject } from './json-schema.ts';
+
+/** The keys the kernel itself owns. Plugins add theirs through `configSchema`. */
+export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
+  plugins: {
+    type: 'array',
+    description: 'Plugins: objects, falsy entries, nested arrays, module specifiers or [specifier, options].',
+  },
+};
+
+export interface OwnedKey {
+  owner: string;
+  schema: JSONSchemaObject;
+}
+
+/**
+ * Validates a config against the core keys plus those plugins own and returns a copy with the
+ * schemas' defaults applied. Unknown keys and wrong types fail with CONFIG_INVALID naming each
+ * key path, what was expected, and the file.
+ */
+export function validateConfig<C extends object>(
+  config: C,
+  owned: ReadonlyMap<string, OwnedKey>,
+  file: string | undefined,
+): C {
+  const properties = {
+    ...CORE_CONFIG_SCHEMA,
+    ...Object.fromEntries([...owned].map(([key, o]) => [key, o.schema])),
+  };
+  const validate = createAjv().compile({ type: 'object', properties, additionalProperties: false });
+  // Validate a copy: defaults must not leak into a config object the user still holds.
+  const copy = copyData(config);
+  if (validate(copy)) return copy;
+  const known = Object.keys(properties);
+  const problems = describeErrors(validate.errors, config).map((line) => {
+    const unknown = /^unknown property "([^".[]+)"/.exec(line)?.[1];
+    if (!unknown) return line;
+    const guess = closest(unknown, known);
+    return `unknown key "${unknown}"${guess ? ` (did you mean "${guess}"?)` : ''}; known keys: ${known.join(', ')}`;
+  });
+  throw new HubosError(
+    'CONFIG_INVALID',
+    `invalid config in ${file ?? 'the inline config'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    { details: { file, problems } },
+  );
+}
+
+// Configs hold plugin objects and functions, which structuredClone refuses: copy plain data, keep the rest.
+function copyData<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyData) as T;
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype)
+    return value;
+  if (isPluginLike(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyData(v)])) as T;
+}
+
+function isPluginLike(value: object): boolean {
+  return typeof (value as { apply?: unknown }).apply === 'function';
+}
+
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: { word: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance <= 2 && (!best || distance < best.distance)) best = { word: candidate, distance };
+  }
+  return best?.word;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

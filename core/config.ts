@@ -1,0 +1,46 @@
+import { HubosError } from './errors.ts';
+import { describeValue } from './json-schema.ts';
+import type { PluginOption } from './plugin.ts';
+
+/** What a config function is told: `mode` (e.g. development, production, test) and the CLI command. */
+export interface ConfigEnv {
+  mode: string;
+  command: string;
+}
+
+/**
+ * The app's configuration. Plugins that own more keys declare them with `configSchema` and
+ * add their types with `declare module 'hubos' { interface HubosConfig { ... } }`.
+ */
+export interface HubosConfig {
+  /** Plugin objects, falsy entries, nested arrays, and `'pkg'` / `'./file.ts'` / `['pkg', options]` specifiers. */
+  plugins?: PluginOption[];
+}
+
+export type ConfigExport =
+  | HubosConfig
+  | Promise<HubosConfig>
+  | ((env: ConfigEnv) => HubosConfig | Promise<HubosConfig>);
+
+/** Types a config: an object, a promise of one, or a function of `{ mode, command }`. */
+export function defineConfig<const T extends ConfigExport>(config: T): T {
+  return config;
+}
+
+/** Calls/awaits a config export and checks it is an object. */
+export async function resolveConfigExport(
+  exported: unknown,
+  env: ConfigEnv,
+  file: string | undefined,
+): Promise<HubosConfig> {
+  const where = file ?? 'the config';
+  const value = typeof exported === 'function' ? await exported(env) : await exported;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HubosError(
+      'CONFIG_INVALID',
+      `${where} must export an object (export default defineConfig({ ... })), got ${describeValue(value)}`,
+      { details: { file } },
+    );
+  }
+  return value as HubosConfig;
+}

@@ -1,0 +1,48 @@
+import { HubosError } from './errors.ts';
+import { callableView, type TappableHook } from './hook-utils.ts';
+import { KERNEL_OF, PLUGIN_OF } from './kernel-view.ts';
+
+/** Lets a kernel list hooks that plugins own, next to its own, in `inspect()`. */
+export const REGISTER_OWNED_HOOKS = Symbol.for('hubos.register-owned-hooks');
+
+type HookCatalog = Record<string, TappableHook>;
+interface KernelLike {
+  readonly [KERNEL_OF]: object;
+  readonly [PLUGIN_OF]?: string;
+}
+
+/**
+ * Makes the accessor of a plugin's own hook catalog (`getHubOSHooks(kernel)`): one catalog per
+ * kernel, held in a WeakMap so it goes with the kernel. Reached through a plugin's kernel view,
+ * taps are attributed to that plugin.
+ */
+export function createHooksAccessor<C extends HookCatalog>(
+  owner: string,
+  create: () => C,
+): (kernel: KernelLike) => C {
+  const catalogs = new WeakMap<object, C>();
+  return (kernel) => {
+    const real = kernel?.[KERNEL_OF];
+    if (!real)
+      throw new HubosError(
+        'KERNEL_STATE',
+        `${owner} hooks need a kernel (or the kernel a plugin's apply() received)`,
+      );
+    let hooks = catalogs.get(real);
+    if (!hooks) {
+      hooks = Object.freeze(create());
+      catalogs.set(real, hooks);
+      (real as { [REGISTER_OWNED_HOOKS]?: (owner: string, hooks: HookCatalog) => void })[
+        REGISTER_OWNED_HOOKS
+      ]?.(owner, hooks);
+    }
+    const plugin = kernel[PLUGIN_OF];
+    if (plugin === undefined) return hooks;
+    const catalog = hooks;
+    return Object.freeze(
+      Object.fromEntries(
+        Object.entries(catalog).map(([name, hook]) => [name, callableView(hook, `${owner}.${name}`, plugin)]),
+      ),
+    ) as C;
+  };
+}

@@ -1,0 +1,37 @@
+export type { AgentHandle, AgentSpec } from './agent/spec.ts';
+export { type ConfigEnv, type ConfigExport, defineConfig, type HubosConfig } from './config.ts';
+export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
+export { CORE_CONFIG_SCHEMA } from './config-schema.ts';
+export { errorMessage, HubosError, type HubosErrorCode } from './errors.ts';
+export { createHooksAccessor } from './hook-owner.ts';
+export {
+  composeTaps,
+  createWrapHook,
+  type Next,
+  runWrapHook,
+  type TapOnly,
+  type TapOnlyHooks,
+  traceHooks,
+  type WrapHook,
+} from './hook-utils.ts';
+export { createKernelHooks, type KernelHookName, type KernelHooks, type TapMeta } from './hooks.ts';
+export type { JSONSchema, JSONSchemaObject } from './json-schema.ts';
+export { createKernel, Kernel, type KernelInspection, type KernelOptions } from './kernel.ts';
+export type { KernelView } from './kernel-view.ts';
+export { createConsoleLogger, type Logger, silentLogger } from './logger.ts';
+export { type ModelProvider, ModelRegistry } from './model/registry.ts';
+export { definePlugin, isPlugin, type Plugin, type PluginFactory, type PluginOption } from './plugin.ts';
+export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
+export { MemoryStore } from './store/memory.ts';
+export type { Store, StoreValue } from './store/store.ts';
+export { executeTool, type ToolCallEnv, type ToolResult } from './tools/execute.ts';
+export { type InputCheck, Registry } from './tools/registry.ts';
+export {
+  defineTool,
+  type InputOf,
+  type Tool,
+  type ToolCallOptions,
+  type ToolContext,
+  type ToolHandler,
+} from './tools/tool.ts';
+export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';

@@ -1,0 +1,28 @@
+import type { Store, StoreValue } from './store.ts';
+
+/** A Store in process memory: for tests and throwaway runs. Values are copied in and out. */
+export class MemoryStore implements Store {
+  readonly #data = new Map<string, Map<string, string>>();
+
+  async get<T extends StoreValue = StoreValue>(namespace: string, key: string): Promise<T | undefined> {
+    const raw = this.#data.get(namespace)?.get(key);
+    return raw === undefined ? undefined : (JSON.parse(raw) as T);
+  }
+
+  async set(namespace: string, key: string, value: StoreValue): Promise<void> {
+    const space = this.#data.get(namespace) ?? new Map<string, string>();
+    this.#data.set(namespace, space);
+    space.set(key, JSON.stringify(value));
+  }
+
+  async delete(namespace: string, key: string): Promise<boolean> {
+    return this.#data.get(namespace)?.delete(key) ?? false;
+  }
+
+  async list(namespace: string, prefix = ''): Promise<string[]> {
+    const keys = [...(this.#data.get(namespace)?.keys() ?? [])];
+    return keys.filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,53 @@
+import { errorMessage } from '../errors.ts';
+import type { Sandbox } from '../sandbox/sandbox.ts';
+import type { Store } from '../store/store.ts';
+import type { Registry } from './registry.ts';
+
+export interface ToolCallEnv {
+  signal: AbortSignal;
+  agentId: string;
+  sandbox: Sandbox;
+  store: Store;
+  metadata?: Record<string, unknown>;
+}
+
+/** What a tool call gives back to the model: its output, or an error it can read and correct. */
+export type ToolResult =
+  | { ok: true; output: unknown }
+  | { ok: false; error: { code: 'TOOL_NOT_FOUND' | 'TOOL_INPUT_INVALID' | 'TOOL_FAILED'; message: string } };
+
+/**
+ * Runs one tool call: validates the input (invalid input never reaches the handler),
+ * applies schema defaults, then calls the handler. Never throws: failures become error results.
+ */
+export async function executeTool(
+  registry: Registry,
+  name: string,
+  input: unknown,
+  env: ToolCallEnv,
+): Promise<ToolResult> {
+  const checked = registry.checkInput(name, input);
+  if (!checked.ok) {
+    const code = registry.has(name) ? 'TOOL_INPUT_INVALID' : 'TOOL_NOT_FOUND';
+    return { ok: false, error: { code, message: checked.message } };
+  }
+  const tool = registry.get(name);
+  try {
+    const output = await tool.handler(
+      { signal: env.signal },
+      {
+        input: checked.input,
+        agentId: env.agentId,
+        sandbox: env.sandbox,
+        store: env.store,
+        metadata: env.metadata ?? {},
+      },
+    );
+    return { ok: true, output };
+  } catch (error) {
+    return {
+      ok: false,
+      error: { code: 'TOOL_FAILED', message: `tool "${name}" failed: ${errorMessage(error)}` },
+    };
+  }
+}

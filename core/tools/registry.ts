@@ -1,0 +1,89 @@
+import type { Ajv } from 'ajv';
+import { HubosError } from '../errors.ts';
+import { createAjv, describeErrors, type ValidateFunction } from '../json-schema.ts';
+import type { Tool } from './tool.ts';
+import { checkTool } from './tool-check.ts';
+
+export type InputCheck = { ok: true; input: Record<string, unknown> } | { ok: false; message: string };
+
+type RegisterListener = (tool: Tool) => void;
+
+/** The tools an app knows, by name, in registration order; each schema compiled once. */
+export class Registry {
+  readonly #ajv: Ajv = createAjv();
+  readonly #tools = new Map<string, { tool: Tool; validate: ValidateFunction }>();
+  readonly #listeners = new Set<RegisterListener>();
+
+  /** Adds a tool. Throws TOOL_INVALID for a malformed tool, TOOL_DUPLICATE for a taken name. */
+  register(tool: Tool): void {
+    this.registerBatch([tool]);
+  }
+
+  /** Adds several tools, all or nothing: one bad tool leaves the registry unchanged. */
+  registerBatch(tools: readonly Tool[]): void {
+    const checked = tools.map((tool) => ({ tool, validate: checkTool(tool, this.#ajv) }));
+    const seen = new Set<string>();
+    for (const { tool } of checked) {
+      if (this.#tools.has(tool.name) || seen.has(tool.name)) {
+        throw new HubosError(
+          'TOOL_DUPLICATE',
+          `tool "${tool.name}" is already registered: tool names must be unique (prefix yours, e.g. "myplugin_${tool.name}")`,
+          { details: { tool: tool.name } },
+        );
+      }
+      seen.add(tool.name);
+    }
+    for (const entry of checked) this.#tools.set(entry.tool.name, entry);
+    for (const { tool } of checked) for (const listener of this.#listeners) listener(tool);
+  }
+
+  /** The tool named `name`; throws TOOL_NOT_FOUND listing the known names. */
+  get(name: string): Tool {
+    const entry = this.#tools.get(name);
+    if (!entry) throw this.#notFound(name);
+    return entry.tool;
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** Every tool, in registration order. */
+  list(): Tool[] {
+    return [...this.#tools.values()].map((entry) => entry.tool);
+  }
+
+  /** Removes a tool (e.g. when its source goes away); false if it was not there. */
+  unregister(name: string): boolean {
+    return this.#tools.delete(name);
+  }
+
+  /**
+   * Validates input against the tool's schema without touching the caller's object.
+   * On success the input has the schema's defaults applied; on failure the message says
+   * which field is wrong, what was expected and what was given, in words a model can act on.
+   */
+  checkInput(name: string, input: unknown): InputCheck {
+    const entry = this.#tools.get(name);
+    if (!entry) return { ok: false, message: this.#notFound(name).message };
+    const copy = input === undefined ? {} : structuredClone(input);
+    if (entry.validate(copy)) return { ok: true, input: copy as Record<string, unknown> };
+    const problems = describeErrors(entry.validate.errors, copy);
+    return {
+      ok: false,
+      message: `invalid input for tool "${name}": ${problems.join('; ')}. Fix the arguments and call "${name}" again.`,
+    };
+  }
+
+  /** Calls `listener` for every tool registered from now on; returns the unsubscribe function. */
+  onRegister(listener: RegisterListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #notFound(name: string): HubosError {
+    const known = [...this.#tools.keys()];
+    const list = known.length > 0 ? `known tools: ${known.join(', ')}` : 'no tools are registered';
+    return new HubosError('TOOL_NOT_FOUND', `no tool named "${name}" (${list})`, { details: { tool: name } });
+  }
+}
