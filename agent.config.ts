@@ -1,0 +1,17 @@
+/**
+ * The repo's own config: what `npm start` runs. It shows every feature built so far.
+ * Run `npm run hubos -- plugins` to see the plugins and the hooks they tap.
+ */
+import { defineConfig } from 'hubos';
+import { notes } from './examples/notes-plugin.ts';
+
+export default defineConfig(({ mode }) => ({
+  plugins: [
+    // A local plugin module, imported as TypeScript (which imports another .ts file).
+    notes({ maxNotes: 100 }),
+    // A third-party tool package loaded by specifier, with options (it is shaped like an npm package).
+    ['./test/fixtures/packages/hubos-plugin-clock/index.js', { timezone: 'Europe/Paris' }],
+    // Falsy entries are skipped: a plugin only for some modes reads `mode === 'x' && plugin()`.
+    mode === 'test' && null,
+  ],
+}));

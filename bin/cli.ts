@@ -1,0 +1,104 @@
+import { parseArgs } from 'node:util';
+import { errorMessage, HubosError } from '../core/index.ts';
+import { createPluginCommand } from './commands/create-plugin.ts';
+import { initCommand } from './commands/init.ts';
+import { pluginsCommand } from './commands/plugins.ts';
+import { toolsCommand } from './commands/tools.ts';
+import { validateCommand } from './commands/validate.ts';
+import { type CliIO, UsageError } from './io.ts';
+import { USAGE } from './usage.ts';
+import { hubosVersion } from './version.ts';
+
+const GLOBAL = {
+  config: { type: 'string' },
+  mode: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Each command's own flags; anything else is a usage error. */
+const COMMANDS = {
+  tools: { json: { type: 'boolean' } },
+  plugins: { json: { type: 'boolean' } },
+  validate: {},
+  init: { force: { type: 'boolean' } },
+  'create-plugin': { dir: { type: 'string' } },
+} as const;
+
+type Command = keyof typeof COMMANDS;
+
+/** Runs the CLI and returns the exit code: 0 success, 1 failure, 2 bad command line. */
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`hubos: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    const code = HubosError.is(error) ? ` [${error.code}]` : '';
+    io.stderr.write(`✗ ${errorMessage(error)}${code}\n`);
+    if (process.env.HUBOS_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+}
+
+async function dispatch(argv: string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  if (first === '-v' || first === '--version') {
+    io.stdout.write(`${hubosVersion()}\n`);
+    return 0;
+  }
+  if (!(first in COMMANDS)) {
+    throw new UsageError(first.startsWith('-') ? `unknown option "${first}"` : `unknown command "${first}"`);
+  }
+  const command = first as Command;
+  const { values, positionals } = parse(command, rest);
+  if (values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const kernelFlags = {
+    ...(typeof values.config === 'string' ? { config: values.config } : {}),
+    ...(typeof values.mode === 'string' ? { mode: values.mode } : {}),
+  };
+  const expectPositionals = command === 'create-plugin' ? 1 : 0;
+  if (positionals.length > expectPositionals)
+    throw new UsageError(`unexpected argument "${positionals[expectPositionals]}"`);
+  switch (command) {
+    case 'tools':
+      return toolsCommand({ ...kernelFlags, json: values.json === true }, io);
+    case 'plugins':
+      return pluginsCommand({ ...kernelFlags, json: values.json === true }, io);
+    case 'validate':
+      return validateCommand(kernelFlags, io);
+    case 'init':
+      return initCommand({ force: values.force === true }, io);
+    case 'create-plugin':
+      return createPluginCommand(
+        positionals[0],
+        typeof values.dir === 'string' ? { dir: values.dir } : {},
+        io,
+      );
+  }
+}
+
+function parse(command: Command, args: string[]) {
+  try {
+    const parsed = parseArgs({
+      args,
+      options: { ...GLOBAL, ...COMMANDS[command] },
+      allowPositionals: true,
+      strict: true,
+    });
+    return {
+      values: parsed.values as Record<string, string | boolean | undefined>,
+      positionals: parsed.positionals,
+    };
+  } catch (error) {
+    throw new UsageError(`${command}: ${errorMessage(error)}`);
+  }
+}

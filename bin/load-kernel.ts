@@ -1,0 +1,39 @@
+import {
+  createConsoleLogger,
+  createKernel,
+  type Kernel,
+  loadConfigFile,
+  resolveConfigExport,
+} from '../core/index.ts';
+import { defaultPlugins } from '../plugins/index.ts';
+import type { CliIO } from './io.ts';
+
+export interface KernelFlags {
+  config?: string;
+  mode?: string;
+}
+
+/**
+ * Finds the config (or says the built-in defaults are in use), then boots a kernel with the
+ * built-in plugins the config turns on, followed by the config's own plugins.
+ */
+export async function loadKernel(command: string, flags: KernelFlags, io: CliIO): Promise<Kernel> {
+  const found = await loadConfigFile({ cwd: io.cwd, ...(flags.config ? { configFile: flags.config } : {}) });
+  if (!found) {
+    io.stderr.write(
+      'No agent.config.{ts,mts,js,mjs} found here or in a parent folder: using the built-in defaults.\n',
+    );
+  }
+  const mode = flags.mode ?? process.env.NODE_ENV ?? 'development';
+  const config = found ? await resolveConfigExport(found.exported, { mode, command }, found.file) : {};
+  const kernel = createKernel({
+    config,
+    ...(found ? { configFile: found.file } : {}),
+    cwd: io.cwd,
+    mode,
+    command,
+    plugins: defaultPlugins(config),
+    logger: createConsoleLogger(),
+  });
+  return kernel.boot();
+}

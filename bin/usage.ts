@@ -1,0 +1,16 @@
+export const USAGE = `Usage: hubos <command> [options]
+
+Commands:
+  tools [--json]              list registered tools with their descriptions and input schemas
+  plugins [--json]            list plugins in apply order and each hook's taps in call order
+  validate                    load and check the config; exit code 0 when valid, 1 when not
+  init [--force]              write a starter agent.config.ts in the current folder
+  create-plugin <name> [--dir <folder>]
+                              scaffold a tool plugin package (builds, with a passing test)
+
+Options:
+  --config <file>             use this config instead of searching for agent.config.{ts,mts,js,mjs}
+  --mode <mode>               passed to config functions (default: NODE_ENV or development)
+  -h, --help                  show this help
+  -v, --version               show the version
+`;

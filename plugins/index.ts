@@ -1,0 +1,1 @@
+export { defaultPlugins } from './defaults.ts';

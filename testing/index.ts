@@ -1,0 +1,39 @@
+/** Helpers for testing HubOS plugins and tools: `import { bootKernel, invokeTool } from 'hubos/testing'`. */
+import {
+  createKernel,
+  createSandbox,
+  executeTool,
+  type Kernel,
+  type KernelOptions,
+  MemoryStore,
+  Registry,
+  silentLogger,
+  type Tool,
+  type ToolCallEnv,
+  type ToolResult,
+} from '../core/index.ts';
+
+/** Creates and boots a kernel (quiet by default); close it with `kernel.close()`. */
+export async function bootKernel(options: KernelOptions = {}): Promise<Kernel> {
+  return createKernel({ logger: silentLogger, mode: 'test', ...options }).boot();
+}
+
+/**
+ * Calls one tool as the runtime would: input validated against its schema (defaults applied,
+ * invalid input never reaching the handler), errors returned as results rather than thrown.
+ */
+export async function invokeTool(
+  tool: Tool,
+  input: unknown,
+  env: Partial<ToolCallEnv> = {},
+): Promise<ToolResult> {
+  const registry = new Registry();
+  registry.register(tool);
+  return executeTool(registry, tool.name, input, {
+    signal: env.signal ?? new AbortController().signal,
+    agentId: env.agentId ?? 'test-agent',
+    sandbox: env.sandbox ?? createSandbox(process.cwd()),
+    store: env.store ?? new MemoryStore(),
+    ...(env.metadata ? { metadata: env.metadata } : {}),
+  });
+}
