@@ -49,7 +49,9 @@ function markInner(arg: unknown): unknown {
 function attributed(fn: AnyFn, plugin: string, hook: string): AnyFn {
   return function (this: unknown, ...args: unknown[]) {
     try {
-      const result = fn.apply(this, args.map(markInner));
+      // Only a wrap hook's `next` is a function argument; other hooks pass context objects untouched.
+      for (let i = 0; i < args.length; i++) if (typeof args[i] === 'function') args[i] = markInner(args[i]);
+      const result = fn.apply(this, args);
       if (result instanceof Promise) return result.catch((error) => attributeError(error, plugin, hook));
       return result;
     } catch (error) {

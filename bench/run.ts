@@ -1,0 +1,3 @@
+/** `npm run bench`: each benchmark prints its ratio against a baseline measured in the same run. */
+await import('./tool-validation.bench.ts');
+await import('./hook-dispatch.bench.ts');
