@@ -51,6 +51,7 @@ export class Kernel {
   #config: HubosConfig = {};
   #state: State = 'created';
   #plugins: Plugin[] = [];
+  #closing: Promise<void> | undefined;
   readonly #extra: PluginOption[];
   readonly #options: KernelOptions;
   readonly #owned = new Map<string, Record<string, TappableHook>>();
@@ -114,9 +115,8 @@ export class Kernel {
   async #boot(): Promise<void> {
     const env = { mode: this.mode, command: this.command };
     const loaded = await resolveConfigExport(this.#options.config ?? {}, env, this.configFile);
-    if (loaded.plugins !== undefined && !Array.isArray(loaded.plugins)) {
-      validateConfig(loaded, new Map(), this.configFile);
-    }
+    // `plugins` is needed before the rest can be validated (plugins own the other keys).
+    if (loaded.plugins !== undefined) validateConfig({ plugins: loaded.plugins }, new Map(), this.configFile);
     this.#config = loaded;
     const baseDir = this.configFile ? dirname(this.configFile) : this.cwd;
     const resolved = await resolvePlugins([...this.#extra, ...(loaded.plugins ?? [])], baseDir);
@@ -235,12 +235,20 @@ export class Kernel {
     };
   }
 
-  /** Fires `beforeClose` then `close`; safe to call more than once. */
-  async close(reason = 'close'): Promise<void> {
-    if (this.#state === 'closing' || this.#state === 'closed') return;
+  /**
+   * Fires `beforeClose` then `close`, once: every call returns the same promise, so a second caller
+   * waits for the first to finish. After a failed boot (which already ran them) it only marks the kernel closed.
+   */
+  close(reason = 'close'): Promise<void> {
+    this.#closing ??= this.#close(reason);
+    return this.#closing;
+  }
+
+  async #close(reason: string): Promise<void> {
+    const bootFailed = this.#state === 'failed';
     this.#state = 'closing';
     try {
-      await this.#runClose(reason);
+      if (!bootFailed) await this.#runClose(reason);
     } finally {
       this.#state = 'closed';
     }
