@@ -115,8 +115,10 @@ export class Kernel {
   async #boot(): Promise<void> {
     const env = { mode: this.mode, command: this.command };
     const loaded = await resolveConfigExport(this.#options.config ?? {}, env, this.configFile);
-    // `plugins` is needed before the rest can be validated (plugins own the other keys).
-    if (loaded.plugins !== undefined) validateConfig({ plugins: loaded.plugins }, new Map(), this.configFile);
+    // Plugins own the other keys, so a bad `plugins` is reported with what the core alone can check.
+    if (loaded.plugins !== undefined && !Array.isArray(loaded.plugins)) {
+      validateConfig(loaded, new Map(), this.configFile);
+    }
     this.#config = loaded;
     const baseDir = this.configFile ? dirname(this.configFile) : this.cwd;
     const resolved = await resolvePlugins([...this.#extra, ...(loaded.plugins ?? [])], baseDir);
