@@ -1,5 +1,11 @@
 export type { AgentHandle, AgentSpec } from './agent/spec.ts';
-export { type ConfigEnv, type ConfigExport, defineConfig, type HubosConfig, resolveConfigExport } from './config.ts';
+export {
+  type ConfigEnv,
+  type ConfigExport,
+  defineConfig,
+  type HubosConfig,
+  resolveConfigExport,
+} from './config.ts';
 export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
 export { CORE_CONFIG_SCHEMA } from './config-schema.ts';
 export { errorMessage, HubosError, type HubosErrorCode } from './errors.ts';
