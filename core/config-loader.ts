@@ -41,6 +41,8 @@ export async function loadConfigFile(options: {
     searchStrategy: 'global',
     // Our loader returns the module, not its default export: a file without one is an error, not "empty".
     loaders: Object.fromEntries(EXTENSIONS.map((ext) => [ext, (file: string) => importModule(file)])),
+    // An empty agent.config.* is the user's config with no default export, not a reason to look further up.
+    ignoreEmptySearchPlaces: false,
     cache: false,
   });
   let found: { config: unknown; filepath: string } | null;
@@ -56,7 +58,7 @@ export async function loadConfigFile(options: {
   }
   if (!found) return undefined;
   return {
-    exported: defaultExport(found.config as Record<string, unknown>, found.filepath),
+    exported: defaultExport((found.config ?? {}) as Record<string, unknown>, found.filepath),
     file: found.filepath,
   };
 }

@@ -12,9 +12,16 @@ const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsM
 /**
  * One ajv per owner. Defaults are applied (`useDefaults`) and types are never coerced:
  * JSON numbers arrive as numbers, and a string "3" for an integer is an error the caller sees.
+ * `verbose` puts `parentSchema` in errors, which `describeErrors` needs to list allowed properties.
  */
 export function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    coerceTypes: false,
+    strict: false,
+    verbose: true,
+  });
   addFormats(ajv);
   return ajv;
 }

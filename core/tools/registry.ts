@@ -1,5 +1,5 @@
 import type { Ajv } from 'ajv';
-import { HubosError } from '../errors.ts';
+import { errorMessage, HubosError } from '../errors.ts';
 import { createAjv, describeErrors, type ValidateFunction } from '../json-schema.ts';
 import type { Tool } from './tool.ts';
 import { checkTool } from './tool-check.ts';
@@ -21,17 +21,24 @@ export class Registry {
 
   /** Adds several tools, all or nothing: one bad tool leaves the registry unchanged. */
   registerBatch(tools: readonly Tool[]): void {
-    const checked = tools.map((tool) => ({ tool, validate: checkTool(tool, this.#ajv) }));
-    const seen = new Set<string>();
-    for (const { tool } of checked) {
-      if (this.#tools.has(tool.name) || seen.has(tool.name)) {
-        throw new HubosError(
-          'TOOL_DUPLICATE',
-          `tool "${tool.name}" is already registered: tool names must be unique (prefix yours, e.g. "myplugin_${tool.name}")`,
-          { details: { tool: tool.name } },
-        );
+    const checked: { tool: Tool; validate: ValidateFunction }[] = [];
+    try {
+      for (const tool of tools) checked.push({ tool, validate: checkTool(tool, this.#ajv) });
+      const seen = new Set<string>();
+      for (const { tool } of checked) {
+        if (this.#tools.has(tool.name) || seen.has(tool.name)) {
+          throw new HubosError(
+            'TOOL_DUPLICATE',
+            `tool "${tool.name}" is already registered: tool names must be unique (prefix yours, e.g. "myplugin_${tool.name}")`,
+            { details: { tool: tool.name } },
+          );
+        }
+        seen.add(tool.name);
       }
-      seen.add(tool.name);
+    } catch (error) {
+      // Nothing in ajv either: a schema with an $id left behind would make the corrected retry fail.
+      for (const { tool } of checked) this.#forgetSchema(tool);
+      throw error;
     }
     for (const entry of checked) this.#tools.set(entry.tool.name, entry);
     for (const { tool } of checked) for (const listener of this.#listeners) listener(tool);
@@ -55,7 +62,19 @@ export class Registry {
 
   /** Removes a tool (e.g. when its source goes away); false if it was not there. */
   unregister(name: string): boolean {
-    return this.#tools.delete(name);
+    const entry = this.#tools.get(name);
+    if (!entry) return false;
+    this.#tools.delete(name);
+    this.#forgetSchema(entry.tool);
+    return true;
+  }
+
+  /** Drops a schema from ajv (and its $id) unless a registered tool still uses it. */
+  #forgetSchema(tool: Tool): void {
+    const schema = tool.inputSchema;
+    if (![...this.#tools.values()].some((entry) => entry.tool.inputSchema === schema)) {
+      this.#ajv.removeSchema(schema);
+    }
   }
 
   /**
@@ -66,7 +85,15 @@ export class Registry {
   checkInput(name: string, input: unknown): InputCheck {
     const entry = this.#tools.get(name);
     if (!entry) return { ok: false, message: this.#notFound(name).message };
-    const copy = input === undefined ? {} : structuredClone(input);
+    let copy: unknown;
+    try {
+      copy = input === undefined ? {} : structuredClone(input);
+    } catch (error) {
+      return {
+        ok: false,
+        message: `invalid input for tool "${name}": the input must be JSON data (${errorMessage(error)})`,
+      };
+    }
     if (entry.validate(copy)) return { ok: true, input: copy as Record<string, unknown> };
     const problems = describeErrors(entry.validate.errors, copy);
     return {

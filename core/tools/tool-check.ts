@@ -50,6 +50,7 @@ export function checkTool(tool: unknown, ajv: Ajv): ValidateFunction {
   try {
     return ajv.compile(inputSchema);
   } catch (error) {
+    ajv.removeSchema(inputSchema); // ajv keeps a schema's $id even when compiling it fails
     throw invalid(label, `inputSchema does not compile: ${errorMessage(error)}`);
   }
 }
