@@ -1,5 +1,8 @@
+import { SESSIONS_CONFIG_SCHEMA } from './agent/sessions.ts';
+import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
 import { HubosError } from './errors.ts';
 import { createAjv, describeErrors, type JSONSchemaObject } from './json-schema.ts';
+import { STORE_CONFIG_SCHEMA } from './store/open-store.ts';
 
 /** The keys the kernel itself owns. Plugins add theirs through `configSchema`. */
 export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
@@ -7,6 +10,20 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
     type: 'array',
     description: 'Plugins: objects, falsy entries, nested arrays, module specifiers or [specifier, options].',
   },
+  agents: {
+    type: 'object',
+    description: 'Agent templates by name.',
+    propertyNames: { pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+    additionalProperties: AGENT_TEMPLATE_SCHEMA,
+  },
+  model: {
+    type: 'string',
+    minLength: 1,
+    description: "The default model of agents, e.g. 'openai:gpt-4.1-mini'.",
+  },
+  store: STORE_CONFIG_SCHEMA,
+  sessions: SESSIONS_CONFIG_SCHEMA,
+  workspace: { type: 'string', minLength: 1, description: 'The folder tools act in (default ./workspace).' },
 };
 
 export interface OwnedKey {

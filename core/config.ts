@@ -1,6 +1,9 @@
+import type { SessionsConfig } from './agent/sessions.ts';
+import type { AgentTemplate } from './agent/spec.ts';
 import { HubosError } from './errors.ts';
 import { describeValue } from './json-schema.ts';
 import type { PluginOption } from './plugin.ts';
+import type { StoreConfig } from './store/open-store.ts';
 
 /** What a config function is told: `mode` (e.g. development, production, test) and the CLI command. */
 export interface ConfigEnv {
@@ -15,6 +18,15 @@ export interface ConfigEnv {
 export interface HubosConfig {
   /** Plugin objects, falsy entries, nested arrays, and `'pkg'` / `'./file.ts'` / `['pkg', options]` specifiers. */
   plugins?: PluginOption[];
+  /** Agent templates by name; each is created at boot under its name. */
+  agents?: Record<string, AgentTemplate>;
+  /** The model of agents that name none, e.g. `'openai:gpt-4.1-mini'`. */
+  model?: string;
+  /** Where sessions and plugin data live (default: SQLite at `.hubos/hubos.db`). */
+  store?: StoreConfig;
+  sessions?: SessionsConfig;
+  /** The folder tools act in, relative to the config file (default `./workspace`). */
+  workspace?: string;
 }
 
 export type ConfigExport =

@@ -19,6 +19,16 @@ export type HubosErrorCode =
   | 'TOOL_INPUT_INVALID'
   | 'TOOL_FAILED'
   | 'MODEL_NOT_FOUND'
+  | 'MODEL_CONFIG'
+  | 'MODEL_HTTP_ERROR'
+  | 'MODEL_TIMEOUT'
+  | 'MODEL_RESPONSE_INVALID'
+  | 'AGENT_EXISTS'
+  | 'AGENT_NOT_FOUND'
+  | 'AGENT_INVALID'
+  | 'RUN_CANCELLED'
+  | 'RUN_FAILED'
+  | 'STORE_FAILED'
   | 'MODEL_DUPLICATE';
 
 export interface HubosErrorOptions {

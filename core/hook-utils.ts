@@ -46,8 +46,14 @@ function markInner(arg: unknown): unknown {
   };
 }
 
-function attributed(fn: AnyFn, plugin: string, hook: string): AnyFn {
-  return function (this: unknown, ...args: unknown[]) {
+function attributed(
+  fn: AnyFn,
+  plugin: string,
+  hook: string,
+  mapArgs?: (args: unknown[]) => unknown[],
+): AnyFn {
+  return function (this: unknown, ...raw: unknown[]) {
+    const args = mapArgs ? mapArgs(raw) : raw;
     try {
       // Only a wrap hook's `next` is a function argument; other hooks pass context objects untouched.
       for (let i = 0; i < args.length; i++) if (typeof args[i] === 'function') args[i] = markInner(args[i]);
@@ -64,13 +70,21 @@ function withPlugin(options: TapOptions, plugin: string): { name: string } & Tap
   return typeof options === 'string' ? { name: options, plugin } : { ...options, plugin };
 }
 
-/** A view of one hook for one plugin: its taps carry the plugin's name and its errors name both. */
-export function tapView<H extends TappableHook>(hook: H, hookName: string, plugin: string): TapOnly<H> {
+/**
+ * A view of one hook for one plugin: its taps carry the plugin's name and its errors name both.
+ * `mapArgs` lets the view hand the tap plugin-specific views of its arguments.
+ */
+export function tapView<H extends TappableHook>(
+  hook: H,
+  hookName: string,
+  plugin: string,
+  mapArgs?: (args: unknown[]) => unknown[],
+): TapOnly<H> {
   return {
     tap: (options: TapOptions, fn: AnyFn) =>
-      hook.tap(withPlugin(options, plugin), attributed(fn, plugin, hookName)),
+      hook.tap(withPlugin(options, plugin), attributed(fn, plugin, hookName, mapArgs)),
     tapPromise: (options: TapOptions, fn: AnyFn) =>
-      hook.tapPromise(withPlugin(options, plugin), attributed(fn, plugin, hookName)),
+      hook.tapPromise(withPlugin(options, plugin), attributed(fn, plugin, hookName, mapArgs)),
   } as TapOnly<H>;
 }
 

@@ -1,4 +1,25 @@
+export { Agent, type AgentDeps, type RunOptions } from './agent/agent.ts';
+export {
+  type AgentHooks,
+  createAgentHooks,
+  type ModelCallContext,
+  type ModelResponse,
+  type RunContext,
+  type ToolCallContext,
+  type ToolCallDecision,
+} from './agent/agent-hooks.ts';
+export type {
+  AgentEvent,
+  AgentEventType,
+  RunResult,
+  RunStatus,
+  StopReason,
+  ToolCallRecord,
+} from './agent/events.ts';
+export { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './agent/messages.ts';
+export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export type { AgentHandle, AgentSpec } from './agent/spec.ts';
+export { type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
 export {
   type ConfigEnv,
   type ConfigExport,
@@ -25,10 +46,21 @@ export type { JSONSchema, JSONSchemaObject } from './json-schema.ts';
 export { createKernel, Kernel, type KernelInspection, type KernelOptions } from './kernel.ts';
 export type { KernelView } from './kernel-view.ts';
 export { createConsoleLogger, type Logger, silentLogger } from './logger.ts';
+export {
+  type FinishReason,
+  isLanguageModel,
+  type LanguageModel,
+  type ModelChunk,
+  type ModelRequest,
+  parseModelRef,
+  type ToolDefinition,
+} from './model/model.ts';
 export { type ModelProvider, ModelRegistry } from './model/registry.ts';
 export { definePlugin, isPlugin, type Plugin, type PluginFactory, type PluginOption } from './plugin.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { MemoryStore } from './store/memory.ts';
+export { openStore, type StoreConfig } from './store/open-store.ts';
+export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
 export type { Store, StoreValue } from './store/store.ts';
 export { executeTool, type ToolCallEnv, type ToolResult } from './tools/execute.ts';
 export { type InputCheck, Registry } from './tools/registry.ts';

@@ -1,16 +1,24 @@
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { Agent } from './agent/agent.ts';
+import { Sessions } from './agent/sessions.ts';
+import type { AgentSpec } from './agent/spec.ts';
+import { selectTools } from './agent/tool-select.ts';
 import { type ConfigExport, type HubosConfig, resolveConfigExport } from './config.ts';
 import { type OwnedKey, validateConfig } from './config-schema.ts';
 import { errorMessage, HubosError } from './errors.ts';
 import { REGISTER_OWNED_HOOKS } from './hook-owner.ts';
-import { type TappableHook, tapViews, traceHooks } from './hook-utils.ts';
+import { type TappableHook, tapView, tapViews, traceHooks } from './hook-utils.ts';
 import { createKernelHooks, type KernelHooks } from './hooks.ts';
 import { KERNEL_OF, type KernelView, PLUGIN_OF } from './kernel-view.ts';
 import { createConsoleLogger, type Logger } from './logger.ts';
+import { isLanguageModel } from './model/model.ts';
 import { ModelRegistry } from './model/registry.ts';
 import type { Plugin, PluginOption } from './plugin.ts';
 import { orderPlugins } from './plugin-order.ts';
 import { resolvePlugins } from './plugin-resolve.ts';
+import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
+import { openStore } from './store/open-store.ts';
+import type { Store } from './store/store.ts';
 import { Registry } from './tools/registry.ts';
 
 export interface KernelOptions {
@@ -26,6 +34,8 @@ export interface KernelOptions {
   plugins?: PluginOption[];
   /** How long one plugin's apply() may take. */
   pluginTimeoutMs?: number;
+  /** A store to use instead of the configured one (e.g. a MemoryStore in tests). */
+  store?: Store;
   logger?: Logger;
 }
 
@@ -51,10 +61,14 @@ export class Kernel {
   #config: HubosConfig = {};
   #state: State = 'created';
   #plugins: Plugin[] = [];
-  #closing: Promise<void> | undefined;
   readonly #extra: PluginOption[];
   readonly #options: KernelOptions;
   readonly #owned = new Map<string, Record<string, TappableHook>>();
+  readonly #agents = new Map<string, Agent>();
+  #store: Store | undefined;
+  #sessions: Sessions | undefined;
+  #sandbox: Sandbox | undefined;
+  #closing: Promise<void> | undefined;
 
   constructor(options: KernelOptions = {}) {
     this.#options = options;
@@ -130,12 +144,17 @@ export class Kernel {
     const config = (await this.hooks.config.promise(this.#config)) ?? this.#config;
     this.#config = validateConfig(config, owned, this.configFile);
     await this.hooks.configResolved.promise({ config: this.#config, configFile: this.configFile });
+    this.#store = this.#options.store ?? openStore(this.#config.store, baseDir);
+    this.#sessions = new Sessions(this.#store, this.#config.sessions);
+    this.#sandbox = createSandbox(resolve(baseDir, this.#config.workspace ?? 'workspace'));
     await this.hooks.registerModels.promise(this.models);
     await this.hooks.registerTools.promise(this.registry);
     for (const tool of this.registry.list()) await this.hooks.toolRegistered.promise({ tool });
     this.registry.onRegister((tool) => {
       this.hooks.toolRegistered.promise({ tool }).catch((error) => this.logger.error(errorMessage(error)));
     });
+    for (const [name, template] of Object.entries(this.#config.agents ?? {}))
+      await this.createAgent({ ...template, name });
     await this.hooks.ready.promise({ config: this.#config });
   }
 
@@ -192,7 +211,7 @@ export class Kernel {
   #viewFor(plugin: Plugin): KernelView {
     const kernel = this;
     return Object.freeze({
-      hooks: tapViews(this.hooks, plugin.name),
+      hooks: this.#hookViews(plugin.name),
       registry: this.registry,
       models: this.models,
       get config() {
@@ -205,6 +224,18 @@ export class Kernel {
       logger: this.logger,
       [KERNEL_OF]: this,
       [PLUGIN_OF]: plugin.name,
+    });
+  }
+
+  // Kernel hooks, tap-only; in `agentCreated` the plugin gets the agent with its hooks attributed too.
+  #hookViews(plugin: string): KernelView['hooks'] {
+    const withAgentView = (args: unknown[]) => {
+      const ctx = args[0] as { agent: Agent };
+      return [{ ...ctx, agent: agentView(ctx.agent, plugin) }, ...args.slice(1)];
+    };
+    return Object.freeze({
+      ...tapViews(this.hooks, plugin),
+      agentCreated: tapView(this.hooks.agentCreated, 'agentCreated', plugin, withAgentView),
     });
   }
 
@@ -258,8 +289,140 @@ export class Kernel {
 
   async #runClose(reason: string): Promise<void> {
     await this.hooks.beforeClose.promise({ reason });
-    await this.hooks.close.promise({ reason });
+    for (const id of [...this.#agents.keys()]) await this.destroyAgent(id);
+    try {
+      await this.hooks.close.promise({ reason });
+    } finally {
+      await this.models.close();
+      await this.#store?.close();
+    }
   }
+
+  /** The store sessions and plugins keep their data in (open after boot). */
+  get store(): Store {
+    return this.#ready(this.#store, 'store');
+  }
+
+  get sessions(): Sessions {
+    return this.#ready(this.#sessions, 'sessions');
+  }
+
+  get sandbox(): Sandbox {
+    return this.#ready(this.#sandbox, 'sandbox');
+  }
+
+  #ready<T>(value: T | undefined, what: string): T {
+    if (value === undefined)
+      throw new HubosError('KERNEL_STATE', `kernel.${what} is available once boot() has opened it`);
+    return value;
+  }
+
+  /**
+   * Builds an agent from a spec (its `name` is its id): fires `agentCreate` over the spec, selects
+   * its tools (names or globs, then `resolveTools`), resolves its model, then fires `agentCreated`.
+   */
+  async createAgent(input: AgentSpec): Promise<Agent> {
+    if (this.#state !== 'ready' && this.#state !== 'booting') {
+      throw new HubosError(
+        'KERNEL_STATE',
+        `agents are created on a booted kernel (the kernel is ${this.#state})`,
+      );
+    }
+    if (this.#agents.has(input.name)) {
+      throw new HubosError('AGENT_EXISTS', `an agent named "${input.name}" already exists`, {
+        details: { agent: input.name },
+      });
+    }
+    const spec = (await this.hooks.agentCreate.promise({ ...input })) ?? input;
+    const selected = selectTools(spec.name, spec.tools ?? [], this.registry.list());
+    const { tools } = await this.hooks.resolveTools.promise({ agent: spec, tools: selected });
+    const ref = spec.model ?? this.#config.model;
+    if (ref === undefined) {
+      throw new HubosError(
+        'AGENT_INVALID',
+        `agent "${spec.name}" has no model: set agents.${spec.name}.model or the top-level "model" in agent.config.ts`,
+        { details: { agent: spec.name } },
+      );
+    }
+    const model = isLanguageModel(ref) ? ref : this.#resolveModel(spec.name, ref);
+    if (this.#agents.has(spec.name)) {
+      throw new HubosError('AGENT_EXISTS', `an agent named "${spec.name}" already exists`, {
+        details: { agent: spec.name },
+      });
+    }
+    const agent = new Agent({
+      spec,
+      model,
+      tools,
+      registry: this.registry,
+      sessions: this.sessions,
+      store: this.store,
+      sandbox: this.sandbox,
+    });
+    this.#agents.set(agent.id, agent);
+    try {
+      await this.hooks.agentCreated.promise({ agent });
+    } catch (error) {
+      this.#agents.delete(agent.id);
+      throw error;
+    }
+    return agent;
+  }
+
+  #resolveModel(agent: string, ref: string) {
+    try {
+      return this.models.resolve(ref);
+    } catch (error) {
+      const message = `agent "${agent}": model "${ref}": ${errorMessage(error)}`;
+      throw new HubosError(HubosError.is(error) ? error.code : 'AGENT_INVALID', message, {
+        cause: error,
+        details: { agent },
+      });
+    }
+  }
+
+  /** The agent with this id, or undefined. */
+  getAgent(id: string): Agent | undefined {
+    return this.#agents.get(id);
+  }
+
+  /** The agent with this id; throws AGENT_NOT_FOUND naming the known ones. */
+  agent(id: string): Agent {
+    const agent = this.#agents.get(id);
+    if (!agent) {
+      const known = [...this.#agents.keys()].join(', ') || 'none';
+      throw new HubosError('AGENT_NOT_FOUND', `no agent named "${id}" (agents: ${known})`, {
+        details: { agent: id },
+      });
+    }
+    return agent;
+  }
+
+  listAgents(): Agent[] {
+    return [...this.#agents.values()];
+  }
+
+  /** Cancels the agent's runs, fires `agentDestroy` and frees it; false if there was no such agent. */
+  async destroyAgent(id: string): Promise<boolean> {
+    const agent = this.#agents.get(id);
+    if (!agent) return false;
+    this.#agents.delete(id);
+    agent.cancelAll();
+    await this.hooks.agentDestroy.promise({ agent });
+    return true;
+  }
+}
+
+/** The agent as one plugin sees it: the same agent, its hooks' taps attributed to the plugin. */
+function agentView(agent: Agent, plugin: string): Agent {
+  const hooks = tapViews(agent.hooks, plugin);
+  return new Proxy(agent, {
+    get(target, key) {
+      if (key === 'hooks') return hooks;
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export function createKernel(options: KernelOptions = {}): Kernel {

@@ -13,9 +13,11 @@ import {
   type ToolResult,
 } from '../core/index.ts';
 
-/** Creates and boots a kernel (quiet by default); close it with `kernel.close()`. */
+export { ScriptedModel, type ScriptedResponse, type ScriptStep } from './scripted-model.ts';
+
+/** Creates and boots a kernel (quiet, with an in-memory store by default); close it with `kernel.close()`. */
 export async function bootKernel(options: KernelOptions = {}): Promise<Kernel> {
-  return createKernel({ logger: silentLogger, mode: 'test', ...options }).boot();
+  return createKernel({ logger: silentLogger, mode: 'test', store: new MemoryStore(), ...options }).boot();
 }
 
 /**

@@ -1,14 +1,24 @@
-/** How an agent is declared: a config `agents` entry, or what `kernel.createAgent()` receives. */
-export interface AgentSpec {
-  name: string;
+import type { LanguageModel } from '../model/model.ts';
+
+/** A config `agents` entry: the template agents are built from. */
+export interface AgentTemplate {
   description?: string;
+  /** The system prompt. */
   instructions?: string;
-  /** A model reference such as `'openai:gpt-4.1-mini'`. */
-  model?: string;
-  /** Registered tool names or globs (`'filesystem_*'`). */
+  /** A model reference (`'openai:gpt-4.1-mini'`, `'anthropic:claude-sonnet-4-5'`, `'offline'`) or a model object. */
+  model?: string | LanguageModel;
+  /** Registered tool names or globs (`'filesystem_*'`); none when omitted. */
   tools?: string[];
+  /** Model calls per run before the loop stops with `max-steps` (default 25). */
   maxSteps?: number;
+  temperature?: number;
+  maxTokens?: number;
   metadata?: Record<string, unknown>;
+}
+
+/** What `kernel.createAgent()` receives: a template with the agent's name (its id). */
+export interface AgentSpec extends AgentTemplate {
+  name: string;
 }
 
 /** What kernel hooks see of a live agent. */
@@ -16,3 +26,20 @@ export interface AgentHandle {
   readonly id: string;
   readonly spec: AgentSpec;
 }
+
+export const DEFAULT_MAX_STEPS = 25;
+
+export const AGENT_TEMPLATE_SCHEMA = {
+  type: 'object',
+  properties: {
+    description: { type: 'string' },
+    instructions: { type: 'string' },
+    model: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }] },
+    tools: { type: 'array', items: { type: 'string', minLength: 1 } },
+    maxSteps: { type: 'integer', minimum: 1, maximum: 1000 },
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    maxTokens: { type: 'integer', minimum: 1 },
+    metadata: { type: 'object' },
+  },
+  additionalProperties: false,
+} as const;

@@ -14,7 +14,13 @@ export interface ToolCallEnv {
 /** What a tool call gives back to the model: its output, or an error it can read and correct. */
 export type ToolResult =
   | { ok: true; output: unknown }
-  | { ok: false; error: { code: 'TOOL_NOT_FOUND' | 'TOOL_INPUT_INVALID' | 'TOOL_FAILED'; message: string } };
+  | {
+      ok: false;
+      error: {
+        code: 'TOOL_NOT_FOUND' | 'TOOL_INPUT_INVALID' | 'TOOL_FAILED' | 'TOOL_DENIED';
+        message: string;
+      };
+    };
 
 /**
  * Runs one tool call: validates the input (invalid input never reaches the handler),

@@ -35,6 +35,8 @@ export interface Tool<I = any, O = unknown> {
   /** `<domain>:<action>` permissions the tool needs, e.g. `fs:read`, `net:http`. */
   permissions?: readonly string[];
   metadata?: Record<string, unknown>;
+  /** False: never run alongside other calls of the same model turn (default true). */
+  concurrent?: boolean;
 }
 
 /** The input type a JSON Schema describes (falls back to a plain record where it cannot tell). */
@@ -51,6 +53,7 @@ export function defineTool<const S extends JSONSchemaObject, O = unknown>(tool: 
   handler: ToolHandler<InputOf<S>, O>;
   permissions?: readonly string[];
   metadata?: Record<string, unknown>;
+  concurrent?: boolean;
 }): Tool<InputOf<S>, O> {
   return tool as Tool<InputOf<S>, O>;
 }

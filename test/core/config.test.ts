@@ -102,8 +102,8 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns only "plugins", an array', () => {
-    expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual(['plugins']);
+  it('the kernel owns plugins, agents, model, store, sessions and workspace', () => {
+    expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual(['plugins', 'agents', 'model', 'store', 'sessions', 'workspace']);
     expect(CORE_CONFIG_SCHEMA.plugins).toMatchObject({ type: 'array' });
   });
 
@@ -140,7 +140,7 @@ describe('validateConfig: core keys', () => {
       () => validateConfig({ plugin: [] } as never, new Map(), FILE),
       'CONFIG_INVALID',
     );
-    expect(error.message).toContain('unknown key "plugin" (did you mean "plugins"?); known keys: plugins');
+    expect(error.message).toContain('unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, sessions, workspace');
     expect(error.message).toContain(FILE);
   });
 
@@ -157,7 +157,7 @@ describe('validateConfig: core keys', () => {
       () => validateConfig({ telemetry: true } as never, owned, FILE),
       'CONFIG_INVALID',
     );
-    expect(error.message).toContain('unknown key "telemetry"; known keys: plugins, weather');
+    expect(error.message).toContain('unknown key "telemetry"; known keys: plugins, agents, model, store, sessions, workspace, weather');
     expect(error.message).not.toContain('did you mean');
   });
 
@@ -180,7 +180,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, sessions, workspace, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);

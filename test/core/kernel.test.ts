@@ -357,12 +357,16 @@ describe('Kernel: tools and models', () => {
     const kernel = kernelWith([
       plugin('models', (k) =>
         k.hooks.registerModels.tap('models', (models) =>
-          models.register({ id: 'offline', description: 'fake' }),
+          models.register({
+            id: 'offline',
+            description: 'fake',
+            languageModel: () => ({ provider: 'offline', modelId: '', stream: async function* () {} }),
+          }),
         ),
       ),
     ]);
     await kernel.boot();
-    expect(kernel.models.get('offline')).toEqual({ id: 'offline', description: 'fake' });
+    expect(kernel.models.get('offline')).toMatchObject({ id: 'offline', description: 'fake' });
   });
 });
 

@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { context } from '@opentelemetry/api';
+import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
+import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
+import type { Tool } from '../tools/tool.ts';
+import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hooks.ts';
+import { EventQueue } from './event-queue.ts';
+import type { AgentEvent, RunResult, StopReason, ToolCallRecord } from './events.ts';
+import { addUsage, emptyUsage, type Message } from './messages.ts';
+import { callModel } from './model-call.ts';
+import type { Sessions } from './sessions.ts';
+import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
+import { failSpan, startSpan } from './telemetry.ts';
+import { runToolCalls, type ToolRunnerDeps } from './tool-runner.ts';
+
+export interface RunOptions {
+  /** Continue (and extend) this conversation; without one the run starts from nothing and is not stored. */
+  sessionId?: string;
+  signal?: AbortSignal;
+  maxSteps?: number;
+}
+
+export interface AgentDeps extends Omit<ToolRunnerDeps, 'hooks' | 'tools' | 'agentId' | 'metadata'> {
+  spec: AgentSpec;
+  model: LanguageModel;
+  tools: readonly Tool[];
+  sessions: Sessions;
+}
+
+/** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
+export class Agent implements AgentHandle {
+  readonly id: string;
+  readonly spec: AgentSpec;
+  readonly hooks: AgentHooks = createAgentHooks();
+  readonly model: LanguageModel;
+  readonly tools: readonly Tool[];
+  readonly #deps: AgentDeps;
+  readonly #toolMap: Map<string, Tool>;
+  readonly #definitions: ToolDefinition[];
+  readonly #running = new Set<AbortController>();
+
+  constructor(deps: AgentDeps) {
+    this.#deps = deps;
+    this.id = deps.spec.name;
+    this.spec = deps.spec;
+    this.model = deps.model;
+    this.tools = deps.tools;
+    this.#toolMap = new Map(deps.tools.map((tool) => [tool.name, tool]));
+    this.#definitions = deps.tools.map(({ name, description, inputSchema }) => ({
+      name,
+      description,
+      inputSchema,
+    }));
+  }
+
+  /** `provider:model` of the model in use. */
+  get modelRef(): string {
+    return this.model.modelId ? `${this.model.provider}:${this.model.modelId}` : this.model.provider;
+  }
+
+  /** Runs to the end. Resolves when completed or cancelled; rejects with a HubosError when the run fails. */
+  async run(input: string, options: RunOptions = {}): Promise<RunResult> {
+    const result = await this.#start(input, options, () => undefined);
+    if (result.status === 'failed') {
+      const code = result.error!.code as HubosErrorCode;
+      throw new HubosError(code, result.error!.message, { details: { result } });
+    }
+    return result;
+  }
+
+  /** The run's events as they happen; stopping the iteration early cancels the run. */
+  async *stream(input: string, options: RunOptions = {}): AsyncGenerator<AgentEvent, void, undefined> {
+    const queue = new EventQueue<AgentEvent>();
+    const controller = new AbortController();
+    const abort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', abort, { once: true });
+    if (options.signal?.aborted) abort();
+    const done = this.#start(input, { ...options, signal: controller.signal }, (event) =>
+      queue.push(event),
+    ).finally(() => queue.close());
+    try {
+      yield* queue;
+    } finally {
+      options.signal?.removeEventListener('abort', abort);
+      controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
+      await done;
+    }
+  }
+
+  /** Cancels every running run (used when the agent is destroyed). */
+  cancelAll(reason = 'the agent was destroyed'): void {
+    for (const controller of this.#running) controller.abort(new HubosError('RUN_CANCELLED', reason));
+  }
+
+  async #start(input: string, options: RunOptions, emit: (event: AgentEvent) => void): Promise<RunResult> {
+    if (typeof input !== 'string' || input.trim() === '') {
+      throw new HubosError('AGENT_INVALID', `agent "${this.id}": the input must be a non-empty string`);
+    }
+    const controller = new AbortController();
+    const abort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', abort, { once: true });
+    if (options.signal?.aborted) abort();
+    this.#running.add(controller);
+    try {
+      return await this.#loop(input, options, controller.signal, emit);
+    } finally {
+      this.#running.delete(controller);
+      options.signal?.removeEventListener('abort', abort);
+    }
+  }
+
+  async #loop(
+    input: string,
+    options: RunOptions,
+    signal: AbortSignal,
+    emit: (event: AgentEvent) => void,
+  ): Promise<RunResult> {
+    const { sessions } = this.#deps;
+    const run: RunContext = {
+      runId: randomUUID(),
+      agent: this.id,
+      sessionId: options.sessionId,
+      input,
+      signal,
+    };
+    const { span, ctx: spanCtx } = startSpan(
+      `invoke_agent ${this.id}`,
+      {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': this.id,
+        'gen_ai.agent.id': this.id,
+        ...(options.sessionId ? { 'gen_ai.conversation.id': options.sessionId } : {}),
+        'gen_ai.request.model': this.model.modelId,
+      },
+      context.active(),
+    );
+    const maxSteps = options.maxSteps ?? this.spec.maxSteps ?? DEFAULT_MAX_STEPS;
+    const added: Message[] = [{ role: 'user', content: input }];
+    const toolCalls: ToolCallRecord[] = [];
+    let usage = emptyUsage();
+    let steps = 0;
+    let stopReason: StopReason = 'max-steps';
+    let text = '';
+    const persist = async (messages: Message[]) => {
+      if (options.sessionId !== undefined) await sessions.append(this.id, options.sessionId, messages);
+    };
+    const result = (status: RunResult['status'], error?: RunResult['error']): RunResult => ({
+      runId: run.runId,
+      agent: this.id,
+      ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+      status,
+      stopReason,
+      text,
+      messages: added,
+      toolCalls,
+      usage,
+      steps,
+      ...(error ? { error } : {}),
+    });
+
+    emit({
+      type: 'run-start',
+      runId: run.runId,
+      agent: this.id,
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      model: this.modelRef,
+    });
+    try {
+      const history = options.sessionId !== undefined ? await sessions.load(this.id, options.sessionId) : [];
+      await persist(added);
+      await this.hooks.beforeRun.promise(run);
+      while (steps < maxSteps) {
+        signal.throwIfAborted();
+        steps++;
+        const step = steps;
+        emit({ type: 'step-start', runId: run.runId, step });
+        const request: ModelRequest = {
+          ...(this.spec.instructions ? { system: this.spec.instructions } : {}),
+          messages: [...history, ...added],
+          tools: this.#definitions,
+          signal,
+          ...(this.spec.maxTokens ? { maxTokens: this.spec.maxTokens } : {}),
+          ...(this.spec.temperature !== undefined ? { temperature: this.spec.temperature } : {}),
+        };
+        const response = await callModel(this.hooks, this.model, { run, step, request }, emit, spanCtx);
+        usage = addUsage(usage, response.usage);
+        text = response.message.content || text;
+        const stepMessages: Message[] = [response.message];
+        const calls = response.message.toolCalls ?? [];
+        if (calls.length > 0) {
+          const outcome = await runToolCalls(this.#toolDeps(), run, step, calls, spanCtx, (call) =>
+            emit({ type: 'tool-result', runId: run.runId, step, call }),
+          );
+          toolCalls.push(...outcome.records);
+          stepMessages.push(...outcome.messages);
+        }
+        added.push(...stepMessages);
+        await persist(stepMessages);
+        emit({
+          type: 'step-finish',
+          runId: run.runId,
+          step,
+          finishReason: response.finishReason,
+          usage: response.usage,
+        });
+        if (calls.length === 0) {
+          stopReason = response.finishReason;
+          break;
+        }
+        signal.throwIfAborted();
+      }
+      const done = result('completed');
+      span.setAttributes({
+        'gen_ai.usage.input_tokens': usage.inputTokens,
+        'gen_ai.usage.output_tokens': usage.outputTokens,
+      });
+      await this.hooks.afterRun.promise({ run, result: done });
+      emit({ type: 'run-finish', runId: run.runId, result: done });
+      return done;
+    } catch (error) {
+      if (signal.aborted) {
+        stopReason = 'cancelled';
+        const cancelled = result('cancelled');
+        span.setAttribute('hubos.run.status', 'cancelled');
+        emit({ type: 'run-finish', runId: run.runId, result: cancelled });
+        return cancelled;
+      }
+      stopReason = 'error';
+      const failure = {
+        code: HubosError.is(error) ? error.code : 'RUN_FAILED',
+        message: errorMessage(error),
+      };
+      failSpan(span, error);
+      const failed = result('failed', failure);
+      emit({ type: 'run-error', runId: run.runId, error: failure, result: failed });
+      return failed;
+    } finally {
+      span.end();
+    }
+  }
+
+  #toolDeps(): ToolRunnerDeps {
+    const { registry, sandbox, store } = this.#deps;
+    return {
+      hooks: this.hooks,
+      registry,
+      tools: this.#toolMap,
+      agentId: this.id,
+      sandbox,
+      store,
+      metadata: this.spec.metadata ?? {},
+    };
+  }
+}

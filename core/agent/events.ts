@@ -1,0 +1,46 @@
+import type { HubosErrorCode } from '../errors.ts';
+import type { FinishReason } from '../model/model.ts';
+import type { Message, ToolCall, Usage } from './messages.ts';
+
+export type RunStatus = 'completed' | 'cancelled' | 'failed';
+/** Why the loop ended: the model's own reason, or the loop's (`max-steps`, `cancelled`, `error`). */
+export type StopReason = FinishReason | 'max-steps' | 'cancelled' | 'error';
+
+export interface ToolCallRecord extends ToolCall {
+  ok: boolean;
+  /** The handler's output when ok; the error message given to the model when not. */
+  output?: unknown;
+  error?: { code: string; message: string };
+  durationMs: number;
+}
+
+export interface RunResult {
+  runId: string;
+  agent: string;
+  sessionId?: string;
+  status: RunStatus;
+  stopReason: StopReason;
+  /** The final answer: the last assistant text. */
+  text: string;
+  /** Messages this run added to the conversation (user input included). */
+  messages: Message[];
+  toolCalls: ToolCallRecord[];
+  usage: Usage;
+  steps: number;
+  error?: { code: HubosErrorCode | string; message: string };
+}
+
+/** What `agent.stream()` yields, as it happens. */
+export type AgentEvent =
+  | { type: 'run-start'; runId: string; agent: string; sessionId?: string; model: string }
+  | { type: 'step-start'; runId: string; step: number }
+  | { type: 'text-delta'; runId: string; step: number; delta: string }
+  | { type: 'tool-call-start'; runId: string; step: number; id: string; name: string }
+  | { type: 'tool-call-args'; runId: string; step: number; id: string; delta: string }
+  | { type: 'tool-call-end'; runId: string; step: number; id: string; name: string; input: unknown }
+  | { type: 'tool-result'; runId: string; step: number; call: ToolCallRecord }
+  | { type: 'step-finish'; runId: string; step: number; finishReason: FinishReason; usage: Usage }
+  | { type: 'run-finish'; runId: string; result: RunResult }
+  | { type: 'run-error'; runId: string; error: { code: string; message: string }; result: RunResult };
+
+export type AgentEventType = AgentEvent['type'];

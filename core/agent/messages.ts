@@ -1,0 +1,26 @@
+/** A tool call the model asked for. `input` is the parsed JSON arguments (or the raw text if they were not JSON). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** The provider-neutral conversation: what sessions store and providers translate. */
+export type Message =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean };
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0 });
+
+export function addUsage(total: Usage, more: Partial<Usage> | undefined): Usage {
+  return {
+    inputTokens: total.inputTokens + (more?.inputTokens ?? 0),
+    outputTokens: total.outputTokens + (more?.outputTokens ?? 0),
+  };
+}

@@ -1,0 +1,94 @@
+import type { Context } from '@opentelemetry/api';
+import { HubosError } from '../errors.ts';
+import { runWrapHook } from '../hook-utils.ts';
+import type { FinishReason, LanguageModel } from '../model/model.ts';
+import type { AgentHooks, ModelCallContext, ModelResponse } from './agent-hooks.ts';
+import type { AgentEvent } from './events.ts';
+import { addUsage, emptyUsage, type ToolCall } from './messages.ts';
+import { failSpan, startSpan } from './telemetry.ts';
+
+type Emit = (event: AgentEvent) => void;
+
+/** One model call of the loop: hooks around it, its stream turned into events and one assistant message. */
+export async function callModel(
+  hooks: AgentHooks,
+  model: LanguageModel,
+  ctx: ModelCallContext,
+  emit: Emit,
+  parent: Context,
+): Promise<ModelResponse> {
+  await hooks.beforeModelCall.promise(ctx);
+  const { span } = startSpan(
+    `chat ${model.modelId || model.provider}`,
+    {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': model.provider,
+      'gen_ai.request.model': model.modelId,
+      ...(ctx.request.maxTokens ? { 'gen_ai.request.max_tokens': ctx.request.maxTokens } : {}),
+      ...(ctx.request.temperature !== undefined
+        ? { 'gen_ai.request.temperature': ctx.request.temperature }
+        : {}),
+    },
+    parent,
+  );
+  try {
+    const response = await runWrapHook(hooks.wrapModelCall, ctx, (inner) => consume(model, inner, emit));
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': response.usage.inputTokens,
+      'gen_ai.usage.output_tokens': response.usage.outputTokens,
+      'gen_ai.response.finish_reasons': [response.finishReason],
+    });
+    await hooks.afterModelCall.promise({ ...ctx, response });
+    return response;
+  } catch (error) {
+    failSpan(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+async function consume(model: LanguageModel, ctx: ModelCallContext, emit: Emit): Promise<ModelResponse> {
+  const { runId } = ctx.run;
+  const step = ctx.step;
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  let finishReason: FinishReason | undefined;
+  let usage = emptyUsage();
+  for await (const chunk of model.stream(ctx.request)) {
+    switch (chunk.type) {
+      case 'text-delta':
+        text += chunk.delta;
+        emit({ type: 'text-delta', runId, step, delta: chunk.delta });
+        break;
+      case 'tool-call-start':
+        emit({ type: 'tool-call-start', runId, step, id: chunk.id, name: chunk.name });
+        break;
+      case 'tool-call-delta':
+        emit({ type: 'tool-call-args', runId, step, id: chunk.id, delta: chunk.delta });
+        break;
+      case 'tool-call':
+        toolCalls.push({ id: chunk.id, name: chunk.name, input: chunk.input });
+        emit({ type: 'tool-call-end', runId, step, id: chunk.id, name: chunk.name, input: chunk.input });
+        break;
+      case 'finish':
+        finishReason = chunk.finishReason;
+        usage = addUsage(usage, chunk.usage);
+        break;
+    }
+  }
+  ctx.run.signal.throwIfAborted();
+  if (finishReason === undefined) {
+    throw new HubosError(
+      'MODEL_RESPONSE_INVALID',
+      `${model.provider}: the response ended without a finish reason`,
+    );
+  }
+  // Some servers say "stop" while asking for tools: the calls decide.
+  if (toolCalls.length > 0) finishReason = 'tool-calls';
+  return {
+    message: { role: 'assistant', content: text, ...(toolCalls.length > 0 ? { toolCalls } : {}) },
+    finishReason,
+    usage,
+  };
+}

@@ -1,0 +1,144 @@
+import type { Context } from '@opentelemetry/api';
+import { errorMessage } from '../errors.ts';
+import { runWrapHook } from '../hook-utils.ts';
+import type { Sandbox } from '../sandbox/sandbox.ts';
+import type { Store } from '../store/store.ts';
+import { executeTool, type ToolResult } from '../tools/execute.ts';
+import type { Registry } from '../tools/registry.ts';
+import type { Tool } from '../tools/tool.ts';
+import type { AgentHooks, RunContext, ToolCallContext } from './agent-hooks.ts';
+import type { ToolCallRecord } from './events.ts';
+import type { Message, ToolCall } from './messages.ts';
+import { failSpan, startSpan } from './telemetry.ts';
+
+export interface ToolRunnerDeps {
+  hooks: AgentHooks;
+  registry: Registry;
+  tools: ReadonlyMap<string, Tool>;
+  agentId: string;
+  sandbox: Sandbox;
+  store: Store;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Runs the tool calls of one model turn: concurrently, except tools that opt out
+ * (`concurrent: false`), which run alone in turn. Every failure becomes an error result the
+ * model can read; nothing here throws.
+ */
+export async function runToolCalls(
+  deps: ToolRunnerDeps,
+  run: RunContext,
+  step: number,
+  calls: readonly ToolCall[],
+  parent: Context,
+  onResult: (record: ToolCallRecord) => void,
+): Promise<{ records: ToolCallRecord[]; messages: Message[] }> {
+  const records = new Map<string, ToolCallRecord>();
+  const one = async (call: ToolCall) => {
+    const record = await runToolCall(deps, { run, step, call }, parent);
+    records.set(call.id, record);
+    onResult(record);
+  };
+  let batch: Promise<void>[] = [];
+  for (const call of calls) {
+    if (deps.tools.get(call.name)?.concurrent === false) {
+      await Promise.all(batch);
+      batch = [];
+      await one(call);
+    } else {
+      batch.push(one(call));
+    }
+  }
+  await Promise.all(batch);
+  const ordered = calls.map((call) => records.get(call.id)!);
+  return { records: ordered, messages: ordered.map(toMessage) };
+}
+
+async function runToolCall(
+  deps: ToolRunnerDeps,
+  ctx: ToolCallContext,
+  parent: Context,
+): Promise<ToolCallRecord> {
+  const started = performance.now();
+  const { span } = startSpan(
+    `execute_tool ${ctx.call.name}`,
+    {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': ctx.call.name,
+      'gen_ai.tool.call.id': ctx.call.id,
+    },
+    parent,
+  );
+  let result: ToolResult;
+  try {
+    result = await decideAndRun(deps, ctx);
+  } catch (error) {
+    // A hook tap that throws fails this call, not the run.
+    result = { ok: false, error: { code: 'TOOL_FAILED', message: errorMessage(error) } };
+  }
+  if (!result.ok) {
+    failSpan(span, Object.assign(new Error(result.error.message), { name: result.error.code }));
+    await deps.hooks.toolError.promise({ ...ctx, error: result.error }).catch(() => undefined);
+  }
+  span.end();
+  await deps.hooks.afterToolCall.promise({ ...ctx, result }).catch(() => undefined);
+  const durationMs = Math.round(performance.now() - started);
+  return result.ok
+    ? { ...ctx.call, ok: true, output: result.output, durationMs }
+    : { ...ctx.call, ok: false, error: result.error, durationMs };
+}
+
+async function decideAndRun(deps: ToolRunnerDeps, ctx: ToolCallContext): Promise<ToolResult> {
+  if (!deps.tools.has(ctx.call.name)) {
+    const known = [...deps.tools.keys()].join(', ') || 'none';
+    return {
+      ok: false,
+      error: {
+        code: 'TOOL_NOT_FOUND',
+        message: `no tool named "${ctx.call.name}" is available (available: ${known})`,
+      },
+    };
+  }
+  if (typeof ctx.call.input === 'string') {
+    return {
+      ok: false,
+      error: {
+        code: 'TOOL_INPUT_INVALID',
+        message: `the arguments for "${ctx.call.name}" are not valid JSON: ${ctx.call.input.slice(0, 200)}. Send a JSON object.`,
+      },
+    };
+  }
+  const decision = await deps.hooks.beforeToolCall.promise(ctx);
+  if (decision && 'deny' in decision) {
+    return {
+      ok: false,
+      error: { code: 'TOOL_DENIED', message: `the call to "${ctx.call.name}" was denied: ${decision.deny}` },
+    };
+  }
+  if (decision && 'result' in decision) return { ok: true, output: decision.result };
+  return runWrapHook(deps.hooks.wrapToolCall, ctx, (inner) =>
+    executeTool(deps.registry, inner.call.name, inner.call.input, {
+      signal: inner.run.signal,
+      agentId: deps.agentId,
+      sandbox: deps.sandbox,
+      store: deps.store,
+      metadata: deps.metadata,
+    }),
+  );
+}
+
+function toMessage(record: ToolCallRecord): Message {
+  const content = record.ok
+    ? typeof record.output === 'string'
+      ? record.output
+      : (JSON.stringify(record.output) ?? 'null')
+    : `Error: ${record.error!.message}`;
+  return {
+    role: 'tool',
+    toolCallId: record.id,
+    name: record.name,
+    content,
+    ...(record.ok ? {} : { isError: true }),
+  };
+}

@@ -1,0 +1,59 @@
+import type { Message, ToolCall, Usage } from '../agent/messages.ts';
+import type { JSONSchemaObject } from '../json-schema.ts';
+
+/** A tool as a model sees it. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JSONSchemaObject;
+}
+
+export interface ModelRequest {
+  /** The agent's instructions (the system prompt). */
+  system?: string;
+  messages: Message[];
+  tools: ToolDefinition[];
+  signal: AbortSignal;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/** Why the model stopped: `tool-calls` means the loop runs the calls and asks again. */
+export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other';
+
+/**
+ * What a model streams. Providers accumulate tool-call arguments themselves and emit each call
+ * whole (`tool-call`) once it is complete; `tool-call-start` / `tool-call-delta` are for live display.
+ */
+export type ModelChunk =
+  | { type: 'text-delta'; delta: string }
+  | { type: 'tool-call-start'; id: string; name: string }
+  | { type: 'tool-call-delta'; id: string; delta: string }
+  | ({ type: 'tool-call' } & ToolCall)
+  | { type: 'finish'; finishReason: FinishReason; usage?: Partial<Usage> };
+
+/** One model of one provider, ready to be called. */
+export interface LanguageModel {
+  /** Provider id, e.g. `openai`. */
+  readonly provider: string;
+  /** Model id, e.g. `gpt-4.1-mini`. */
+  readonly modelId: string;
+  stream(request: ModelRequest): AsyncIterable<ModelChunk>;
+}
+
+/** Splits `'openai:gpt-4.1-mini'` into provider and model; a bare `'offline'` has no model id. */
+export function parseModelRef(ref: string): { provider: string; modelId: string } {
+  const at = ref.indexOf(':');
+  return at === -1
+    ? { provider: ref, modelId: '' }
+    : { provider: ref.slice(0, at), modelId: ref.slice(at + 1) };
+}
+
+export function isLanguageModel(value: unknown): value is LanguageModel {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as LanguageModel).stream === 'function' &&
+    typeof (value as LanguageModel).provider === 'string'
+  );
+}

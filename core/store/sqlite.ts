@@ -1,0 +1,81 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { errorMessage, HubosError } from '../errors.ts';
+import type { Store, StoreValue } from './store.ts';
+
+export interface SqliteStoreOptions {
+  /** How long a write waits for another process's lock before failing. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * The embedded Store: one SQLite file (node:sqlite, no native build) in WAL mode, so several
+ * processes can share it and a crash loses nothing that was written.
+ */
+export class SqliteStore implements Store {
+  readonly path: string;
+  readonly #db: DatabaseSync;
+  readonly #get: StatementSync;
+  readonly #set: StatementSync;
+  readonly #delete: StatementSync;
+  readonly #list: StatementSync;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.path = path;
+    try {
+      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      this.#db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+      this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+      this.#db.exec(
+        'CREATE TABLE IF NOT EXISTS kv (namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (namespace, key)) WITHOUT ROWID',
+      );
+    } catch (error) {
+      throw new HubosError(
+        'STORE_FAILED',
+        `cannot open the store at ${path}: ${errorMessage(error)} (check the file is a SQLite database the process may write, or set store.path in agent.config.ts)`,
+        { cause: error, details: { path } },
+      );
+    }
+    this.#get = this.#db.prepare('SELECT value FROM kv WHERE namespace = ? AND key = ?');
+    this.#set = this.#db.prepare(
+      'INSERT INTO kv (namespace, key, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    );
+    this.#delete = this.#db.prepare('DELETE FROM kv WHERE namespace = ? AND key = ?');
+    this.#list = this.#db.prepare(
+      'SELECT key FROM kv WHERE namespace = ? AND substr(key, 1, length(?)) = ? ORDER BY key',
+    );
+  }
+
+  async get<T extends StoreValue = StoreValue>(namespace: string, key: string): Promise<T | undefined> {
+    const row = this.#run(() => this.#get.get(namespace, key)) as { value: string } | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.value) as T);
+  }
+
+  async set(namespace: string, key: string, value: StoreValue): Promise<void> {
+    const json = JSON.stringify(value);
+    this.#run(() => this.#set.run(namespace, key, json, Date.now()));
+  }
+
+  async delete(namespace: string, key: string): Promise<boolean> {
+    const result = this.#run(() => this.#delete.run(namespace, key));
+    return Number(result.changes) > 0;
+  }
+
+  async list(namespace: string, prefix = ''): Promise<string[]> {
+    const rows = this.#run(() => this.#list.all(namespace, prefix, prefix)) as { key: string }[];
+    return rows.map((row) => row.key);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  #run<T>(operation: () => T): T {
+    try {
+      return operation();
+    } catch (error) {
+      throw new HubosError('STORE_FAILED', `store ${this.path}: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+}

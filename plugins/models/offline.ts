@@ -1,0 +1,87 @@
+import type { LanguageModel, Message, ModelChunk, ModelRequest, Plugin } from '../../core/index.ts';
+
+export const OFFLINE_HELP =
+  'To use a real model, set OPENAI_API_KEY or ANTHROPIC_API_KEY, or set "model" in agent.config.ts ' +
+  "(e.g. 'openai:gpt-4.1-mini', or an OpenAI-compatible server with openai.baseURL).";
+
+/**
+ * A deterministic demo model for running with no API key. It understands no language: a message
+ * `/tool_name {"json": "input"}` makes it call that tool, a tool result is echoed back, and anything
+ * else gets an answer saying what it is and how to configure a real model.
+ */
+export class OfflineModel implements LanguageModel {
+  readonly provider = 'offline';
+  readonly modelId = '';
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelChunk> {
+    const last = request.messages.at(-1);
+    const usage = { inputTokens: estimateTokens(request.messages), outputTokens: 0 };
+    const reply = (text: string): ModelChunk[] => [
+      { type: 'text-delta', delta: text },
+      { type: 'finish', finishReason: 'stop', usage: { ...usage, outputTokens: Math.ceil(text.length / 4) } },
+    ];
+    if (last?.role === 'tool') {
+      const results = trailingToolResults(request.messages);
+      yield* reply(
+        results.map((m) => `${m.name} ${m.isError ? 'failed' : 'returned'}: ${m.content}`).join('\n'),
+      );
+      return;
+    }
+    const command =
+      last?.role === 'user' ? /^\/([a-zA-Z0-9_-]{1,64})(?:\s+([\s\S]*))?$/.exec(last.content.trim()) : null;
+    const available = request.tools.map((tool) => tool.name);
+    if (!command) {
+      const tools =
+        available.length > 0 ? ` Tools you can call: ${available.map((n) => `/${n}`).join(', ')}.` : '';
+      yield* reply(
+        `I am the offline demo model: I do not understand language, I only call tools. Type /<tool> {"input": "as JSON"} to call one.${tools} ${OFFLINE_HELP}`,
+      );
+      return;
+    }
+    const [, name, json] = command as unknown as [string, string, string | undefined];
+    if (!available.includes(name)) {
+      yield* reply(`There is no tool "${name}" here. Available: ${available.join(', ') || 'none'}.`);
+      return;
+    }
+    let input: unknown = {};
+    try {
+      input = json?.trim() ? JSON.parse(json) : {};
+    } catch {
+      yield* reply(`The input after /${name} must be JSON, e.g. /${name} {"key": "value"}.`);
+      return;
+    }
+    const id = `offline_${request.messages.length}`;
+    yield { type: 'tool-call-start', id, name };
+    yield { type: 'tool-call', id, name, input };
+    yield { type: 'finish', finishReason: 'tool-calls', usage };
+  }
+}
+
+function trailingToolResults(messages: Message[]): Extract<Message, { role: 'tool' }>[] {
+  const results: Extract<Message, { role: 'tool' }>[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) {
+    results.unshift(messages[i] as Extract<Message, { role: 'tool' }>);
+  }
+  return results;
+}
+
+function estimateTokens(messages: Message[]): number {
+  return Math.ceil(messages.reduce((sum, message) => sum + message.content.length, 0) / 4);
+}
+
+/** Registers the `offline` provider: `model: 'offline'`. */
+export default function offline(): Plugin {
+  const model = new OfflineModel();
+  return {
+    name: 'offline',
+    apply(kernel) {
+      kernel.hooks.registerModels.tap('offline', (models) => {
+        models.register({
+          id: 'offline',
+          description: 'deterministic demo model, no API key',
+          languageModel: () => model,
+        });
+      });
+    },
+  };
+}
