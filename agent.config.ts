@@ -14,4 +14,14 @@ export default defineConfig(({ mode }) => ({
     // Falsy entries are skipped: a plugin only for some modes reads `mode === 'x' && plugin()`.
     mode === 'test' && null,
   ],
+  // Agents by name. With no API key set, the offline demo model answers: type
+  // `/notes_add {"title": "idea", "text": "..."}` to make it call a tool.
+  agents: {
+    assistant: {
+      description: 'A helpful assistant that keeps notes and knows the time.',
+      instructions: 'You are a concise assistant. Use the notes tools to remember things and the clock for dates.',
+      tools: ['notes_*', 'clock_*'],
+      maxSteps: 10,
+    },
+  },
 }));

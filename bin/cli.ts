@@ -3,6 +3,7 @@ import { errorMessage, HubosError } from '../core/index.ts';
 import { createPluginCommand } from './commands/create-plugin.ts';
 import { initCommand } from './commands/init.ts';
 import { pluginsCommand } from './commands/plugins.ts';
+import { runCommand } from './commands/run.ts';
 import { toolsCommand } from './commands/tools.ts';
 import { validateCommand } from './commands/validate.ts';
 import { type CliIO, UsageError } from './io.ts';
@@ -22,14 +23,19 @@ const COMMANDS = {
   validate: {},
   init: { force: { type: 'boolean' } },
   'create-plugin': { dir: { type: 'string' } },
+  run: { session: { type: 'string' }, json: { type: 'boolean' } },
 } as const;
 
 type Command = keyof typeof COMMANDS;
 
 /** Runs the CLI and returns the exit code: 0 success, 1 failure, 2 bad command line. */
-export async function main(argv: string[], io: CliIO): Promise<number> {
+export async function main(
+  argv: string[],
+  io: CliIO,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<number> {
   try {
-    return await dispatch(argv, io);
+    return await dispatch(argv, io, signal);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`hubos: ${error.message}\n\n${USAGE}`);
@@ -42,7 +48,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-async function dispatch(argv: string[], io: CliIO): Promise<number> {
+async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
     io.stdout.write(USAGE);
@@ -65,7 +71,8 @@ async function dispatch(argv: string[], io: CliIO): Promise<number> {
     ...(typeof values.config === 'string' ? { config: values.config } : {}),
     ...(typeof values.mode === 'string' ? { mode: values.mode } : {}),
   };
-  const expectPositionals = command === 'create-plugin' ? 1 : 0;
+  const expectPositionals =
+    command === 'create-plugin' ? 1 : command === 'run' ? Number.POSITIVE_INFINITY : 0;
   if (positionals.length > expectPositionals)
     throw new UsageError(`unexpected argument "${positionals[expectPositionals]}"`);
   switch (command) {
@@ -77,6 +84,17 @@ async function dispatch(argv: string[], io: CliIO): Promise<number> {
       return validateCommand(kernelFlags, io);
     case 'init':
       return initCommand({ force: values.force === true }, io);
+    case 'run':
+      return runCommand(
+        positionals,
+        {
+          ...kernelFlags,
+          ...(typeof values.session === 'string' ? { session: values.session } : {}),
+          json: values.json === true,
+        },
+        io,
+        signal,
+      );
     case 'create-plugin':
       return createPluginCommand(
         positionals[0],

@@ -1,6 +1,8 @@
 export const USAGE = `Usage: hubos <command> [options]
 
 Commands:
+  run <agent> <message> [--session <id>] [--json]
+                              run an agent: the answer streams to stdout, tool calls to stderr
   tools [--json]              list registered tools with their descriptions and input schemas
   plugins [--json]            list plugins in apply order and each hook's taps in call order
   validate                    load and check the config; exit code 0 when valid, 1 when not
