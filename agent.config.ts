@@ -19,7 +19,8 @@ export default defineConfig(({ mode }) => ({
   agents: {
     assistant: {
       description: 'A helpful assistant that keeps notes and knows the time.',
-      instructions: 'You are a concise assistant. Use the notes tools to remember things and the clock for dates.',
+      instructions:
+        'You are a concise assistant. Use the notes tools to remember things and the clock for dates.',
       tools: ['notes_*', 'clock_*'],
       maxSteps: 10,
     },

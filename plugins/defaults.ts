@@ -1,11 +1,14 @@
 import type { HubosConfig, PluginOption } from '../core/index.ts';
+import anthropic from './models/anthropic.ts';
 import defaultModel from './models/default-model.ts';
 import offline from './models/offline.ts';
+import openai from './models/openai.ts';
 
 /**
  * The built-in plugins a config turns on, in one place: each config key that a built-in plugin
  * owns maps to that plugin here. The `hubos` command applies these before the config's own plugins.
+ * The model providers are always on: each only reads its key (`openai`, `anthropic`) when called.
  */
 export function defaultPlugins(_config: HubosConfig): PluginOption[] {
-  return [offline(), defaultModel()];
+  return [openai(), anthropic(), offline(), defaultModel()];
 }

@@ -1,3 +1,5 @@
 export { defaultPlugins } from './defaults.ts';
+export { ANTHROPIC_VERSION, default as anthropic } from './models/anthropic.ts';
 export { default as defaultModel, defaultModelRef } from './models/default-model.ts';
 export { default as offline, OFFLINE_HELP, OfflineModel } from './models/offline.ts';
+export { default as openai } from './models/openai.ts';

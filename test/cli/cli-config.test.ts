@@ -46,7 +46,7 @@ describe('hubos tools / plugins / validate', () => {
     await writeFiles(project, { 'configs/other.config.mjs': 'export default { plugins: [] };\n' });
     const other = await hubos(['validate', '--config', 'configs/other.config.mjs'], project);
     expect(other.code).toBe(0);
-    expect(other.stdout).toContain('other.config.mjs is valid: 2 plugin(s), 0 tool(s)');
+    expect(other.stdout).toContain('other.config.mjs is valid: 4 plugin(s), 0 tool(s)');
     const missing = await hubos(['validate', '--config', 'nope.config.ts'], project);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`config file not found: ${join(project, 'nope.config.ts')}`);
@@ -55,7 +55,7 @@ describe('hubos tools / plugins / validate', () => {
   it('validate: exit 0 for a valid config', async () => {
     const result = await hubos(['validate'], ROOT);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 4 plugin(s), 4 tool(s)`);
+    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 6 plugin(s), 4 tool(s)`);
   });
 
   it('validate: exit 1 naming the key path, the expectation and the file', async () => {
@@ -100,10 +100,10 @@ export default { plugins: [tapper('b', { dependencies: ['a'] }), tapper('a'), ta
     const text = await hubos(['plugins'], dir);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
-      'Plugins (5, in apply order):\n  z@2.0.0  (enforce: pre)\n  offline\n  a\n  b  (depends on: a)\n  default-model  (enforce: post)\n',
+      'Plugins (7, in apply order):\n  z@2.0.0  (enforce: pre)\n  openai\n  anthropic\n  offline\n  a\n  b  (depends on: a)\n  default-model  (enforce: post)\n',
     );
     expect(text.stdout).toContain('registerTools: z -> a -> b');
-    expect(text.stdout).toContain('registerModels: offline');
+    expect(text.stdout).toContain('registerModels: openai -> anthropic -> offline');
     expect(text.stdout).toContain('config: default-model');
     expect(text.stdout).toContain('ready: z -> a -> b');
     const json = await hubos(['plugins', '--json'], dir);
@@ -111,7 +111,15 @@ export default { plugins: [tapper('b', { dependencies: ['a'] }), tapper('a'), ta
       plugins: { name: string }[];
       hooks: Record<string, { plugin: string }[]>;
     };
-    expect(view.plugins.map((p) => p.name)).toEqual(['z', 'offline', 'a', 'b', 'default-model']);
+    expect(view.plugins.map((p) => p.name)).toEqual([
+      'z',
+      'openai',
+      'anthropic',
+      'offline',
+      'a',
+      'b',
+      'default-model',
+    ]);
     expect(view.hooks.registerTools?.map((tap) => tap.plugin)).toEqual(['z', 'a', 'b']);
     expect(view.hooks.close).toEqual([]);
   });

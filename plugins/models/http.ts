@@ -1,0 +1,346 @@
+import { Agent, type Dispatcher, request } from 'undici';
+import { errorMessage, HubosError } from '../../core/index.ts';
+
+export interface HttpClientOptions {
+  /** Provider id, named in every error (`openai`, `anthropic`). */
+  provider: string;
+  /** Longest wait for the connection, the response headers, and between two body chunks. */
+  timeoutMs?: number;
+  /** Retries after a 429, a 5xx or a connection error (so `maxRetries + 1` attempts at most). */
+  maxRetries?: number;
+  /** First backoff delay; it doubles per retry (capped at 8 s) with jitter. */
+  retryBaseMs?: number;
+  /** How to fix a rejected key, e.g. 'set OPENAI_API_KEY or the config key openai.apiKey'. */
+  authHint: string;
+}
+
+export interface PostOptions {
+  headers: Record<string, string>;
+  signal: AbortSignal;
+}
+
+/** A 2xx response whose body is still unread. */
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body bytes. Failures arrive as HubosErrors (or the abort reason); leaving the loop early closes the socket. */
+  chunks(): AsyncIterable<Uint8Array>;
+  /** The whole body parsed as JSON (MODEL_RESPONSE_INVALID if it is not). */
+  json(): Promise<unknown>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_RETRY_BASE_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
+const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_ERROR_BODY = 64 * 1024;
+
+// Failures before any response byte arrived: nothing was streamed, so a retry is safe.
+const RETRYABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * POSTs JSON for one provider instance through its own keep-alive pool, with timeouts and retries.
+ * Retries happen only before the body is handed out: once a caller reads it, a failure is final.
+ */
+export class HttpClient {
+  readonly provider: string;
+  readonly #options: Required<HttpClientOptions>;
+  readonly #agent: Agent;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: HttpClientOptions) {
+    this.provider = options.provider;
+    this.#options = {
+      provider: options.provider,
+      authHint: options.authHint,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+    };
+    const timeout = this.#options.timeoutMs;
+    this.#agent = new Agent({ headersTimeout: timeout, bodyTimeout: timeout, connect: { timeout } });
+  }
+
+  async post(url: string, body: unknown, { headers, signal }: PostOptions): Promise<HttpResponse> {
+    const payload = JSON.stringify(body);
+    const { maxRetries, timeoutMs } = this.#options;
+    for (let attempt = 0; ; attempt++) {
+      signal.throwIfAborted();
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(url, {
+          dispatcher: this.#agent,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: payload,
+          signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        const failure = this.#transportError(error, attempt, `calling ${url}`);
+        if (!isRetryable(error) || attempt >= maxRetries) throw failure;
+        await sleep(this.#backoff(attempt), signal);
+        continue;
+      }
+      if (response.statusCode < 300) return this.#wrap(response, signal);
+
+      const failure = await this.#statusError(response, signal, attempt);
+      const retryable = response.statusCode === 429 || response.statusCode >= 500;
+      if (!retryable || attempt >= maxRetries) throw failure;
+      await sleep(retryAfterMs(response.headers) ?? this.#backoff(attempt), signal);
+    }
+  }
+
+  /** Closes the pool, ending any socket still open: called when the kernel closes. */
+  close(): Promise<void> {
+    this.#closed ??= this.#agent.destroy();
+    return this.#closed;
+  }
+
+  /** Maps a failure while reading a response body (timeout, reset, abort). */
+  #bodyError(error: unknown, signal: AbortSignal): unknown {
+    if (signal.aborted) return signal.reason;
+    if (HubosError.is(error)) return error;
+    return this.#transportError(error, 0, 'while reading the response');
+  }
+
+  #wrap(response: Dispatcher.ResponseData, signal: AbortSignal): HttpResponse {
+    const client = this;
+    const body = response.body;
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      try {
+        for await (const chunk of body) yield chunk as Uint8Array;
+      } catch (error) {
+        throw client.#bodyError(error, signal);
+      } finally {
+        // Breaking out of the loop (or an abort) must not leave the socket streaming.
+        if (!body.destroyed) body.destroy();
+      }
+    }
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      chunks,
+      async json() {
+        const parts: Uint8Array[] = [];
+        for await (const chunk of chunks()) parts.push(chunk);
+        const text = Buffer.concat(parts).toString('utf8');
+        try {
+          return JSON.parse(text);
+        } catch {
+          throw new HubosError(
+            'MODEL_RESPONSE_INVALID',
+            `${client.provider} answered with a body that is not JSON: ${snippet(text)}`,
+            { details: { provider: client.provider } },
+          );
+        }
+      },
+    };
+  }
+
+  async #statusError(response: Dispatcher.ResponseData, signal: AbortSignal, attempt: number) {
+    const status = response.statusCode;
+    const text = await readCapped(response.body).catch((error) => {
+      if (signal.aborted) throw signal.reason;
+      return `(the error body could not be read: ${errorMessage(error)})`;
+    });
+    const providerMessage = extractErrorMessage(text) || `HTTP ${status}`;
+    const requestId = header(response.headers, 'x-request-id') ?? header(response.headers, 'request-id');
+    const { provider, authHint } = this.#options;
+    const tried = attempt > 0 ? ` (gave up after ${attempt} ${attempt === 1 ? 'retry' : 'retries'})` : '';
+    const message =
+      status === 401 || status === 403
+        ? `${provider} rejected the API key (HTTP ${status}: ${providerMessage}); ${authHint}`
+        : `${provider} request failed with HTTP ${status}: ${providerMessage}${tried}`;
+    return new HubosError('MODEL_HTTP_ERROR', message, {
+      details: { provider, status, ...(requestId ? { requestId } : {}) },
+    });
+  }
+
+  #transportError(error: unknown, attempt: number, during: string): HubosError {
+    const { provider, timeoutMs } = this.#options;
+    const code = errorCode(error);
+    const tried = attempt > 0 ? ` (gave up after ${attempt} ${attempt === 1 ? 'retry' : 'retries'})` : '';
+    if (code && TIMEOUT_CODES.has(code)) {
+      return new HubosError(
+        'MODEL_TIMEOUT',
+        `${provider} did not answer within ${timeoutMs} ms ${during}${tried}; raise timeoutMs if the model needs longer`,
+        { cause: error, details: { provider, timeoutMs } },
+      );
+    }
+    const reason = code ? `${errorMessage(error)} [${code}]` : errorMessage(error);
+    return new HubosError('MODEL_HTTP_ERROR', `${provider} connection failed ${during}: ${reason}${tried}`, {
+      cause: error,
+      details: { provider, status: undefined },
+    });
+  }
+
+  #backoff(attempt: number): number {
+    const delay = Math.min(this.#options.retryBaseMs * 2 ** attempt, MAX_BACKOFF_MS);
+    // Jitter spreads out clients that failed together so they do not retry in lockstep.
+    return delay * (0.75 + Math.random() * 0.25);
+  }
+}
+
+/** `Retry-After` (seconds or an HTTP date) or `retry-after-ms`, capped at 60 s; undefined when absent or unreadable. */
+export function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const ms = Number(header(headers, 'retry-after-ms'));
+  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) {
+    return Math.min(ms, MAX_RETRY_AFTER_MS);
+  }
+  const value = header(headers, 'retry-after')?.trim();
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds < 0 ? undefined : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(Math.max(0, date - Date.now()), MAX_RETRY_AFTER_MS);
+}
+
+/** The message in a provider error body: `{error:{message}}` (OpenAI, Anthropic), `{error:"..."}`, `{message}`. */
+export function extractErrorMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
+    const error = body.error as { message?: unknown } | string | undefined;
+    if (typeof error === 'string') return error;
+    if (typeof error?.message === 'string') return error.message;
+    if (typeof body.message === 'string') return body.message;
+  } catch {
+    // Not JSON: a proxy's HTML page or plain text; show its start.
+  }
+  return snippet(text);
+}
+
+/** The start of a text, on one line, for error messages. */
+export function snippet(text: string, max = 200): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal.throwIfAborted();
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      parts.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= MAX_ERROR_BODY) break;
+    }
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function isRetryable(error: unknown): boolean {
+  const code = errorCode(error);
+  return code !== undefined && RETRYABLE_CODES.has(code);
+}
+
+// undici puts the socket's code on the error or on its cause.
+function errorCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+  }
+  return undefined;
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** JSON Schema properties of the connection options every provider accepts (config and factory alike). */
+export const HTTP_OPTIONS_PROPERTIES = {
+  timeoutMs: {
+    type: 'integer',
+    minimum: 1,
+    description: 'Longest wait for the connection, the response headers and between streamed chunks (ms).',
+  },
+  maxRetries: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Retries after HTTP 429, 5xx or a connection error.',
+  },
+  retryBaseMs: { type: 'integer', minimum: 0, description: 'First retry delay (ms); it doubles per retry.' },
+  headers: {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Extra HTTP headers sent with every request.',
+  },
+  stream: {
+    type: 'boolean',
+    description: 'Stream the answer (default true); false asks for one JSON reply.',
+  },
+} as const;
+
+/** Factory options win over config options; `headers` merge key by key. Undefined values never override. */
+export function mergeOptions<T extends { headers?: Record<string, string> }>(
+  factory: T,
+  config: T | undefined,
+): T {
+  const defined = (value: object) => Object.entries(value).filter(([, v]) => v !== undefined);
+  const merged = Object.fromEntries([...defined(config ?? {}), ...defined(factory)]) as T;
+  const headers = { ...config?.headers, ...factory.headers };
+  if (Object.keys(headers).length > 0) merged.headers = headers;
+  return merged;
+}
+
+/** An environment variable, with an empty value read as unset (as the official SDKs do). */
+export function fromEnv(name: string): string | undefined {
+  return process.env[name] || undefined;
+}
+
+/** An error the provider reported inside a 200 response (mid-stream or in a JSON reply). */
+export function providerError(provider: string, error: unknown): HubosError {
+  const e = (typeof error === 'object' && error !== null ? error : { message: error }) as {
+    message?: unknown;
+    type?: unknown;
+    code?: unknown;
+  };
+  const message = typeof e.message === 'string' ? e.message : snippet(JSON.stringify(error) ?? String(error));
+  const type = typeof e.type === 'string' ? e.type : undefined;
+  return new HubosError(
+    'MODEL_HTTP_ERROR',
+    `${provider} reported an error${type ? ` (${type})` : ''}: ${message}`,
+    {
+      details: {
+        provider,
+        status: typeof e.code === 'number' ? e.code : undefined,
+        ...(type ? { type } : {}),
+      },
+    },
+  );
+}
