@@ -4,6 +4,7 @@ import { createPluginCommand } from './commands/create-plugin.ts';
 import { initCommand } from './commands/init.ts';
 import { pluginsCommand } from './commands/plugins.ts';
 import { runCommand } from './commands/run.ts';
+import { serveCommand } from './commands/serve.ts';
 import { toolsCommand } from './commands/tools.ts';
 import { validateCommand } from './commands/validate.ts';
 import { type CliIO, UsageError } from './io.ts';
@@ -24,6 +25,7 @@ const COMMANDS = {
   init: { force: { type: 'boolean' } },
   'create-plugin': { dir: { type: 'string' } },
   run: { session: { type: 'string' }, json: { type: 'boolean' } },
+  serve: { port: { type: 'string' }, host: { type: 'string' } },
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -84,6 +86,21 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
       return validateCommand(kernelFlags, io);
     case 'init':
       return initCommand({ force: values.force === true }, io);
+    case 'serve': {
+      const port = typeof values.port === 'string' ? Number(values.port) : undefined;
+      if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+        throw new UsageError(`--port must be a whole number from 0 to 65535, got "${values.port}"`);
+      }
+      return serveCommand(
+        {
+          ...kernelFlags,
+          ...(port !== undefined ? { port } : {}),
+          ...(typeof values.host === 'string' ? { host: values.host } : {}),
+        },
+        io,
+        signal,
+      );
+    }
     case 'run':
       return runCommand(
         positionals,

@@ -1,6 +1,8 @@
 export const USAGE = `Usage: hubos <command> [options]
 
 Commands:
+  serve [--port <n>] [--host <h>]
+                              serve the config's agents over HTTP (REST + SSE, A2A, AG-UI, chat page)
   run <agent> <message> [--session <id>] [--json]
                               run an agent: the answer streams to stdout, tool calls to stderr
   tools [--json]              list registered tools with their descriptions and input schemas

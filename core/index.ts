@@ -42,9 +42,9 @@ export {
   type WrapHook,
 } from './hook-utils.ts';
 export { createKernelHooks, type KernelHookName, type KernelHooks, type TapMeta } from './hooks.ts';
-export type { JSONSchema, JSONSchemaObject } from './json-schema.ts';
+export { createAjv, describeErrors, type JSONSchema, type JSONSchemaObject } from './json-schema.ts';
 export { createKernel, Kernel, type KernelInspection, type KernelOptions } from './kernel.ts';
-export type { KernelView } from './kernel-view.ts';
+export { KERNEL_OF, type KernelView } from './kernel-view.ts';
 export { createConsoleLogger, type Logger, silentLogger } from './logger.ts';
 export {
   type FinishReason,

@@ -1,8 +1,13 @@
+import type { Agent } from './agent/agent.ts';
+import type { Sessions } from './agent/sessions.ts';
+import type { AgentSpec } from './agent/spec.ts';
 import type { HubosConfig } from './config.ts';
 import type { TapOnlyHooks } from './hook-utils.ts';
 import type { KernelHooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
 import type { ModelRegistry } from './model/registry.ts';
+import type { Sandbox } from './sandbox/sandbox.ts';
+import type { Store } from './store/store.ts';
 import type { Registry } from './tools/registry.ts';
 
 /** Links a plugin's view to its kernel, for hook accessors keyed by kernel. */
@@ -21,6 +26,15 @@ export interface KernelView {
   readonly mode: string;
   readonly command: string;
   readonly logger: Logger;
+  /** Available once boot has opened them (from `configResolved` on). */
+  readonly store: Store;
+  readonly sessions: Sessions;
+  readonly sandbox: Sandbox;
+  createAgent(spec: AgentSpec): Promise<Agent>;
+  getAgent(id: string): Agent | undefined;
+  agent(id: string): Agent;
+  listAgents(): Agent[];
+  destroyAgent(id: string): Promise<boolean>;
   readonly [KERNEL_OF]: object;
   readonly [PLUGIN_OF]?: string;
 }

@@ -222,6 +222,20 @@ export class Kernel {
       mode: this.mode,
       command: this.command,
       logger: this.logger,
+      get store() {
+        return kernel.store;
+      },
+      get sessions() {
+        return kernel.sessions;
+      },
+      get sandbox() {
+        return kernel.sandbox;
+      },
+      createAgent: (spec: AgentSpec) => this.createAgent(spec),
+      getAgent: (id: string) => this.getAgent(id),
+      agent: (id: string) => this.agent(id),
+      listAgents: () => this.listAgents(),
+      destroyAgent: (id: string) => this.destroyAgent(id),
       [KERNEL_OF]: this,
       [PLUGIN_OF]: plugin.name,
     });

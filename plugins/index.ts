@@ -1,4 +1,18 @@
 export { defaultPlugins } from './defaults.ts';
+export {
+  default as hubos,
+  getHubOS,
+  getHubOSHooks,
+  HttpError,
+  HubOS,
+  type HubOSHooks,
+  type HubOSOptions,
+  type HubOSServerOptions,
+  type RouteDoc,
+  type RoutesContext,
+  type RunRecord,
+  type StarsLike,
+} from './hubos/index.ts';
 export { ANTHROPIC_VERSION, default as anthropic } from './models/anthropic.ts';
 export { default as defaultModel, defaultModelRef } from './models/default-model.ts';
 export { default as offline, OFFLINE_HELP, OfflineModel } from './models/offline.ts';

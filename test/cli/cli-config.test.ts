@@ -46,7 +46,7 @@ describe('hubos tools / plugins / validate', () => {
     await writeFiles(project, { 'configs/other.config.mjs': 'export default { plugins: [] };\n' });
     const other = await hubos(['validate', '--config', 'configs/other.config.mjs'], project);
     expect(other.code).toBe(0);
-    expect(other.stdout).toContain('other.config.mjs is valid: 4 plugin(s), 0 tool(s)');
+    expect(other.stdout).toContain('other.config.mjs is valid: 5 plugin(s), 0 tool(s)');
     const missing = await hubos(['validate', '--config', 'nope.config.ts'], project);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`config file not found: ${join(project, 'nope.config.ts')}`);
@@ -55,7 +55,7 @@ describe('hubos tools / plugins / validate', () => {
   it('validate: exit 0 for a valid config', async () => {
     const result = await hubos(['validate'], ROOT);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 6 plugin(s), 4 tool(s)`);
+    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 7 plugin(s), 4 tool(s)`);
   });
 
   it('validate: exit 1 naming the key path, the expectation and the file', async () => {
@@ -100,12 +100,12 @@ export default { plugins: [tapper('b', { dependencies: ['a'] }), tapper('a'), ta
     const text = await hubos(['plugins'], dir);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
-      'Plugins (7, in apply order):\n  z@2.0.0  (enforce: pre)\n  openai\n  anthropic\n  offline\n  a\n  b  (depends on: a)\n  default-model  (enforce: post)\n',
+      'Plugins (8, in apply order):\n  z@2.0.0  (enforce: pre)\n  openai\n  anthropic\n  offline\n  hubos\n  a\n  b  (depends on: a)\n  default-model  (enforce: post)\n',
     );
     expect(text.stdout).toContain('registerTools: z -> a -> b');
     expect(text.stdout).toContain('registerModels: openai -> anthropic -> offline');
     expect(text.stdout).toContain('config: default-model');
-    expect(text.stdout).toContain('ready: z -> a -> b');
+    expect(text.stdout).toContain('ready: z -> hubos -> a -> b');
     const json = await hubos(['plugins', '--json'], dir);
     const view = JSON.parse(json.stdout) as {
       plugins: { name: string }[];
@@ -116,6 +116,7 @@ export default { plugins: [tapper('b', { dependencies: ['a'] }), tapper('a'), ta
       'openai',
       'anthropic',
       'offline',
+      'hubos',
       'a',
       'b',
       'default-model',

@@ -479,7 +479,7 @@ describe('Kernel: config', () => {
       configSchema: { server: { type: 'object', properties: { port: { type: 'integer' } } } },
       apply() {},
     };
-    const kernel = kernelWith([owner], { config: { server: { port: '8080' } } as HubosConfig });
+    const kernel = kernelWith([owner], { config: { server: { port: '8080' } } as unknown as HubosConfig });
     const error = await expectHubosRejection(kernel.boot(), 'CONFIG_INVALID');
     expect(error.message).toContain('"server.port" must be integer, got string "8080"');
   });

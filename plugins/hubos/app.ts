@@ -1,0 +1,62 @@
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { secureHeaders } from 'hono/secure-headers';
+import { errorResponse, HttpError } from './http-error.ts';
+import type { HubOS } from './hubos.ts';
+import { apiKeyAuth } from './middleware/auth.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { agentRoutes } from './routes/agents.ts';
+import { runRoutes } from './routes/runs.ts';
+import { starsRoutes } from './routes/stars.ts';
+import { systemRoutes } from './routes/system.ts';
+
+/** Paths served without an API key: liveness, and what a browser or an A2A client needs to discover. */
+const PUBLIC = [/^\/health$/, /^\/$/, /^\/ui\//, /\/\.well-known\/agent-card\.json$/];
+
+/** Middleware in order (errors, headers, CORS, shutdown, auth, rate limit, body limit), then the routes. */
+export async function buildApp(hubos: HubOS): Promise<void> {
+  const { app, options } = hubos;
+  app.onError((error, c) => errorResponse(c, error));
+  app.notFound((c) =>
+    c.json({ error: { code: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` } }, 404),
+  );
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: { defaultSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"] },
+    }),
+  );
+  if (options.cors)
+    app.use(
+      '*',
+      cors({ origin: options.cors.origin, allowHeaders: ['Authorization', 'Content-Type', 'Accept'] }),
+    );
+  app.use('*', async (c, next) => {
+    if (hubos.stopping && c.req.path !== '/health') {
+      throw new HttpError(503, 'SHUTTING_DOWN', 'the server is shutting down', { 'retry-after': '5' });
+    }
+    return next();
+  });
+  const auth = apiKeyAuth(hubos.apiKeys);
+  app.use('*', (c, next) => (PUBLIC.some((pattern) => pattern.test(c.req.path)) ? next() : auth(c, next)));
+  if (options.rateLimit !== false) {
+    app.use(
+      '*',
+      rateLimit({ windowMs: options.rateLimit?.windowMs ?? 60_000, max: options.rateLimit?.max ?? 600 }),
+    );
+  }
+  const maxSize = options.bodyLimit ?? 1024 * 1024;
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${maxSize} bytes`);
+      },
+    }),
+  );
+  systemRoutes(app, hubos);
+  agentRoutes(app, hubos);
+  runRoutes(app, hubos);
+  starsRoutes(app, hubos);
+}

@@ -1,0 +1,40 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { MiddlewareHandler } from 'hono';
+import { HttpError } from '../http-error.ts';
+
+/** Fixed-window request counting per API key (or client address): 429 with Retry-After past `max`. */
+export function rateLimit(options: { windowMs: number; max: number }): MiddlewareHandler {
+  const windows = new Map<string, { start: number; count: number }>();
+  return async (c, next) => {
+    const key = (c.get('apiKey' as never) as string | undefined) ?? clientAddress(c);
+    const now = Date.now();
+    let window = windows.get(key);
+    if (!window || now - window.start >= options.windowMs) {
+      window = { start: now, count: 0 };
+      windows.set(key, window);
+      if (windows.size > 10_000)
+        for (const [k, w] of windows) if (now - w.start >= options.windowMs) windows.delete(k);
+    }
+    window.count++;
+    if (window.count > options.max) {
+      const retryAfter = Math.ceil((window.start + options.windowMs - now) / 1000);
+      throw new HttpError(
+        429,
+        'RATE_LIMITED',
+        `too many requests: at most ${options.max} per ${options.windowMs} ms`,
+        {
+          'retry-after': String(Math.max(retryAfter, 1)),
+        },
+      );
+    }
+    return next();
+  };
+}
+
+function clientAddress(c: Parameters<MiddlewareHandler>[0]): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,116 @@
+import type { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { Agent } from '../../../core/index.ts';
+import { readBody } from '../body.ts';
+import { HttpError } from '../http-error.ts';
+import type { HubOS } from '../hubos.ts';
+
+export const RUN_BODY = {
+  type: 'object',
+  properties: {
+    input: { type: 'string', minLength: 1, maxLength: 1_000_000, description: 'The user message.' },
+    sessionId: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9._:-]{1,128}$',
+      description: 'Continue this conversation (created if new).',
+    },
+  },
+  required: ['input'],
+  additionalProperties: false,
+} as const;
+
+interface RunBody {
+  input: string;
+  sessionId?: string;
+}
+
+export function describeAgent(agent: Agent) {
+  return {
+    name: agent.id,
+    description: agent.spec.description ?? '',
+    model: agent.modelRef,
+    tools: agent.tools.map((tool) => ({ name: tool.name, description: tool.description })),
+  };
+}
+
+/** `GET /agents`, `GET /agents/:name`, `POST /agents/:name/run` (JSON, SSE, or async with `?async=true`). */
+export function agentRoutes(app: Hono, hubos: HubOS): void {
+  const api = hubos.apiPrefix;
+  hubos.document(
+    { method: 'get', path: `${api}/agents`, summary: 'List agents', tags: ['agents'] },
+    {
+      method: 'get',
+      path: `${api}/agents/{name}`,
+      summary: 'Describe an agent',
+      tags: ['agents'],
+      responses: { 404: 'No such agent' },
+    },
+    {
+      method: 'post',
+      path: `${api}/agents/{name}/run`,
+      summary:
+        'Run an agent: JSON result, SSE events with Accept: text/event-stream, or 202 with ?async=true',
+      tags: ['agents'],
+      body: RUN_BODY,
+      sse: true,
+      responses: {
+        202: 'Run started (async)',
+        400: 'Invalid body',
+        404: 'No such agent',
+        502: 'The model failed',
+        504: 'Timed out',
+      },
+    },
+  );
+
+  app.get(`${api}/agents`, (c) => c.json({ agents: hubos.listAgents().map(describeAgent) }));
+  app.get(`${api}/agents/:name`, (c) => c.json(describeAgent(hubos.agent(c.req.param('name')))));
+
+  app.post(`${api}/agents/:name/run`, async (c) => {
+    const agent = hubos.agent(c.req.param('name'));
+    const body = await readBody<RunBody>(c, RUN_BODY);
+    const async = c.req.query('async');
+    if (async === 'true' || async === '1') {
+      const record = hubos.runs.start(agent, body.input, body.sessionId);
+      return c.json({ runId: record.id, status: record.status, href: `${api}/runs/${record.id}` }, 202);
+    }
+    if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
+      return streamSSE(c, async (stream) => {
+        const disconnected = new AbortController();
+        stream.onAbort(() => disconnected.abort(new Error('the client disconnected')));
+        const record = hubos.runs.start(agent, body.input, body.sessionId, disconnected.signal);
+        const writes: Promise<void>[] = [];
+        const unsubscribe = hubos.runs.subscribe(record.id, (event) => {
+          writes.push(stream.writeSSE({ event: event.type, data: JSON.stringify(event) }));
+        });
+        await hubos.runs.wait(record.id);
+        if (unsubscribe) unsubscribe();
+        await Promise.all(writes);
+      });
+    }
+    const timeout = AbortSignal.timeout(hubos.requestTimeoutMs);
+    const record = hubos.runs.start(
+      agent,
+      body.input,
+      body.sessionId,
+      AbortSignal.any([c.req.raw.signal, timeout]),
+    );
+    const done = (await hubos.runs.wait(record.id))!;
+    if (done.status === 'cancelled' && timeout.aborted) {
+      throw new HttpError(
+        504,
+        'RUN_TIMEOUT',
+        `the run took longer than ${hubos.requestTimeoutMs} ms: use ?async=true for long runs`,
+      );
+    }
+    if (done.status === 'failed') {
+      const code = done.error?.code ?? 'RUN_FAILED';
+      const status = code.startsWith('MODEL_') ? (code === 'MODEL_TIMEOUT' ? 504 : 502) : 500;
+      return c.json(
+        { error: { code, message: done.error?.message ?? 'the run failed' }, result: done.result },
+        status,
+      );
+    }
+    return c.json(done.result);
+  });
+}

@@ -1,0 +1,38 @@
+import type { Hono } from 'hono';
+import { HttpError } from '../http-error.ts';
+import type { HubOS } from '../hubos.ts';
+
+/** `GET /runs/:id` (status and result) and `POST /runs/:id/cancel`. */
+export function runRoutes(app: Hono, hubos: HubOS): void {
+  const api = hubos.apiPrefix;
+  hubos.document(
+    {
+      method: 'get',
+      path: `${api}/runs/{id}`,
+      summary: 'Status and result of a run',
+      tags: ['runs'],
+      responses: { 404: 'No such run' },
+    },
+    {
+      method: 'post',
+      path: `${api}/runs/{id}/cancel`,
+      summary: 'Cancel a running run',
+      tags: ['runs'],
+      responses: { 404: 'No such run', 409: 'The run has already ended' },
+    },
+  );
+
+  app.get(`${api}/runs/:id`, async (c) => {
+    const record = await hubos.runs.get(c.req.param('id'));
+    if (!record) throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${c.req.param('id')}"`);
+    return c.json(record);
+  });
+
+  app.post(`${api}/runs/:id/cancel`, async (c) => {
+    const id = c.req.param('id');
+    if (hubos.runs.cancel(id)) return c.json((await hubos.runs.wait(id))!);
+    const record = await hubos.runs.get(id);
+    if (!record) throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${id}"`);
+    throw new HttpError(409, 'RUN_ENDED', `run "${id}" has already ended (${record.status})`);
+  });
+}

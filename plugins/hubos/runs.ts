@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { Agent, AgentEvent, RunResult, Store, StoreValue } from '../../core/index.ts';
+import { errorMessage } from '../../core/index.ts';
+
+export type RunState = 'running' | 'completed' | 'cancelled' | 'failed';
+
+export interface RunRecord {
+  id: string;
+  agent: string;
+  sessionId?: string;
+  status: RunState;
+  createdAt: string;
+  finishedAt?: string;
+  result?: RunResult;
+  error?: { code: string; message: string };
+}
+
+interface LiveRun {
+  record: RunRecord;
+  controller: AbortController;
+  done: Promise<void>;
+  listeners: Set<(event: AgentEvent) => void>;
+}
+
+const NAMESPACE = 'hubos:runs';
+
+/**
+ * Runs started over HTTP: each one is tracked while it runs (so it can be watched, cancelled and
+ * drained at shutdown) and its record is kept in the store, so its status outlives the process.
+ */
+export class RunManager {
+  readonly #live = new Map<string, LiveRun>();
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /**
+   * Starts a run in the background and returns its record at once. `signal` (e.g. the client
+   * disconnecting) cancels it.
+   */
+  start(agent: Agent, input: string, sessionId?: string, signal?: AbortSignal): RunRecord {
+    const record: RunRecord = {
+      id: randomUUID(),
+      agent: agent.id,
+      ...(sessionId ? { sessionId } : {}),
+      status: 'running',
+      createdAt: new Date().toISOString(),
+    };
+    const controller = new AbortController();
+    signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    const listeners = new Set<(event: AgentEvent) => void>();
+    const live: LiveRun = { record, controller, listeners, done: Promise.resolve() };
+    this.#live.set(record.id, live);
+    live.done = this.#drive(agent, input, live);
+    void this.#save(record);
+    return record;
+  }
+
+  async #drive(agent: Agent, input: string, live: LiveRun): Promise<void> {
+    const { record } = live;
+    try {
+      const options = {
+        signal: live.controller.signal,
+        ...(record.sessionId ? { sessionId: record.sessionId } : {}),
+      };
+      for await (const event of agent.stream(input, options)) {
+        for (const listener of live.listeners) listener(event);
+        if (event.type === 'run-finish' || event.type === 'run-error') {
+          record.result = event.result;
+          record.status = event.result.status;
+          if (event.type === 'run-error') record.error = event.error;
+        }
+      }
+    } catch (error) {
+      record.status = 'failed';
+      record.error = { code: 'RUN_FAILED', message: errorMessage(error) };
+    } finally {
+      record.finishedAt = new Date().toISOString();
+      this.#live.delete(record.id);
+      await this.#save(record);
+    }
+  }
+
+  /** Resolves with the record once the run has ended. */
+  async wait(id: string): Promise<RunRecord | undefined> {
+    await this.#live.get(id)?.done;
+    return this.get(id);
+  }
+
+  /** The run's record: live, or as stored. */
+  async get(id: string): Promise<RunRecord | undefined> {
+    return this.#live.get(id)?.record ?? ((await this.#store.get(NAMESPACE, id)) as RunRecord | undefined);
+  }
+
+  /** Follows a live run's events; returns false if the run is not running. */
+  subscribe(id: string, listener: (event: AgentEvent) => void): (() => void) | false {
+    const live = this.#live.get(id);
+    if (!live) return false;
+    live.listeners.add(listener);
+    return () => live.listeners.delete(listener);
+  }
+
+  /** Cancels a running run; false if it is not running. */
+  cancel(id: string): boolean {
+    const live = this.#live.get(id);
+    if (!live) return false;
+    live.controller.abort(new Error('cancelled by request'));
+    return true;
+  }
+
+  get running(): number {
+    return this.#live.size;
+  }
+
+  /** Waits for running runs to finish until the deadline, then cancels the rest and waits for them. */
+  async drain(deadlineMs: number): Promise<void> {
+    const all = () => Promise.all([...this.#live.values()].map((run) => run.done));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), deadlineMs);
+    });
+    const outcome = await Promise.race([all().then(() => 'done' as const), deadline]);
+    clearTimeout(timer);
+    if (outcome === 'late') {
+      for (const run of this.#live.values()) run.controller.abort(new Error('the server is shutting down'));
+      await all();
+    }
+  }
+
+  async #save(record: RunRecord): Promise<void> {
+    await this.#store.set(NAMESPACE, record.id, record as unknown as StoreValue).catch(() => undefined);
+  }
+}
