@@ -166,9 +166,15 @@ export class HubOS {
       await this.runs.drain(this.options.shutdownTimeoutMs ?? 10_000);
       const server = this.#server;
       if (server) {
+        // Finished runs may still be writing their responses: close idle connections now, the rest shortly.
+        const http = server as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          const force = setTimeout(() => http.closeAllConnections?.(), 2_000);
+          server.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
+          http.closeIdleConnections?.();
         });
       }
     })();

@@ -1,0 +1,201 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { HubOS } from '../../../plugins/hubos/hubos.ts';
+import { parseSSE, post, type Served, serveHelper } from './helpers.ts';
+
+let served: Served | undefined;
+afterEach(async () => {
+  await served?.close();
+  served = undefined;
+});
+
+describe('HubOS REST', () => {
+  it('lists and describes agents, and reports health', async () => {
+    served = await serveHelper([]);
+    const list = await (await fetch(`${served.url}/api/agents`)).json();
+    expect(list.agents).toEqual([
+      {
+        name: 'helper',
+        description: 'A test helper',
+        model: 'scripted:scripted',
+        tools: [
+          { name: 'echo', description: 'Echoes its text.' },
+          { name: 'wait', description: 'Waits until cancelled.' },
+        ],
+      },
+    ]);
+    expect((await (await fetch(`${served.url}/api/agents/helper`)).json()).name).toBe('helper');
+    const missing = await fetch(`${served.url}/api/agents/nobody`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({
+      error: { code: 'AGENT_NOT_FOUND', message: 'no agent "nobody" (agents: helper)' },
+    });
+    expect(await (await fetch(`${served.url}/health`)).json()).toMatchObject({
+      status: 'ok',
+      agents: 1,
+      runs: 0,
+    });
+  });
+
+  it('runs an agent and answers JSON', async () => {
+    served = await serveHelper([{ toolCalls: [{ name: 'echo', input: { text: 'hi' } }] }, 'Done.']);
+    const response = await post(`${served.url}/api/agents/helper/run`, { input: 'go', sessionId: 's1' });
+    expect(response.status).toBe(200);
+    const result = await response.json();
+    expect(result).toMatchObject({
+      status: 'completed',
+      text: 'Done.',
+      sessionId: 's1',
+      toolCalls: [{ name: 'echo', output: { echoed: 'hi' } }],
+    });
+  });
+
+  it('streams SSE events when asked', async () => {
+    served = await serveHelper(['Hello there.']);
+    const response = await post(
+      `${served.url}/api/agents/helper/run`,
+      { input: 'hi' },
+      { accept: 'text/event-stream' },
+    );
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const events = parseSSE(await response.text());
+    expect(events.map((e) => e.event)).toEqual([
+      'run-start',
+      'step-start',
+      'text-delta',
+      'text-delta',
+      'step-finish',
+      'run-finish',
+    ]);
+    expect(events.at(-1)?.data).toMatchObject({ result: { status: 'completed', text: 'Hello there.' } });
+  });
+
+  it('starts async runs, reports their status and cancels them', async () => {
+    served = await serveHelper([{ toolCalls: [{ name: 'wait' }] }, 'never']);
+    const started = await post(`${served.url}/api/agents/helper/run?async=true`, { input: 'wait' });
+    expect(started.status).toBe(202);
+    const { runId, href } = await started.json();
+    expect(href).toBe(`/api/runs/${runId}`);
+    expect((await (await fetch(`${served.url}${href}`)).json()).status).toBe('running');
+    const cancelled = await post(`${served.url}/api/runs/${runId}/cancel`, {});
+    expect((await cancelled.json()).status).toBe('cancelled');
+    expect((await (await fetch(`${served.url}${href}`)).json()).status).toBe('cancelled');
+    const again = await post(`${served.url}/api/runs/${runId}/cancel`, {});
+    expect(again.status).toBe(409);
+    expect((await fetch(`${served.url}/api/runs/nope`)).status).toBe(404);
+  });
+
+  it('cancels the run when a streaming client disconnects', async () => {
+    served = await serveHelper([{ toolCalls: [{ name: 'wait' }] }, 'never']);
+    const controller = new AbortController();
+    const response = await fetch(`${served.url}/api/agents/helper/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ input: 'wait' }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let seen = '';
+    while (!seen.includes('tool-call-end')) seen += new TextDecoder().decode((await reader.read()).value);
+    expect(served.hubos.runs.running).toBe(1);
+    controller.abort();
+    await expect.poll(() => served!.hubos.runs.running, { timeout: 2000 }).toBe(0);
+  });
+
+  it('answers bad input with JSON errors and keeps serving', async () => {
+    served = await serveHelper(['ok']);
+    const run = `${served.url}/api/agents/helper/run`;
+    const malformed = await post(run, '{"input": ');
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).error.code).toBe('INVALID_JSON');
+    const wrongType = await post(run, { input: 42 });
+    expect(wrongType.status).toBe(400);
+    expect((await wrongType.json()).error.message).toContain('"input" must be string, got integer 42');
+    const unknownKey = await post(run, { input: 'x', extra: 1 });
+    expect((await unknownKey.json()).error.message).toContain('unknown property "extra"');
+    const missing = await post(run, {});
+    expect((await missing.json()).error.message).toContain('missing required property "input"');
+    const badSession = await post(run, { input: 'x', sessionId: '../../etc' });
+    expect(badSession.status).toBe(400);
+    const noRoute = await fetch(`${served.url}/api/nope`);
+    expect(noRoute.status).toBe(404);
+    expect((await noRoute.json()).error.code).toBe('NOT_FOUND');
+    expect((await post(run, { input: 'still fine' })).status).toBe(200);
+  });
+
+  it('refuses bodies over the limit with 413', async () => {
+    served = await serveHelper(['ok'], { bodyLimit: 2048 });
+    const response = await post(`${served.url}/api/agents/helper/run`, { input: 'x'.repeat(5000) });
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('rate-limits per client with 429 and Retry-After', async () => {
+    served = await serveHelper([], { rateLimit: { windowMs: 60_000, max: 3 } });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await fetch(`${served.url}/api/agents`)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const limited = await fetch(`${served.url}/api/agents`);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await limited.json()).error.code).toBe('RATE_LIMITED');
+  });
+
+  it('requires a Bearer API key when keys are configured; /health stays open', async () => {
+    const key = 'test-key-0123456789abcdef';
+    served = await serveHelper([], { apiKeys: [key] });
+    const anonymous = await fetch(`${served.url}/api/agents`);
+    expect(anonymous.status).toBe(401);
+    expect((await anonymous.json()).error.code).toBe('UNAUTHORIZED');
+    expect(
+      (
+        await fetch(`${served.url}/api/agents`, {
+          headers: { authorization: 'Bearer wrong-key-0123456789ab' },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (await fetch(`${served.url}/api/agents`, { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(200);
+    expect((await fetch(`${served.url}/health`)).status).toBe(200);
+  });
+
+  it('refuses to listen beyond loopback without API keys', async () => {
+    const hubos = new HubOS({ host: '0.0.0.0', port: 0 });
+    await expect(hubos.serve()).rejects.toThrow('refusing to listen on 0.0.0.0 without API keys');
+  });
+
+  it('publishes an OpenAPI 3.1 document built from the body schemas', async () => {
+    served = await serveHelper([]);
+    const doc = await (await fetch(`${served.url}/api/openapi.json`)).json();
+    expect(doc.openapi).toBe('3.1.0');
+    const run = doc.paths['/api/agents/{name}/run'].post;
+    expect(run.requestBody.content['application/json'].schema.required).toEqual(['input']);
+    expect(run.responses[200].content['text/event-stream']).toBeDefined();
+    for (const path of ['/health', '/api/agents', '/api/runs/{id}', '/api/runs/{id}/cancel'])
+      expect(doc.paths[path]).toBeDefined();
+  });
+
+  it('shuts down gracefully: refuses new work, lets running work finish, cancels it past the deadline', async () => {
+    served = await serveHelper(
+      [{ delayMs: 200, text: 'finished in time' }, { toolCalls: [{ name: 'wait' }] }],
+      {
+        shutdownTimeoutMs: 1000,
+      },
+    );
+    const finishing = post(`${served.url}/api/agents/helper/run`, { input: 'slow' });
+    await expect.poll(() => served!.hubos.runs.running).toBe(1);
+    const stopping = served.hubos.close();
+    const refused = await fetch(`${served.url}/api/agents`).catch(() => undefined);
+    if (refused) expect(refused.status).toBe(503);
+    expect((await (await finishing).json()).text).toBe('finished in time');
+    await stopping;
+  });
+
+  it('cancels work still running at the shutdown deadline', async () => {
+    served = await serveHelper([{ toolCalls: [{ name: 'wait' }] }], { shutdownTimeoutMs: 100 });
+    const { runId } = await (
+      await post(`${served.url}/api/agents/helper/run?async=true`, { input: 'wait' })
+    ).json();
+    await served.hubos.close();
+    expect((await served.hubos.runs.get(runId))?.status).toBe('cancelled');
+  });
+});
