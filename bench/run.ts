@@ -1,3 +1,4 @@
 /** `npm run bench`: each benchmark prints its ratio against a baseline measured in the same run. */
 await import('./tool-validation.bench.ts');
 await import('./hook-dispatch.bench.ts');
+await import('./agent-loop.bench.ts');

@@ -6,7 +6,7 @@ import { KERNEL_OF, PLUGIN_OF } from './kernel-view.ts';
 export const REGISTER_OWNED_HOOKS = Symbol.for('hubos.register-owned-hooks');
 
 type HookCatalog = Record<string, TappableHook>;
-interface KernelLike {
+export interface KernelLike {
   readonly [KERNEL_OF]: object;
   readonly [PLUGIN_OF]?: string;
 }

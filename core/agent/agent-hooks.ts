@@ -52,6 +52,7 @@ export function createAgentHooks() {
     toolError: new AsyncSeriesHook<[ToolCallContext & { error: { code: string; message: string } }], TapMeta>(
       ['call'],
     ),
+    /** Every run's end, completed, cancelled or failed (see `result.status`). */
     afterRun: new AsyncSeriesHook<[{ run: RunContext; result: RunResult }], TapMeta>(['context']),
   });
 }

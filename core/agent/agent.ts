@@ -141,6 +141,7 @@ export class Agent implements AgentHandle {
     let steps = 0;
     let stopReason: StopReason = 'max-steps';
     let text = '';
+    let afterRunCalled = false;
     const persist = async (messages: Message[]) => {
       if (options.sessionId !== undefined) await sessions.append(this.id, options.sessionId, messages);
     };
@@ -214,6 +215,7 @@ export class Agent implements AgentHandle {
         'gen_ai.usage.input_tokens': usage.inputTokens,
         'gen_ai.usage.output_tokens': usage.outputTokens,
       });
+      afterRunCalled = true;
       await this.hooks.afterRun.promise({ run, result: done });
       emit({ type: 'run-finish', runId: run.runId, result: done });
       return done;
@@ -222,6 +224,9 @@ export class Agent implements AgentHandle {
         stopReason = 'cancelled';
         const cancelled = result('cancelled');
         span.setAttribute('hubos.run.status', 'cancelled');
+        // afterRun sees every outcome (once); a tap failing here cannot change it.
+        if (!afterRunCalled)
+          await this.hooks.afterRun.promise({ run, result: cancelled }).catch(() => undefined);
         emit({ type: 'run-finish', runId: run.runId, result: cancelled });
         return cancelled;
       }
@@ -232,6 +237,7 @@ export class Agent implements AgentHandle {
       };
       failSpan(span, error);
       const failed = result('failed', failure);
+      if (!afterRunCalled) await this.hooks.afterRun.promise({ run, result: failed }).catch(() => undefined);
       emit({ type: 'run-error', runId: run.runId, error: failure, result: failed });
       return failed;
     } finally {

@@ -1,4 +1,4 @@
-import type { Context } from '@opentelemetry/api';
+import { type Context, SpanKind } from '@opentelemetry/api';
 import { HubosError } from '../errors.ts';
 import { runWrapHook } from '../hook-utils.ts';
 import type { FinishReason, LanguageModel } from '../model/model.ts';
@@ -30,6 +30,7 @@ export async function callModel(
         : {}),
     },
     parent,
+    SpanKind.CLIENT, // a call to a model service, per the GenAI conventions
   );
   try {
     const response = await runWrapHook(hooks.wrapModelCall, ctx, (inner) => consume(model, inner, emit));

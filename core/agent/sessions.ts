@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Store, StoreValue } from '../store/store.ts';
 import type { Message } from './messages.ts';
 
@@ -32,7 +33,11 @@ export class Sessions {
 
   async load(agent: string, sessionId: string): Promise<Message[]> {
     if (this.#config.persist === false) return [];
-    let keys = await this.#store.list(namespace(agent), `${sessionId}/`);
+    const prefix = `${sessionId}/`;
+    // Only this session's keys: session "a" must not read those of session "a/b".
+    let keys = (await this.#store.list(namespace(agent), prefix)).filter(
+      (key) => !key.slice(prefix.length).includes('/'),
+    );
     if (this.#config.historyLimit !== undefined) keys = keys.slice(-this.#config.historyLimit);
     const messages = await Promise.all(keys.map((key) => this.#store.get(namespace(agent), key)));
     return trimToTurnStart(messages.filter((m) => m !== undefined) as unknown as Message[]);
@@ -40,16 +45,22 @@ export class Sessions {
 
   async append(agent: string, sessionId: string, messages: readonly Message[]): Promise<void> {
     if (this.#config.persist === false || messages.length === 0) return;
-    const keys = await this.#store.list(namespace(agent), `${sessionId}/`);
-    let next = keys.length === 0 ? 0 : Number(keys.at(-1)!.slice(sessionId.length + 1)) + 1;
     for (const message of messages) {
-      await this.#store.set(
-        namespace(agent),
-        `${sessionId}/${String(next++).padStart(10, '0')}`,
-        message as unknown as StoreValue,
-      );
+      await this.#store.set(namespace(agent), `${sessionId}/${nextKey()}`, message as unknown as StoreValue);
     }
   }
+}
+
+// Keys sort in append order and are made without reading the store, so concurrent appends to one
+// session (two runs, or two processes on one SQLite file) never overwrite each other: a time kept
+// monotonic in this process, then a counter, then a tag unique to the process.
+let lastTime = 0;
+let counter = 0;
+const processTag = randomBytes(4).toString('hex');
+
+function nextKey(): string {
+  lastTime = Math.max(lastTime, Date.now());
+  return `${String(lastTime).padStart(15, '0')}-${String(counter++).padStart(12, '0')}-${processTag}`;
 }
 
 function namespace(agent: string): string {
@@ -59,5 +70,6 @@ function namespace(agent: string): string {
 // A history cut by `historyLimit` must not start with tool results whose call was cut away.
 function trimToTurnStart(messages: Message[]): Message[] {
   const first = messages.findIndex((message) => message.role === 'user');
-  return first <= 0 ? messages : messages.slice(first);
+  // No user message in the window: what is left is the tail of a turn, unusable on its own.
+  return first === -1 ? [] : messages.slice(first);
 }

@@ -1,4 +1,6 @@
+import type { TapOnlyHooks } from '../hook-utils.ts';
 import type { LanguageModel } from '../model/model.ts';
+import type { AgentHooks } from './agent-hooks.ts';
 
 /** A config `agents` entry: the template agents are built from. */
 export interface AgentTemplate {
@@ -21,10 +23,11 @@ export interface AgentSpec extends AgentTemplate {
   name: string;
 }
 
-/** What kernel hooks see of a live agent. */
+/** What kernel hooks see of a live agent; in `agentCreated` a plugin taps its hooks here. */
 export interface AgentHandle {
   readonly id: string;
   readonly spec: AgentSpec;
+  readonly hooks: TapOnlyHooks<AgentHooks>;
 }
 
 export const DEFAULT_MAX_STEPS = 25;

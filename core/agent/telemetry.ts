@@ -17,8 +17,9 @@ export function startSpan(
   name: string,
   attributes: Attributes,
   parent: Context = context.active(),
+  kind: SpanKind = SpanKind.INTERNAL,
 ): { span: Span; ctx: Context } {
-  const span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
+  const span = tracer().startSpan(name, { kind, attributes }, parent);
   return { span, ctx: trace.setSpan(parent, span) };
 }
 

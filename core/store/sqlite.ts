@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { errorMessage, HubosError } from '../errors.ts';
@@ -23,28 +23,32 @@ export class SqliteStore implements Store {
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
+    let db: DatabaseSync | undefined;
     try {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-      this.#db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+      if (path !== ':memory:') ensureDir(dirname(path));
+      this.#db = db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5_000 });
       this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
       this.#db.exec(
         'CREATE TABLE IF NOT EXISTS kv (namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (namespace, key)) WITHOUT ROWID',
       );
+      // Prepared here too: a file whose `kv` table is someone else's fails as STORE_FAILED.
+      this.#get = this.#db.prepare('SELECT value FROM kv WHERE namespace = ? AND key = ?');
+      this.#set = this.#db.prepare(
+        'INSERT INTO kv (namespace, key, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+      );
+      this.#delete = this.#db.prepare('DELETE FROM kv WHERE namespace = ? AND key = ?');
+      this.#list = this.#db.prepare(
+        // The range lets SQLite use the primary key index; the substr check keeps it exact.
+        'SELECT key FROM kv WHERE namespace = ?1 AND key >= ?2 AND key < ?2 || char(1114111) AND substr(key, 1, length(?2)) = ?2 ORDER BY key',
+      );
     } catch (error) {
+      if (db?.isOpen) db.close();
       throw new HubosError(
         'STORE_FAILED',
         `cannot open the store at ${path}: ${errorMessage(error)} (check the file is a SQLite database the process may write, or set store.path in agent.config.ts)`,
         { cause: error, details: { path } },
       );
     }
-    this.#get = this.#db.prepare('SELECT value FROM kv WHERE namespace = ? AND key = ?');
-    this.#set = this.#db.prepare(
-      'INSERT INTO kv (namespace, key, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    );
-    this.#delete = this.#db.prepare('DELETE FROM kv WHERE namespace = ? AND key = ?');
-    this.#list = this.#db.prepare(
-      'SELECT key FROM kv WHERE namespace = ? AND substr(key, 1, length(?)) = ? ORDER BY key',
-    );
   }
 
   async get<T extends StoreValue = StoreValue>(namespace: string, key: string): Promise<T | undefined> {
@@ -63,7 +67,7 @@ export class SqliteStore implements Store {
   }
 
   async list(namespace: string, prefix = ''): Promise<string[]> {
-    const rows = this.#run(() => this.#list.all(namespace, prefix, prefix)) as { key: string }[];
+    const rows = this.#run(() => this.#list.all(namespace, prefix)) as { key: string }[];
     return rows.map((row) => row.key);
   }
 
@@ -77,5 +81,18 @@ export class SqliteStore implements Store {
     } catch (error) {
       throw new HubosError('STORE_FAILED', `store ${this.path}: ${errorMessage(error)}`, { cause: error });
     }
+  }
+}
+
+// Not `mkdirSync(dir, { recursive: true })`: under /proc, mkdir answers ENOENT for a parent that
+// exists, and Node's recursive mkdir retries that for ever, hanging the process at startup.
+function ensureDir(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) ensureDir(parent);
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }

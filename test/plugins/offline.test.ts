@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { defineTool, type Kernel, type ModelChunk } from '../../core/index.ts';
+import offline, { OFFLINE_HELP, OfflineModel } from '../../plugins/models/offline.ts';
+import { bootKernel } from '../../testing/index.ts';
+
+const kernels: Kernel[] = [];
+afterEach(async () => {
+  await Promise.all(kernels.splice(0).map((kernel) => kernel.close()));
+});
+
+const save = vi.fn((_ctx: unknown, tc: { input: { text: string } }) => ({ saved: tc.input.text }));
+const tools = [
+  defineTool({
+    name: 'notes_add',
+    description: 'Adds a note.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    handler: save as never,
+  }),
+  defineTool({
+    name: 'clock_now',
+    description: 'The time.',
+    inputSchema: { type: 'object' },
+    handler: () => 'noon',
+  }),
+  defineTool({
+    name: 'broken',
+    description: 'Fails.',
+    inputSchema: { type: 'object' },
+    handler: () => {
+      throw new Error('out of order');
+    },
+  }),
+];
+
+async function demoAgent(withTools = true) {
+  const kernel = await bootKernel({
+    config: { model: 'offline', agents: { demo: withTools ? { tools: ['*'] } : {} } },
+    plugins: [
+      offline(),
+      {
+        name: 'tools',
+        apply(k) {
+          k.hooks.registerTools.tap('tools', (registry) => registry.registerBatch(tools));
+        },
+      },
+    ],
+  });
+  kernels.push(kernel);
+  return kernel.agent('demo');
+}
+
+describe('offline model', () => {
+  it('calls the tool a /command names, with its JSON input, then echoes the result', async () => {
+    save.mockClear();
+    const agent = await demoAgent();
+    const result = await agent.run('/notes_add {"text": "buy milk"}');
+    expect(save).toHaveBeenCalledOnce();
+    expect(result.toolCalls).toMatchObject([{ name: 'notes_add', input: { text: 'buy milk' }, ok: true }]);
+    expect(result).toMatchObject({ status: 'completed', stopReason: 'stop', steps: 2 });
+    expect(result.text).toBe('notes_add returned: {"saved":"buy milk"}');
+  });
+
+  it('calls a tool with no input as {}', async () => {
+    const agent = await demoAgent();
+    const result = await agent.run('  /clock_now  ');
+    expect(result.toolCalls).toMatchObject([{ name: 'clock_now', input: {}, ok: true, output: 'noon' }]);
+    expect(result.text).toBe('clock_now returned: noon');
+  });
+
+  it('says when a tool failed', async () => {
+    const agent = await demoAgent();
+    const result = await agent.run('/broken {}');
+    expect(result.text).toBe('broken failed: Error: tool "broken" failed: out of order');
+  });
+
+  it('says what it is and how to use a real model for anything else', async () => {
+    const agent = await demoAgent();
+    const result = await agent.run('What is the weather like?');
+    expect(result.toolCalls).toEqual([]);
+    expect(result.text).toContain('I am the offline demo model');
+    expect(result.text).toContain('OPENAI_API_KEY');
+    expect(result.text).toContain(OFFLINE_HELP);
+    expect(result.text).toContain('Tools you can call: /notes_add, /clock_now, /broken.');
+  });
+
+  it('lists no tools when the agent has none', async () => {
+    const agent = await demoAgent(false);
+    const result = await agent.run('hello');
+    expect(result.text).toContain('offline demo model');
+    expect(result.text).not.toContain('Tools you can call');
+  });
+
+  it('answers a /command for a tool the agent does not have', async () => {
+    const agent = await demoAgent();
+    const result = await agent.run('/weather {"city": "Paris"}');
+    expect(result.toolCalls).toEqual([]);
+    expect(result.text).toBe('There is no tool "weather" here. Available: notes_add, clock_now, broken.');
+  });
+
+  it('answers input that is not JSON', async () => {
+    save.mockClear();
+    const agent = await demoAgent();
+    const result = await agent.run('/notes_add buy milk');
+    expect(save).not.toHaveBeenCalled();
+    expect(result.text).toBe('The input after /notes_add must be JSON, e.g. /notes_add {"key": "value"}.');
+  });
+
+  it('lets the tool schema answer input of the wrong shape', async () => {
+    const agent = await demoAgent();
+    const result = await agent.run('/notes_add {"txt": "typo"}');
+    expect(result.toolCalls[0]).toMatchObject({ ok: false, error: { code: 'TOOL_INPUT_INVALID' } });
+    expect(result.text).toMatch(
+      /^notes_add failed: Error: invalid input for tool "notes_add": missing required property "text"/,
+    );
+  });
+
+  it('streams deterministic chunks with a rough token count', async () => {
+    const model = new OfflineModel();
+    expect(model.provider).toBe('offline');
+    const chunks: ModelChunk[] = [];
+    for await (const chunk of model.stream({
+      messages: [{ role: 'user', content: '/clock_now' }],
+      tools: [{ name: 'clock_now', description: '', inputSchema: { type: 'object' } }],
+      signal: new AbortController().signal,
+    })) {
+      chunks.push(chunk);
+    }
+    expect(chunks).toEqual([
+      { type: 'tool-call-start', id: 'offline_1', name: 'clock_now' },
+      { type: 'tool-call', id: 'offline_1', name: 'clock_now', input: {} },
+      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 3, outputTokens: 0 } },
+    ]);
+  });
+});

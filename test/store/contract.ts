@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { Store, StoreValue } from '../../core/index.ts';
+
+/** What every Store must do, run against one implementation. `open` gives a fresh, empty store. */
+export function storeContract(name: string, open: () => Store | Promise<Store>): void {
+  describe(`${name}: the Store contract`, () => {
+    const withStore = (test: (store: Store) => Promise<void>) => async () => {
+      const store = await open();
+      try {
+        await test(store);
+      } finally {
+        await store.close();
+      }
+    };
+
+    it(
+      'gets what was set, undefined for what was not',
+      withStore(async (store) => {
+        expect(await store.get('ns', 'missing')).toBeUndefined();
+        await store.set('ns', 'k', { a: 1 });
+        expect(await store.get('ns', 'k')).toEqual({ a: 1 });
+      }),
+    );
+
+    it(
+      'round-trips JSON values exactly',
+      withStore(async (store) => {
+        const values: Record<string, StoreValue> = {
+          null: null,
+          true: true,
+          false: false,
+          zero: 0,
+          negative: -12.5,
+          big: 2 ** 53 - 1,
+          empty: '',
+          text: 'héllo wörld ✓ 🚀 "quoted" \\ back\nslash',
+          array: [1, 'two', null, [3], { four: 4 }],
+          object: { nested: { deep: [true, { x: 'y' }] }, empty: {}, list: [] },
+        };
+        for (const [key, value] of Object.entries(values)) await store.set('json', key, value);
+        for (const [key, value] of Object.entries(values))
+          expect(await store.get('json', key)).toEqual(value);
+      }),
+    );
+
+    it(
+      'copies values in and out',
+      withStore(async (store) => {
+        const value = { list: [1, 2] };
+        await store.set('ns', 'k', value);
+        value.list.push(3);
+        const read = (await store.get<{ list: number[] }>('ns', 'k'))!;
+        expect(read).toEqual({ list: [1, 2] });
+        read.list.push(4);
+        expect(await store.get('ns', 'k')).toEqual({ list: [1, 2] });
+      }),
+    );
+
+    it(
+      'overwrites, and deletes saying whether there was something',
+      withStore(async (store) => {
+        await store.set('ns', 'k', 'one');
+        await store.set('ns', 'k', 'two');
+        expect(await store.get('ns', 'k')).toBe('two');
+        expect(await store.delete('ns', 'k')).toBe(true);
+        expect(await store.delete('ns', 'k')).toBe(false);
+        expect(await store.delete('other', 'k')).toBe(false);
+        expect(await store.get('ns', 'k')).toBeUndefined();
+        expect(await store.list('ns')).toEqual([]);
+      }),
+    );
+
+    it(
+      'lists keys in key order, whatever the order they were set in',
+      withStore(async (store) => {
+        for (const key of ['b/2', 'a', 'b/10', 'B', 'b/1', 'c', 'b/']) await store.set('ns', key, key);
+        expect(await store.list('ns')).toEqual(['B', 'a', 'b/', 'b/1', 'b/10', 'b/2', 'c']);
+        expect(await store.list('ns', '')).toEqual(['B', 'a', 'b/', 'b/1', 'b/10', 'b/2', 'c']);
+        expect(await store.list('ns', 'b/')).toEqual(['b/', 'b/1', 'b/10', 'b/2']);
+        expect(await store.list('ns', 'b/1')).toEqual(['b/1', 'b/10']);
+        expect(await store.list('ns', 'zzz')).toEqual([]);
+        expect(await store.list('empty')).toEqual([]);
+      }),
+    );
+
+    it(
+      'matches prefixes literally (no wildcard characters)',
+      withStore(async (store) => {
+        for (const key of ['100%', '100x', 'a_b', 'axb', "it's", 'x*y']) await store.set('ns', key, 1);
+        expect(await store.list('ns', '100%')).toEqual(['100%']);
+        expect(await store.list('ns', 'a_')).toEqual(['a_b']);
+        expect(await store.list('ns', "it'")).toEqual(["it's"]);
+        expect(await store.list('ns', 'x*')).toEqual(['x*y']);
+      }),
+    );
+
+    it(
+      'keeps namespaces apart',
+      withStore(async (store) => {
+        await store.set('one', 'k', 1);
+        await store.set('two', 'k', 2);
+        await store.set('one', 'only-one', true);
+        expect(await store.get('one', 'k')).toBe(1);
+        expect(await store.get('two', 'k')).toBe(2);
+        expect(await store.list('one')).toEqual(['k', 'only-one']);
+        expect(await store.list('two')).toEqual(['k']);
+        await store.delete('one', 'k');
+        expect(await store.get('two', 'k')).toBe(2);
+      }),
+    );
+
+    it(
+      'closes more than once without error',
+      withStore(async (store) => {
+        await store.close();
+        await store.close();
+      }),
+    );
+  });
+}

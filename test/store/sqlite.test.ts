@@ -1,0 +1,155 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore, SqliteStore } from '../../core/index.ts';
+import { bootKernel } from '../../testing/index.ts';
+import { expectHubosError, expectHubosRejection } from '../core/helpers.ts';
+import { storeContract } from './contract.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'hubos-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshPath = (name = 'store') => join(dir, `${name}-${++files}.db`);
+
+storeContract('SqliteStore (file)', () => new SqliteStore(freshPath()));
+storeContract('SqliteStore (:memory:)', () => new SqliteStore(':memory:'));
+
+describe('SqliteStore: durability and sharing', () => {
+  it('keeps data across close and reopen', async () => {
+    const path = freshPath();
+    const first = new SqliteStore(path);
+    await first.set('ns', 'kept', { n: 1 });
+    await first.set('ns', 'dropped', 2);
+    await first.delete('ns', 'dropped');
+    await first.close();
+    const second = new SqliteStore(path);
+    expect(await second.get('ns', 'kept')).toEqual({ n: 1 });
+    expect(await second.list('ns')).toEqual(['kept']);
+    await second.close();
+  });
+
+  it("lets two stores on one file see each other's writes", async () => {
+    const path = freshPath();
+    const a = new SqliteStore(path);
+    const b = new SqliteStore(path);
+    await a.set('ns', 'from-a', 'a');
+    expect(await b.get('ns', 'from-a')).toBe('a');
+    await b.set('ns', 'from-b', 'b');
+    await b.set('ns', 'from-a', 'changed by b');
+    expect(await a.list('ns')).toEqual(['from-a', 'from-b']);
+    expect(await a.get('ns', 'from-a')).toBe('changed by b');
+    expect(await b.delete('ns', 'from-b')).toBe(true);
+    expect(await a.get('ns', 'from-b')).toBeUndefined();
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('uses WAL journaling', async () => {
+    const path = freshPath();
+    const store = new SqliteStore(path);
+    await store.set('ns', 'k', 1);
+    const db = new DatabaseSync(path, { readOnly: true });
+    try {
+      expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    } finally {
+      db.close();
+    }
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    await store.close();
+  });
+
+  it('creates missing folders on the way to the file', async () => {
+    const path = join(dir, 'deep', 'er', 'store.db');
+    const store = new SqliteStore(path);
+    await store.set('ns', 'k', 1);
+    await store.close();
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it('fails operations on a closed store with STORE_FAILED', async () => {
+    const path = freshPath();
+    const store = new SqliteStore(path);
+    await store.close();
+    const error = await expectHubosRejection(store.get('ns', 'k'), 'STORE_FAILED');
+    expect(error.message).toContain(path);
+  });
+});
+
+describe('SqliteStore: files it cannot use', () => {
+  it('refuses a file that is not a SQLite database, naming the path', () => {
+    const path = freshPath('corrupt');
+    writeFileSync(path, Buffer.from('this is not a database; just some garbage bytes\n'.repeat(100)));
+    const error = expectHubosError(() => new SqliteStore(path), 'STORE_FAILED');
+    expect(error.message).toContain(`cannot open the store at ${path}`);
+    expect(error.message).toContain('file is not a database');
+    expect(error.details.path).toBe(path);
+  });
+
+  it("refuses a database whose kv table is someone else's", () => {
+    const path = freshPath('foreign');
+    const db = new DatabaseSync(path);
+    db.exec('CREATE TABLE kv (a TEXT, b TEXT)');
+    db.close();
+    const error = expectHubosError(() => new SqliteStore(path), 'STORE_FAILED');
+    expect(error.message).toContain(path);
+  });
+
+  it('refuses a path under a regular file', () => {
+    const file = freshPath('plain-file');
+    writeFileSync(file, 'x');
+    const path = join(file, 'sub', 'store.db');
+    const error = expectHubosError(() => new SqliteStore(path), 'STORE_FAILED');
+    expect(error.message).toContain(path);
+  });
+
+  it('refuses an unwritable location such as /proc promptly', () => {
+    const started = performance.now();
+    const error = expectHubosError(() => new SqliteStore('/proc/hubos-test/store.db'), 'STORE_FAILED');
+    expect(error.message).toContain('/proc/hubos-test/store.db');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('fails kernel boot at startup with STORE_FAILED', async () => {
+    const path = freshPath('corrupt-boot');
+    writeFileSync(path, 'garbage');
+    const error = await expectHubosRejection(
+      bootKernel({ store: undefined, config: { store: { driver: 'sqlite', path } } }),
+      'STORE_FAILED',
+    );
+    expect(error.message).toContain(path);
+    await expectHubosRejection(
+      bootKernel({ store: undefined, config: { store: { path: '/proc/hubos-test/x.db' } } }),
+      'STORE_FAILED',
+    );
+  });
+});
+
+describe('openStore', () => {
+  it('opens SQLite by default at .hubos/hubos.db under the base folder', async () => {
+    const base = join(dir, 'app');
+    const store = openStore({}, base);
+    expect(store).toBeInstanceOf(SqliteStore);
+    expect((store as SqliteStore).path).toBe(join(base, '.hubos', 'hubos.db'));
+    await store.close();
+  });
+
+  it('resolves a relative path from the base folder and keeps :memory:', async () => {
+    const store = openStore({ path: 'data/x.db' }, dir) as SqliteStore;
+    expect(store.path).toBe(join(dir, 'data', 'x.db'));
+    await store.close();
+    const memory = openStore({ path: ':memory:' }, dir) as SqliteStore;
+    expect(memory.path).toBe(':memory:');
+    await memory.close();
+  });
+
+  it('gives a booted kernel its configured SQLite store', async () => {
+    const path = freshPath('kernel');
+    const kernel = await bootKernel({ store: undefined, config: { store: { path } } });
+    await kernel.store.set('plugin:test', 'k', 'v');
+    await kernel.close();
+    const reopened = new SqliteStore(path);
+    expect(await reopened.get('plugin:test', 'k')).toBe('v');
+    await reopened.close();
+  });
+});
