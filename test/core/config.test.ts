@@ -103,7 +103,14 @@ describe('resolveConfigExport', () => {
 
 describe('validateConfig: core keys', () => {
   it('the kernel owns plugins, agents, model, store, sessions and workspace', () => {
-    expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual(['plugins', 'agents', 'model', 'store', 'sessions', 'workspace']);
+    expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
+      'plugins',
+      'agents',
+      'model',
+      'store',
+      'sessions',
+      'workspace',
+    ]);
     expect(CORE_CONFIG_SCHEMA.plugins).toMatchObject({ type: 'array' });
   });
 
@@ -140,7 +147,9 @@ describe('validateConfig: core keys', () => {
       () => validateConfig({ plugin: [] } as never, new Map(), FILE),
       'CONFIG_INVALID',
     );
-    expect(error.message).toContain('unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, sessions, workspace');
+    expect(error.message).toContain(
+      'unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, sessions, workspace',
+    );
     expect(error.message).toContain(FILE);
   });
 
@@ -157,7 +166,9 @@ describe('validateConfig: core keys', () => {
       () => validateConfig({ telemetry: true } as never, owned, FILE),
       'CONFIG_INVALID',
     );
-    expect(error.message).toContain('unknown key "telemetry"; known keys: plugins, agents, model, store, sessions, workspace, weather');
+    expect(error.message).toContain(
+      'unknown key "telemetry"; known keys: plugins, agents, model, store, sessions, workspace, weather',
+    );
     expect(error.message).not.toContain('did you mean');
   });
 

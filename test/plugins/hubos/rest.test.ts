@@ -2,6 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
 import { parseSSE, post, type Served, serveHelper } from './helpers.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.
+type Json = any;
+
 let served: Served | undefined;
 afterEach(async () => {
   await served?.close();
@@ -11,7 +14,7 @@ afterEach(async () => {
 describe('HubOS REST', () => {
   it('lists and describes agents, and reports health', async () => {
     served = await serveHelper([]);
-    const list = await (await fetch(`${served.url}/api/agents`)).json();
+    const list = (await (await fetch(`${served.url}/api/agents`)).json()) as Json;
     expect(list.agents).toEqual([
       {
         name: 'helper',
@@ -23,13 +26,13 @@ describe('HubOS REST', () => {
         ],
       },
     ]);
-    expect((await (await fetch(`${served.url}/api/agents/helper`)).json()).name).toBe('helper');
+    expect(((await (await fetch(`${served.url}/api/agents/helper`)).json()) as Json).name).toBe('helper');
     const missing = await fetch(`${served.url}/api/agents/nobody`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({
+    expect((await missing.json()) as Json).toEqual({
       error: { code: 'AGENT_NOT_FOUND', message: 'no agent "nobody" (agents: helper)' },
     });
-    expect(await (await fetch(`${served.url}/health`)).json()).toMatchObject({
+    expect((await (await fetch(`${served.url}/health`)).json()) as Json).toMatchObject({
       status: 'ok',
       agents: 1,
       runs: 0,
@@ -40,7 +43,7 @@ describe('HubOS REST', () => {
     served = await serveHelper([{ toolCalls: [{ name: 'echo', input: { text: 'hi' } }] }, 'Done.']);
     const response = await post(`${served.url}/api/agents/helper/run`, { input: 'go', sessionId: 's1' });
     expect(response.status).toBe(200);
-    const result = await response.json();
+    const result = (await response.json()) as Json;
     expect(result).toMatchObject({
       status: 'completed',
       text: 'Done.',
@@ -73,12 +76,12 @@ describe('HubOS REST', () => {
     served = await serveHelper([{ toolCalls: [{ name: 'wait' }] }, 'never']);
     const started = await post(`${served.url}/api/agents/helper/run?async=true`, { input: 'wait' });
     expect(started.status).toBe(202);
-    const { runId, href } = await started.json();
+    const { runId, href } = (await started.json()) as Json;
     expect(href).toBe(`/api/runs/${runId}`);
-    expect((await (await fetch(`${served.url}${href}`)).json()).status).toBe('running');
+    expect(((await (await fetch(`${served.url}${href}`)).json()) as Json).status).toBe('running');
     const cancelled = await post(`${served.url}/api/runs/${runId}/cancel`, {});
-    expect((await cancelled.json()).status).toBe('cancelled');
-    expect((await (await fetch(`${served.url}${href}`)).json()).status).toBe('cancelled');
+    expect(((await cancelled.json()) as Json).status).toBe('cancelled');
+    expect(((await (await fetch(`${served.url}${href}`)).json()) as Json).status).toBe('cancelled');
     const again = await post(`${served.url}/api/runs/${runId}/cancel`, {});
     expect(again.status).toBe(409);
     expect((await fetch(`${served.url}/api/runs/nope`)).status).toBe(404);
@@ -106,19 +109,21 @@ describe('HubOS REST', () => {
     const run = `${served.url}/api/agents/helper/run`;
     const malformed = await post(run, '{"input": ');
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error.code).toBe('INVALID_JSON');
+    expect(((await malformed.json()) as Json).error.code).toBe('INVALID_JSON');
     const wrongType = await post(run, { input: 42 });
     expect(wrongType.status).toBe(400);
-    expect((await wrongType.json()).error.message).toContain('"input" must be string, got integer 42');
+    expect(((await wrongType.json()) as Json).error.message).toContain(
+      '"input" must be string, got integer 42',
+    );
     const unknownKey = await post(run, { input: 'x', extra: 1 });
-    expect((await unknownKey.json()).error.message).toContain('unknown property "extra"');
+    expect(((await unknownKey.json()) as Json).error.message).toContain('unknown property "extra"');
     const missing = await post(run, {});
-    expect((await missing.json()).error.message).toContain('missing required property "input"');
+    expect(((await missing.json()) as Json).error.message).toContain('missing required property "input"');
     const badSession = await post(run, { input: 'x', sessionId: '../../etc' });
     expect(badSession.status).toBe(400);
     const noRoute = await fetch(`${served.url}/api/nope`);
     expect(noRoute.status).toBe(404);
-    expect((await noRoute.json()).error.code).toBe('NOT_FOUND');
+    expect(((await noRoute.json()) as Json).error.code).toBe('NOT_FOUND');
     expect((await post(run, { input: 'still fine' })).status).toBe(200);
   });
 
@@ -126,7 +131,7 @@ describe('HubOS REST', () => {
     served = await serveHelper(['ok'], { bodyLimit: 2048 });
     const response = await post(`${served.url}/api/agents/helper/run`, { input: 'x'.repeat(5000) });
     expect(response.status).toBe(413);
-    expect((await response.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(((await response.json()) as Json).error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('rate-limits per client with 429 and Retry-After', async () => {
@@ -136,7 +141,7 @@ describe('HubOS REST', () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
     const limited = await fetch(`${served.url}/api/agents`);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await limited.json()).error.code).toBe('RATE_LIMITED');
+    expect(((await limited.json()) as Json).error.code).toBe('RATE_LIMITED');
   });
 
   it('requires a Bearer API key when keys are configured; /health stays open', async () => {
@@ -144,7 +149,7 @@ describe('HubOS REST', () => {
     served = await serveHelper([], { apiKeys: [key] });
     const anonymous = await fetch(`${served.url}/api/agents`);
     expect(anonymous.status).toBe(401);
-    expect((await anonymous.json()).error.code).toBe('UNAUTHORIZED');
+    expect(((await anonymous.json()) as Json).error.code).toBe('UNAUTHORIZED');
     expect(
       (
         await fetch(`${served.url}/api/agents`, {
@@ -165,7 +170,7 @@ describe('HubOS REST', () => {
 
   it('publishes an OpenAPI 3.1 document built from the body schemas', async () => {
     served = await serveHelper([]);
-    const doc = await (await fetch(`${served.url}/api/openapi.json`)).json();
+    const doc = (await (await fetch(`${served.url}/api/openapi.json`)).json()) as Json;
     expect(doc.openapi).toBe('3.1.0');
     const run = doc.paths['/api/agents/{name}/run'].post;
     expect(run.requestBody.content['application/json'].schema.required).toEqual(['input']);
@@ -186,15 +191,15 @@ describe('HubOS REST', () => {
     const stopping = served.hubos.close();
     const refused = await fetch(`${served.url}/api/agents`).catch(() => undefined);
     if (refused) expect(refused.status).toBe(503);
-    expect((await (await finishing).json()).text).toBe('finished in time');
+    expect(((await (await finishing).json()) as Json).text).toBe('finished in time');
     await stopping;
   });
 
   it('cancels work still running at the shutdown deadline', async () => {
     served = await serveHelper([{ toolCalls: [{ name: 'wait' }] }], { shutdownTimeoutMs: 100 });
-    const { runId } = await (
+    const { runId } = (await (
       await post(`${served.url}/api/agents/helper/run?async=true`, { input: 'wait' })
-    ).json();
+    ).json()) as Json;
     await served.hubos.close();
     expect((await served.hubos.runs.get(runId))?.status).toBe('cancelled');
   });
