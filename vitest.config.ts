@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -14,6 +14,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Tests that need system packages (Chromium) run in `npm run test:system`.
+    exclude: [...configDefaults.exclude, 'test/system/**'],
     testTimeout: 20_000,
     hookTimeout: 120_000,
   },

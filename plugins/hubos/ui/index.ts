@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Hono } from 'hono';
+import { HubosError } from '../../../core/index.ts';
+import type { HubOS } from '../hubos.ts';
+
+/** The page's files, in `static/` beside this module (the build copies them next to the compiled one). */
+const FILES = {
+  'page.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+  'icon.svg': 'image/svg+xml',
+} as const;
+
+type FileName = keyof typeof FILES;
+
+const STATIC_DIR = new URL('./static/', import.meta.url);
+
+let loaded: Promise<Record<FileName, string>> | undefined;
+
+/** Reads the files once per process; a missing file fails the server build, naming what to fix. */
+function loadFiles(): Promise<Record<FileName, string>> {
+  loaded ??= (async () => {
+    const entries = await Promise.all(
+      (Object.keys(FILES) as FileName[]).map(async (name) => {
+        try {
+          return [name, await readFile(new URL(name, STATIC_DIR), 'utf8')] as const;
+        } catch (error) {
+          throw new HubosError(
+            'CONFIG_INVALID',
+            `the HubOS page file ${fileURLToPath(new URL(name, STATIC_DIR))} is missing: the build must copy plugins/hubos/ui/static/ beside the compiled ui/index.js`,
+            { cause: error },
+          );
+        }
+      }),
+    );
+    return Object.fromEntries(entries) as Record<FileName, string>;
+  })();
+  loaded.catch(() => {
+    loaded = undefined;
+  });
+  return loaded;
+}
+
+const escapeAttribute = (value: string) =>
+  value.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+  );
+
+interface Asset {
+  body: string;
+  type: string;
+  etag: string;
+}
+
+function asset(body: string, type: string): Asset {
+  return { body, type, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+}
+
+/**
+ * The chat page: `GET /` (and `/ui/`) serves it, `GET /ui/<file>` its script, style and icon.
+ * Public paths (the page asks for the API key itself when the API answers 401).
+ */
+export async function uiRoutes(app: Hono, hubos: HubOS): Promise<void> {
+  const files = await loadFiles();
+  const page = files['page.html']
+    .replaceAll('{{API_PREFIX}}', escapeAttribute(hubos.apiPrefix))
+    .replaceAll('{{NAME}}', escapeAttribute(hubos.name));
+  const pageAsset = asset(page, FILES['page.html']);
+  const assets = new Map<string, Asset>();
+  for (const name of ['app.js', 'style.css', 'icon.svg'] as const)
+    assets.set(name, asset(files[name], FILES[name]));
+
+  const send = (asset: Asset, ifNoneMatch: string | undefined) => {
+    const headers = { etag: asset.etag, 'cache-control': 'no-cache' };
+    if (ifNoneMatch?.split(/\s*,\s*/).includes(asset.etag))
+      return new Response(null, { status: 304, headers });
+    return new Response(asset.body, { headers: { ...headers, 'content-type': asset.type } });
+  };
+
+  app.get('/', (c) => send(pageAsset, c.req.header('if-none-match')));
+  app.get('/ui/', (c) => send(pageAsset, c.req.header('if-none-match')));
+  app.get('/ui/:file', (c) => {
+    const found = assets.get(c.req.param('file'));
+    if (!found) return c.json({ error: { code: 'NOT_FOUND', message: `no file ${c.req.path}` } }, 404);
+    return send(found, c.req.header('if-none-match'));
+  });
+}

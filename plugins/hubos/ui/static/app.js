@@ -1,0 +1,596 @@
+// The HubOS chat page: vanilla JS, no build step. Talks to the REST + SSE API of the server that serves it.
+
+const API = document.querySelector('meta[name="hubos-api"]')?.getAttribute('content') || '/api';
+const KEY_STORAGE = 'hubos.apiKey';
+const AGENT_STORAGE = 'hubos.agent';
+const CHAT_STORAGE = 'hubos.chat.';
+const SHOWN_LIMIT = 100_000;
+const STORED_LIMIT = 20_000;
+
+const $ = (id) => document.getElementById(id);
+const el = {
+  agent: $('agent'),
+  newChat: $('new-chat'),
+  keyButton: $('key-button'),
+  info: $('agent-info'),
+  description: $('agent-description'),
+  model: $('agent-model'),
+  tools: $('agent-tools'),
+  loadError: $('load-error'),
+  log: $('log'),
+  empty: $('empty'),
+  main: document.querySelector('main'),
+  form: $('composer'),
+  message: $('message'),
+  send: $('send'),
+  stop: $('stop'),
+  status: $('status'),
+  keyDialog: $('key-dialog'),
+  keyForm: $('key-form'),
+  keyReason: $('key-reason'),
+  keyInput: $('key-input'),
+  keyCancel: $('key-cancel'),
+};
+
+const state = { agents: [], agent: undefined, chat: undefined, controller: undefined };
+
+// ---------------------------------------------------------------- helpers
+
+function h(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === false) continue;
+    if (name === 'class') node.className = value;
+    else node.setAttribute(name, value === true ? '' : value);
+  }
+  node.append(...children.filter((child) => child !== undefined && child !== null));
+  return node;
+}
+
+function clip(text, limit) {
+  return text.length > limit ? `${text.slice(0, limit)}\n… (${text.length - limit} more characters)` : text;
+}
+
+function show(value) {
+  if (value === undefined) return '';
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function oneLine(value) {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+function randomId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `web-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+function storage(kind) {
+  try {
+    return kind === 'local' ? window.localStorage : window.sessionStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+function setStatus(text) {
+  el.status.textContent = text;
+}
+
+/** An error with the server's `{ error: { code, message } }` shape when it sent one. */
+class ApiError extends Error {
+  constructor(code, message, status) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+async function responseError(response) {
+  let code = `HTTP_${response.status}`;
+  let message = response.statusText || 'the request failed';
+  try {
+    const text = await response.text();
+    try {
+      const body = JSON.parse(text);
+      if (body?.error?.message) ({ code = code, message } = body.error);
+    } catch {
+      if (text.trim()) message = text.trim().slice(0, 500);
+    }
+  } catch {
+    // keep the status line
+  }
+  return new ApiError(code, message, response.status);
+}
+
+// ---------------------------------------------------------------- API key
+
+function askKey(reason, signal) {
+  return new Promise((resolve) => {
+    const dialog = el.keyDialog;
+    el.keyReason.textContent = reason;
+    el.keyInput.value = '';
+    const finish = (key) => {
+      dialog.removeEventListener('close', onClose);
+      signal?.removeEventListener('abort', onAbort);
+      if (dialog.open) dialog.close();
+      resolve(key);
+    };
+    const onClose = () => {
+      const key = dialog.returnValue === 'ok' ? el.keyInput.value.trim() : '';
+      if (key) storage('local')?.setItem(KEY_STORAGE, key);
+      if (key) el.keyButton.hidden = false;
+      finish(key || undefined);
+    };
+    const onAbort = () => finish(undefined);
+    dialog.returnValue = '';
+    dialog.addEventListener('close', onClose);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    dialog.showModal();
+    el.keyInput.focus();
+  });
+}
+
+el.keyCancel.addEventListener('click', () => el.keyDialog.close(''));
+el.keyButton.addEventListener('click', () => askKey('Enter a new API key for this server.'));
+
+/** fetch with the stored API key; a 401 asks for a key and tries again (until the user cancels). */
+async function request(path, init = {}) {
+  for (;;) {
+    const headers = new Headers(init.headers);
+    const key = storage('local')?.getItem(KEY_STORAGE);
+    if (key) headers.set('authorization', `Bearer ${key}`);
+    const response = await fetch(path, { ...init, headers });
+    if (response.status !== 401) return response;
+    const error = await responseError(response);
+    const reason = key
+      ? `The server refused the stored key (${error.message}). Enter a valid API key.`
+      : 'This server asks for an API key.';
+    const entered = await askKey(reason, init.signal);
+    init.signal?.throwIfAborted();
+    if (!entered) throw new ApiError(error.code, `${error.message} (no API key given)`, 401);
+  }
+}
+
+// ---------------------------------------------------------------- conversation (kept per agent in sessionStorage)
+
+function loadChat(agent) {
+  try {
+    const saved = JSON.parse(storage('session')?.getItem(CHAT_STORAGE + agent) ?? 'null');
+    if (saved && typeof saved.sessionId === 'string' && Array.isArray(saved.items)) return saved;
+  } catch {
+    // start over
+  }
+  return { sessionId: randomId(), items: [] };
+}
+
+function saveChat(agent, chat) {
+  const items = chat.items.map((item) => {
+    if (item.kind !== 'tool') return item;
+    return {
+      ...item,
+      args: clip(item.args ?? '', STORED_LIMIT),
+      result: clip(item.result ?? '', STORED_LIMIT),
+    };
+  });
+  try {
+    storage('session')?.setItem(CHAT_STORAGE + agent, JSON.stringify({ sessionId: chat.sessionId, items }));
+  } catch {
+    // storage full or unavailable: the conversation still continues on the server
+  }
+}
+
+// ---------------------------------------------------------------- rendering
+
+function nearBottom() {
+  const { scrollTop, scrollHeight, clientHeight } = el.main;
+  return scrollHeight - scrollTop - clientHeight < 80;
+}
+
+let scrollQueued = false;
+function keepScrolled(wasNearBottom) {
+  if (!wasNearBottom || scrollQueued) return;
+  scrollQueued = true;
+  requestAnimationFrame(() => {
+    scrollQueued = false;
+    el.main.scrollTop = el.main.scrollHeight;
+  });
+}
+
+/** Renders one item; returns its node and an `update()` for streamed changes. */
+function renderItem(item) {
+  switch (item.kind) {
+    case 'user':
+      return {
+        node: h(
+          'li',
+          { class: 'msg user' },
+          h('span', { class: 'who' }, 'You'),
+          h('div', { class: 'bubble' }, item.text),
+        ),
+      };
+    case 'assistant': {
+      const text = document.createTextNode(item.text);
+      const bubble = h('div', { class: 'bubble' }, text);
+      return {
+        node: h('li', { class: 'msg assistant' }, h('span', { class: 'who' }, item.agent ?? 'Agent'), bubble),
+        append(delta) {
+          text.appendData(delta);
+        },
+        busy(on) {
+          if (on) bubble.setAttribute('aria-busy', 'true');
+          else bubble.removeAttribute('aria-busy');
+        },
+      };
+    }
+    case 'tool': {
+      const preview = h('code', { class: 'preview' });
+      const badge = h('span', { class: 'badge' });
+      const args = h('pre', { class: 'args', tabindex: '0' });
+      const result = h('pre', { class: 'result', tabindex: '0' });
+      const resultTitle = h('h3', {}, 'Result');
+      const details = h(
+        'details',
+        {},
+        h(
+          'summary',
+          {},
+          h('span', { class: 'tool-label' }, 'Tool '),
+          h('code', { class: 'tool-name' }, item.name),
+          preview,
+          badge,
+        ),
+        h('div', { class: 'tool-body' }, h('h3', {}, 'Arguments'), args, resultTitle, result),
+      );
+      const node = h('li', { class: 'tool' }, details);
+      const update = () => {
+        node.dataset.status = item.status;
+        preview.textContent = item.input !== undefined ? oneLine(item.input) : oneLine(item.args ?? '');
+        args.textContent = clip(item.args ?? '', SHOWN_LIMIT) || '(none yet)';
+        badge.textContent =
+          item.status === 'running'
+            ? 'running…'
+            : item.status === 'ok'
+              ? `done${item.durationMs !== undefined ? ` · ${item.durationMs} ms` : ''}`
+              : 'failed';
+        resultTitle.textContent = item.status === 'error' ? 'Error' : 'Result';
+        result.textContent = item.status === 'running' ? 'waiting…' : clip(item.result ?? '', SHOWN_LIMIT);
+        if (item.status === 'error') details.open = true;
+      };
+      update();
+      return { node, update };
+    }
+    case 'error':
+      return {
+        node: h(
+          'li',
+          { class: 'error', role: 'alert' },
+          h('strong', {}, item.code ? `${item.code}: ` : 'Error: '),
+          item.message,
+        ),
+      };
+    default:
+      return { node: h('li', { class: 'note' }, item.text ?? '') };
+  }
+}
+
+function renderChat() {
+  el.log.replaceChildren(...(state.chat?.items ?? []).map((item) => renderItem(item).node));
+  el.empty.hidden = (state.chat?.items.length ?? 0) > 0;
+  el.main.scrollTop = el.main.scrollHeight;
+}
+
+function addItem(item) {
+  const wasNearBottom = nearBottom();
+  state.chat.items.push(item);
+  const view = renderItem(item);
+  el.log.append(view.node);
+  el.empty.hidden = true;
+  keepScrolled(wasNearBottom);
+  return view;
+}
+
+function renderAgentInfo(agent) {
+  el.info.hidden = !agent;
+  if (!agent) return;
+  el.description.textContent = agent.description || 'No description.';
+  el.model.textContent = agent.model || 'unknown';
+  el.tools.replaceChildren(
+    ...(agent.tools.length
+      ? agent.tools.map((tool) =>
+          h(
+            'li',
+            {},
+            h('code', {}, tool.name),
+            tool.description ? h('span', { class: 'tool-description' }, ` — ${tool.description}`) : undefined,
+          ),
+        )
+      : [h('li', { class: 'none' }, 'none')]),
+  );
+}
+
+// ---------------------------------------------------------------- agents
+
+function selectAgent(name) {
+  const agent = state.agents.find((candidate) => candidate.name === name) ?? state.agents[0];
+  state.agent = agent;
+  state.chat = agent ? loadChat(agent.name) : undefined;
+  if (agent) {
+    el.agent.value = agent.name;
+    storage('local')?.setItem(AGENT_STORAGE, agent.name);
+  }
+  renderAgentInfo(agent);
+  renderChat();
+  setRunning(false);
+}
+
+async function loadAgents() {
+  el.loadError.hidden = true;
+  try {
+    const response = await request(`${API}/agents`, { headers: { accept: 'application/json' } });
+    if (!response.ok) throw await responseError(response);
+    const { agents } = await response.json();
+    state.agents = Array.isArray(agents) ? agents : [];
+  } catch (error) {
+    el.loadError.replaceChildren(
+      h('strong', {}, `${error.code ?? 'Error'}: `),
+      `could not list the agents: ${error.message} `,
+      h('button', { type: 'button', class: 'quiet', id: 'retry' }, 'Retry'),
+    );
+    el.loadError.hidden = false;
+    $('retry').addEventListener('click', loadAgents);
+    el.agent.replaceChildren(h('option', {}, 'No agents'));
+    return;
+  }
+  if (state.agents.length === 0) {
+    el.agent.replaceChildren(h('option', {}, 'No agents'));
+    el.empty.textContent = 'This server serves no agents yet.';
+    return;
+  }
+  el.agent.replaceChildren(...state.agents.map((agent) => h('option', { value: agent.name }, agent.name)));
+  const wanted =
+    new URLSearchParams(location.search).get('agent') ?? storage('local')?.getItem(AGENT_STORAGE);
+  selectAgent(wanted);
+  el.message.focus();
+}
+
+el.agent.addEventListener('change', () => selectAgent(el.agent.value));
+
+el.newChat.addEventListener('click', () => {
+  if (!state.agent || state.controller) return;
+  state.chat = { sessionId: randomId(), items: [] };
+  saveChat(state.agent.name, state.chat);
+  renderChat();
+  setStatus('New conversation.');
+  el.message.focus();
+});
+
+// ---------------------------------------------------------------- running
+
+function setRunning(running) {
+  const ready = Boolean(state.agent);
+  el.send.hidden = running;
+  el.stop.hidden = !running;
+  el.send.disabled = !ready || running;
+  el.message.disabled = !ready;
+  el.agent.disabled = !ready || running;
+  el.newChat.disabled = !ready || running;
+  el.log.setAttribute('aria-busy', running ? 'true' : 'false');
+}
+
+/** Server-sent events of a fetch body: yields `{ event, data }` per dispatched event. */
+async function* readEvents(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  let event = '';
+  let data = [];
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      const lines = buffer.split(/\r\n|\r(?!$)|\n/);
+      buffer = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line === '') {
+          if (data.length) yield { event: event || 'message', data: data.join('\n') };
+          event = '';
+          data = [];
+        } else if (!line.startsWith(':')) {
+          const colon = line.indexOf(':');
+          const field = colon < 0 ? line : line.slice(0, colon);
+          let content = colon < 0 ? '' : line.slice(colon + 1);
+          if (content.startsWith(' ')) content = content.slice(1);
+          if (field === 'event') event = content;
+          else if (field === 'data') data.push(content);
+        }
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+async function send(input) {
+  const agent = state.agent;
+  const chat = state.chat;
+  const controller = new AbortController();
+  state.controller = controller;
+  setRunning(true);
+  setStatus(`${agent.name} is working…`);
+  addItem({ kind: 'user', text: input });
+
+  const tools = new Map();
+  let text; // the assistant item receiving text deltas (a tool call starts a new one)
+  let finished = false;
+  let streamed = false;
+  const say = (delta) => {
+    const wasNearBottom = nearBottom();
+    if (!text) {
+      text = { item: { kind: 'assistant', agent: agent.name, text: '' } };
+      text.view = addItem(text.item);
+      text.view.busy(true);
+    }
+    streamed = true;
+    text.item.text += delta;
+    text.view.append(delta);
+    keepScrolled(wasNearBottom);
+  };
+  const endText = () => {
+    text?.view.busy(false);
+    text = undefined;
+  };
+  const tool = (id, name) => {
+    let entry = tools.get(id);
+    if (!entry) {
+      endText();
+      const item = { kind: 'tool', id, name, status: 'running', args: '' };
+      entry = { item, view: addItem(item) };
+      tools.set(id, entry);
+    }
+    return entry;
+  };
+
+  const handle = (type, event) => {
+    switch (type) {
+      case 'text-delta':
+        say(event.delta);
+        break;
+      case 'tool-call-start':
+        tool(event.id, event.name);
+        setStatus(`${agent.name} is calling ${event.name}…`);
+        break;
+      case 'tool-call-args': {
+        const entry = tool(event.id, '?');
+        entry.item.args += event.delta;
+        entry.view.update();
+        break;
+      }
+      case 'tool-call-end': {
+        const entry = tool(event.id, event.name);
+        entry.item.input = event.input;
+        entry.item.args = show(event.input);
+        entry.view.update();
+        break;
+      }
+      case 'tool-result': {
+        const { call } = event;
+        const entry = tool(call.id, call.name);
+        if (call.input !== undefined) {
+          entry.item.input = call.input;
+          entry.item.args = show(call.input);
+        }
+        entry.item.status = call.ok ? 'ok' : 'error';
+        entry.item.durationMs = call.durationMs;
+        entry.item.result = call.ok
+          ? show(call.output)
+          : `${call.error?.code ? `${call.error.code}: ` : ''}${call.error?.message ?? 'the tool failed'}`;
+        entry.view.update();
+        setStatus(`${agent.name} is working…`);
+        break;
+      }
+      case 'run-finish': {
+        finished = true;
+        const { result } = event;
+        if (!streamed && result.text) say(result.text);
+        endText();
+        if (result.status === 'cancelled') addItem({ kind: 'note', text: 'The run was cancelled.' });
+        else if (result.stopReason === 'max-steps')
+          addItem({ kind: 'note', text: `Stopped after ${result.steps} steps (the agent's step limit).` });
+        break;
+      }
+      case 'run-error':
+        finished = true;
+        endText();
+        addItem({
+          kind: 'error',
+          code: event.error?.code,
+          message: event.error?.message ?? 'the run failed',
+        });
+        break;
+    }
+  };
+
+  try {
+    const response = await request(`${API}/agents/${encodeURIComponent(agent.name)}/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ input, sessionId: chat.sessionId }),
+      signal: controller.signal,
+    });
+    if (!response.ok) throw await responseError(response);
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      const result = await response.json();
+      handle('run-finish', { result });
+    } else {
+      for await (const { event, data } of readEvents(response.body)) {
+        let parsed;
+        try {
+          parsed = JSON.parse(data);
+        } catch {
+          continue;
+        }
+        handle(event, parsed);
+      }
+      if (!finished && !controller.signal.aborted)
+        throw new ApiError('STREAM_ENDED', 'the connection closed before the run finished');
+    }
+    setStatus('');
+  } catch (error) {
+    endText();
+    if (controller.signal.aborted) {
+      addItem({ kind: 'note', text: 'Stopped.' });
+      setStatus('Stopped.');
+    } else {
+      const message =
+        error instanceof ApiError ? error.message : `could not reach the server: ${error.message}`;
+      addItem({ kind: 'error', code: error.code ?? 'NETWORK_ERROR', message });
+      setStatus('The run failed.');
+    }
+  } finally {
+    for (const { item } of tools.values()) {
+      if (item.status === 'running') {
+        item.status = 'error';
+        item.result = 'no result: the run ended first';
+      }
+    }
+    for (const entry of tools.values()) entry.view.update();
+    if (state.controller === controller) state.controller = undefined;
+    saveChat(agent.name, chat);
+    if (state.agent === agent) setRunning(false);
+    el.message.focus();
+  }
+}
+
+function stop() {
+  state.controller?.abort();
+}
+
+el.form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = el.message.value.trim();
+  if (!input || !state.agent || state.controller) return;
+  el.message.value = '';
+  void send(input);
+});
+
+el.message.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    el.form.requestSubmit();
+  }
+});
+
+el.stop.addEventListener('click', stop);
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && state.controller && !el.keyDialog.open) stop();
+});
+
+if (storage('local')?.getItem(KEY_STORAGE)) el.keyButton.hidden = false;
+void loadAgents();
