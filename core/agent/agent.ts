@@ -6,7 +6,7 @@ import type { Tool } from '../tools/tool.ts';
 import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hooks.ts';
 import { EventQueue } from './event-queue.ts';
 import type { AgentEvent, RunResult, StopReason, ToolCallRecord } from './events.ts';
-import { addUsage, emptyUsage, type Message } from './messages.ts';
+import { addUsage, emptyUsage, type Message, type ToolCall } from './messages.ts';
 import { callModel } from './model-call.ts';
 import type { Sessions } from './sessions.ts';
 import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
@@ -18,6 +18,14 @@ export interface RunOptions {
   sessionId?: string;
   signal?: AbortSignal;
   maxSteps?: number;
+  /**
+   * Tools the caller runs itself (an AG-UI client's, say): the model sees them beside the agent's
+   * own; when it calls one, the run ends after that step with stopReason `client-tool` and the
+   * calls in `result.pendingToolCalls`, for the caller to answer with `toolResults` next run.
+   */
+  clientTools?: readonly ToolDefinition[];
+  /** Answers to the calls the session's last run left pending: added before `input`, which may then be ''. */
+  toolResults?: readonly Extract<Message, { role: 'tool' }>[];
 }
 
 export interface AgentDeps extends Omit<ToolRunnerDeps, 'hooks' | 'tools' | 'agentId' | 'metadata'> {
@@ -93,8 +101,15 @@ export class Agent implements AgentHandle {
   }
 
   async #start(input: string, options: RunOptions, emit: (event: AgentEvent) => void): Promise<RunResult> {
-    if (typeof input !== 'string' || input.trim() === '') {
+    if (typeof input !== 'string' || (input.trim() === '' && !options.toolResults?.length)) {
       throw new HubosError('AGENT_INVALID', `agent "${this.id}": the input must be a non-empty string`);
+    }
+    const shadowed = options.clientTools?.find((tool) => this.#toolMap.has(tool.name));
+    if (shadowed) {
+      throw new HubosError(
+        'AGENT_INVALID',
+        `agent "${this.id}": client tool "${shadowed.name}" shadows its own`,
+      );
     }
     const controller = new AbortController();
     const abort = () => controller.abort(options.signal?.reason);
@@ -135,7 +150,15 @@ export class Agent implements AgentHandle {
       context.active(),
     );
     const maxSteps = options.maxSteps ?? this.spec.maxSteps ?? DEFAULT_MAX_STEPS;
-    const added: Message[] = [{ role: 'user', content: input }];
+    const added: Message[] = [
+      ...(options.toolResults ?? []),
+      ...(input.trim() !== '' ? [{ role: 'user' as const, content: input }] : []),
+    ];
+    const clientNames = new Set(options.clientTools?.map((tool) => tool.name));
+    const definitions = options.clientTools?.length
+      ? [...this.#definitions, ...options.clientTools]
+      : this.#definitions;
+    let pendingToolCalls: ToolCall[] = [];
     const toolCalls: ToolCallRecord[] = [];
     let usage = emptyUsage();
     let steps = 0;
@@ -156,6 +179,7 @@ export class Agent implements AgentHandle {
       toolCalls,
       usage,
       steps,
+      ...(pendingToolCalls.length > 0 ? { pendingToolCalls } : {}),
       ...(error ? { error } : {}),
     });
 
@@ -178,7 +202,7 @@ export class Agent implements AgentHandle {
         const request: ModelRequest = {
           ...(this.spec.instructions ? { system: this.spec.instructions } : {}),
           messages: [...history, ...added],
-          tools: this.#definitions,
+          tools: definitions,
           signal,
           ...(this.spec.maxTokens ? { maxTokens: this.spec.maxTokens } : {}),
           ...(this.spec.temperature !== undefined ? { temperature: this.spec.temperature } : {}),
@@ -188,8 +212,11 @@ export class Agent implements AgentHandle {
         text = response.message.content || text;
         const stepMessages: Message[] = [response.message];
         const calls = response.message.toolCalls ?? [];
-        if (calls.length > 0) {
-          const outcome = await runToolCalls(this.#toolDeps(), run, step, calls, spanCtx, (call) =>
+        // Client tools are not run here: the caller runs them and answers next run.
+        pendingToolCalls = calls.filter((call) => clientNames.has(call.name));
+        const serverCalls = calls.filter((call) => !clientNames.has(call.name));
+        if (serverCalls.length > 0) {
+          const outcome = await runToolCalls(this.#toolDeps(), run, step, serverCalls, spanCtx, (call) =>
             emit({ type: 'tool-result', runId: run.runId, step, call }),
           );
           toolCalls.push(...outcome.records);
@@ -206,6 +233,10 @@ export class Agent implements AgentHandle {
         });
         if (calls.length === 0) {
           stopReason = response.finishReason;
+          break;
+        }
+        if (pendingToolCalls.length > 0) {
+          stopReason = 'client-tool';
           break;
         }
         signal.throwIfAborted();

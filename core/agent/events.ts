@@ -4,7 +4,7 @@ import type { Message, ToolCall, Usage } from './messages.ts';
 
 export type RunStatus = 'completed' | 'cancelled' | 'failed';
 /** Why the loop ended: the model's own reason, or the loop's (`max-steps`, `cancelled`, `error`). */
-export type StopReason = FinishReason | 'max-steps' | 'cancelled' | 'error';
+export type StopReason = FinishReason | 'max-steps' | 'client-tool' | 'cancelled' | 'error';
 
 export interface ToolCallRecord extends ToolCall {
   ok: boolean;
@@ -27,6 +27,8 @@ export interface RunResult {
   toolCalls: ToolCallRecord[];
   usage: Usage;
   steps: number;
+  /** Client tool calls the run stopped at (stopReason `client-tool`), for the caller to answer. */
+  pendingToolCalls?: ToolCall[];
   error?: { code: HubosErrorCode | string; message: string };
 }
 

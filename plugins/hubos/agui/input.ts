@@ -1,0 +1,84 @@
+import { type Message as AguiMessage, contentToText, type RunAgentInput } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import type { Context } from 'hono';
+import type { Agent } from '../../../core/index.ts';
+import { HttpError } from '../http-error.ts';
+import { RUN_BODY } from '../routes/agents.ts';
+import { type AguiRunOptions, toClientTools, toToolResults } from './client-tools.ts';
+
+/** One AG-UI run as HubOS runs it: the new input, and the thread as the session. */
+export interface AguiRun {
+  threadId: string;
+  runId: string;
+  /** The last new user message ('' when the run only answers client tool calls). */
+  input: string;
+  options: AguiRunOptions;
+}
+
+// threadId becomes a session id, so it obeys the same rule as the REST routes' sessionId.
+const THREAD_ID = new RegExp(RUN_BODY.properties.sessionId.pattern);
+
+/**
+ * Reads and validates a RunAgentInput. AG-UI clients resend the whole conversation; HubOS keeps
+ * the thread's history itself, so only what follows the last assistant message is new: tool
+ * results for the calls it left pending, and the user's message. `context`, `state` and
+ * `forwardedProps` are not used.
+ */
+export async function readRunInput(c: Context, agent: Agent): Promise<AguiRun> {
+  const body = await readJson(c);
+  const parsed = RunAgentInputSchema.safeParse(body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
+    throw new HttpError(400, 'INVALID_BODY', `invalid RunAgentInput: ${issues.join('; ')}`);
+  }
+  const data = parsed.data as RunAgentInput;
+  if (!THREAD_ID.test(data.threadId)) {
+    throw new HttpError(
+      400,
+      'INVALID_BODY',
+      `threadId must match ${THREAD_ID.source} (it names the session)`,
+    );
+  }
+  const lastAssistant = data.messages.findLastIndex((message) => message.role === 'assistant');
+  const fresh = data.messages.slice(lastAssistant + 1);
+  const user = fresh.findLast((message) => message.role === 'user');
+  const input = user ? contentToText(user.content).trim() : '';
+  const answers = fresh.filter(
+    (message): message is Extract<AguiMessage, { role: 'tool' }> => message.role === 'tool',
+  );
+  if (input === '' && answers.length === 0) {
+    throw new HttpError(
+      400,
+      'NO_INPUT',
+      'no new user message or tool result after the last assistant message',
+    );
+  }
+  const clientTools = toClientTools(data.tools ?? [], agent);
+  const toolResults = toToolResults(data.messages, answers);
+  return {
+    threadId: data.threadId,
+    runId: data.runId,
+    input,
+    options: {
+      sessionId: data.threadId,
+      ...(clientTools.length > 0 ? { clientTools } : {}),
+      ...(toolResults.length > 0 ? { toolResults } : {}),
+    },
+  };
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  try {
+    return JSON.parse(await c.req.text());
+  } catch (error) {
+    // The body limit reports itself as an HttpError (413): let it through.
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(
+      400,
+      'INVALID_JSON',
+      `the request body is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+}

@@ -1,0 +1,38 @@
+import type { Event as AguiEvent } from '@ag-ui/core';
+import { EventEncoder } from '@ag-ui/encoder';
+import type { Context } from 'hono';
+import { stream } from 'hono/streaming';
+import { type Agent, HubosError } from '../../../core/index.ts';
+import type { AguiRun } from './input.ts';
+import { AguiTranslator } from './translate.ts';
+
+/**
+ * Runs the agent and answers its events as an AG-UI stream: SSE, or length-prefixed protobuf
+ * when the Accept header asks for it (the encoder negotiates). The client going away cancels
+ * the run.
+ */
+export function streamRun(c: Context, agent: Agent, run: AguiRun): Response {
+  const encoder = new EventEncoder({ accept: c.req.header('accept') ?? '' });
+  c.header('Content-Type', encoder.getContentType());
+  c.header('Cache-Control', 'no-cache');
+  // Proxies that buffer (nginx) would hold the events back until the run ends.
+  c.header('X-Accel-Buffering', 'no');
+  return stream(c, async (out) => {
+    const gone = new AbortController();
+    out.onAbort(() => gone.abort(new HubosError('RUN_CANCELLED', 'the client disconnected')));
+    const signal = AbortSignal.any([c.req.raw.signal, gone.signal]);
+    const translator = new AguiTranslator(run.threadId, run.runId);
+    const send = async (events: AguiEvent[]) => {
+      for (const event of events) await out.write(encoder.encodeBinary({ ...event, timestamp: Date.now() }));
+    };
+    await send(translator.start());
+    try {
+      for await (const event of agent.stream(run.input, { ...run.options, signal })) {
+        await send(translator.translate(event));
+      }
+      await send(translator.end());
+    } catch (error) {
+      await send(translator.fail(error));
+    }
+  });
+}
