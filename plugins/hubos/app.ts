@@ -1,6 +1,8 @@
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
+import { a2aRoutes } from './a2a/index.ts';
+import { aguiRoutes } from './agui/index.ts';
 import { errorResponse, HttpError } from './http-error.ts';
 import type { HubOS } from './hubos.ts';
 import { apiKeyAuth } from './middleware/auth.ts';
@@ -9,6 +11,7 @@ import { agentRoutes } from './routes/agents.ts';
 import { runRoutes } from './routes/runs.ts';
 import { starsRoutes } from './routes/stars.ts';
 import { systemRoutes } from './routes/system.ts';
+import { uiRoutes } from './ui/index.ts';
 
 /** Paths served without an API key: liveness, and what a browser or an A2A client needs to discover. */
 const PUBLIC = [/^\/health$/, /^\/$/, /^\/ui\//, /\/\.well-known\/agent-card\.json$/];
@@ -59,4 +62,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   agentRoutes(app, hubos);
   runRoutes(app, hubos);
   starsRoutes(app, hubos);
+  await a2aRoutes(app, hubos);
+  await aguiRoutes(app, hubos);
+  await uiRoutes(app, hubos);
 }

@@ -1,0 +1,69 @@
+import type { AgentCard } from '@a2a-js/sdk';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
+import { type Agent, MemoryStore, type Store } from '../../../core/index.ts';
+import type { HubOS } from '../hubos.ts';
+import { buildAgentCard } from './card.ts';
+import { HubOSAgentExecutor } from './executor.ts';
+import { HubOSTaskStore } from './task-store.ts';
+
+/** One agent's A2A server: the SDK's request handler behind a v1.0 and a v0.3 JSON-RPC transport. */
+export interface A2AEndpoint {
+  name: string;
+  agent: Agent;
+  handler: DefaultRequestHandler;
+  executor: HubOSAgentExecutor;
+  jsonRpc: JsonRpcTransportHandler;
+  legacy: LegacyJsonRpcTransportHandler;
+  /** The card, naming URLs on the origin the client used. */
+  card(origin: string): AgentCard;
+}
+
+/**
+ * The endpoints of the served agents, made on first use and remade when a name is given to another
+ * agent (so a replaced agent never answers for the new one).
+ */
+export class A2AEndpoints {
+  readonly #hubos: HubOS;
+  readonly #endpoints = new Map<string, A2AEndpoint>();
+  #store: Store | undefined;
+
+  constructor(hubos: HubOS) {
+    this.#hubos = hubos;
+  }
+
+  /** The endpoint of the agent served under `name`; a 404 `AGENT_NOT_FOUND` error otherwise. */
+  get(name: string): A2AEndpoint {
+    const agent = this.#hubos.agent(name);
+    const cached = this.#endpoints.get(name);
+    if (cached?.agent === agent) return cached;
+    const endpoint = this.#create(name, agent);
+    this.#endpoints.set(name, endpoint);
+    return endpoint;
+  }
+
+  #create(name: string, agent: Agent): A2AEndpoint {
+    const hubos = this.#hubos;
+    const tasks = new HubOSTaskStore(this.#taskStore(), name);
+    const card = (origin: string) => buildAgentCard(hubos, name, agent, origin);
+    // The handler reads capabilities and protocol versions from its card, never the URL.
+    const executor = new HubOSAgentExecutor(hubos, agent, tasks);
+    const handler = new DefaultRequestHandler(card(hubos.url ?? 'http://127.0.0.1'), tasks, executor);
+    return {
+      name,
+      agent,
+      handler,
+      executor,
+      jsonRpc: new JsonRpcTransportHandler(handler),
+      legacy: new LegacyJsonRpcTransportHandler(handler),
+      card,
+    };
+  }
+
+  // Where RunManager keeps runs: tasks sit beside them (and survive a restart on SQLite).
+  #taskStore(): Store {
+    const { options } = this.#hubos;
+    this.#store ??= options.store ?? options.kernel?.store ?? new MemoryStore();
+    return this.#store;
+  }
+}

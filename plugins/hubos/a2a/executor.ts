@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { type Task, TaskState } from '@a2a-js/sdk';
+import {
+  AgentEvent as A2AEvent,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
+import type { Agent } from '../../../core/index.ts';
+import type { HubOS } from '../hubos.ts';
+import { agentMessage, inputText, textPart } from './parts.ts';
+import type { HubOSTaskStore } from './task-store.ts';
+import { TaskUpdates } from './task-updates.ts';
+
+/** What the REST routes accept as a session id; other context ids are hashed into one. */
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Runs a HubOS agent for each A2A message. Runs go through `hubos.runs`, so they show up in
+ * `/api/runs`, are drained at shutdown and are cancelled the same way. The A2A context is the
+ * HubOS session: messages sent in one context continue one conversation.
+ */
+export class HubOSAgentExecutor implements AgentExecutor {
+  readonly #hubos: HubOS;
+  readonly #agent: Agent;
+  readonly #tasks: HubOSTaskStore;
+  /** Task id -> id of its run in progress in this process (json-rpc.ts refuses a second one). */
+  readonly #running = new Map<string, string>();
+
+  constructor(hubos: HubOS, agent: Agent, tasks: HubOSTaskStore) {
+    this.#hubos = hubos;
+    this.#agent = agent;
+    this.#tasks = tasks;
+  }
+
+  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId } = request;
+    const message = request.userMessage;
+    // The SDK wants a task first, also on a follow-up turn (it then holds the new message already).
+    bus.publish(A2AEvent.task(request.task ?? newTask(taskId, contextId, this.#agent.id, message)));
+    const runs = this.#hubos.runs;
+    const record = runs.start(this.#agent, inputText(message), sessionIdFor(contextId));
+    const updates = new TaskUpdates(bus, taskId, contextId, { agent: this.#agent.id, runId: record.id });
+    // Subscribed before anything awaits, so no event of the run is missed.
+    const unsubscribe = runs.subscribe(record.id, (event) => updates.onEvent(event));
+    this.#running.set(taskId, record.id);
+    updates.working();
+    try {
+      updates.finish(await runs.wait(record.id));
+    } finally {
+      if (unsubscribe) unsubscribe();
+      this.#running.delete(taskId);
+    }
+  };
+
+  /** Whether a run of this task is in progress here. */
+  isRunning(taskId: string): boolean {
+    return this.#running.has(taskId);
+  }
+
+  /** Aborts the task's run; `execute` then publishes the final `canceled` status the SDK waits for. */
+  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+    const runId = this.#running.get(taskId);
+    if (runId && this.#hubos.runs.cancel(runId)) return;
+    // Nothing of it runs here (it ended meanwhile, or another process runs it): mark it canceled.
+    const contextId = (await this.#tasks.load(taskId))?.contextId ?? '';
+    bus.publish(
+      A2AEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: {
+          state: TaskState.TASK_STATE_CANCELED,
+          message: agentMessage(taskId, contextId, [textPart('The task was canceled.')]),
+          timestamp: new Date().toISOString(),
+        },
+        metadata: undefined,
+      }),
+    );
+  };
+}
+
+function newTask(
+  taskId: string,
+  contextId: string,
+  agent: string,
+  message: RequestContext['userMessage'],
+): Task {
+  return {
+    id: taskId,
+    contextId,
+    status: {
+      state: TaskState.TASK_STATE_SUBMITTED,
+      message: undefined,
+      timestamp: new Date().toISOString(),
+    },
+    artifacts: [],
+    history: [message],
+    metadata: { hubos: { agent } },
+  };
+}
+
+/** Session ids are store keys: a context id that is not a plain token is hashed into one. */
+export function sessionIdFor(contextId: string): string {
+  if (SESSION_ID.test(contextId)) return contextId;
+  return `a2a-${createHash('sha256').update(contextId).digest('hex').slice(0, 40)}`;
+}

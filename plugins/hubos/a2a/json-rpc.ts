@@ -1,0 +1,179 @@
+import {
+  A2A_VERSION_HEADER,
+  Extensions,
+  formatSSEErrorEvent,
+  formatSSEEvent,
+  HTTP_EXTENSION_HEADER,
+  SSE_HEADERS,
+} from '@a2a-js/sdk';
+import { LEGACY_HTTP_EXTENSION_HEADER, LEGACY_METHOD_TASKS_RESUBSCRIBE } from '@a2a-js/sdk/compat/v0_3';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { A2A_ERROR_CODE, ContentTypeNotSupportedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  defaultServerCallContextBuilder,
+  JsonRpcTransportHandler,
+  UnauthenticatedUser,
+  type User,
+  validateVersion,
+} from '@a2a-js/sdk/server';
+import type { Context } from 'hono';
+import { stream } from 'hono/streaming';
+import { HttpError } from '../http-error.ts';
+import type { A2AEndpoint } from './endpoints.ts';
+
+type Id = string | number | null;
+interface Envelope {
+  jsonrpc: string;
+  id: Id;
+  result?: unknown;
+  error?: unknown;
+}
+type ErrorMapper = (error: unknown) => { code: number; message: string };
+
+/** The caller passed the API-key check (HubOS keys name no one, so they share one identity). */
+const API_KEY_USER: User = { isAuthenticated: true, userName: 'api-key' };
+
+/**
+ * One JSON-RPC call, as the SDK's Express `jsonRpcHandler` does it but on Hono: v0.3 clients (no
+ * `A2A-Version` header, or 0.3) go to the SDK's v0.3 translator, others to the v1.0 handler. Every
+ * failure is a JSON-RPC error envelope (HTTP 200, 500 only for internal errors), never a crash.
+ */
+export async function handleJsonRpc(
+  c: Context,
+  endpoint: A2AEndpoint,
+  authenticated: boolean,
+): Promise<Response> {
+  const version = c.req.header(A2A_VERSION_HEADER)?.trim() || undefined;
+  const legacy = (version ?? '0.3') === '0.3';
+  const mapError: ErrorMapper = legacy
+    ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+    : JsonRpcTransportHandler.mapToJSONRPCError;
+  const fail = (id: Id, error: { code: number; message: string }, status: 200 | 500 = 200) =>
+    c.json({ jsonrpc: '2.0', id, error }, status);
+
+  const contentType = c.req.header('content-type');
+  if (contentType && contentType.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
+    return fail(
+      null,
+      mapError(
+        new ContentTypeNotSupportedError(
+          `Unsupported Content-Type "${contentType}"; expected application/json.`,
+        ),
+      ),
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch (error) {
+    if (error instanceof HttpError) throw error; // 413 from the body limit stays an HTTP error
+    return fail(null, { code: A2A_ERROR_CODE.PARSE_ERROR, message: 'Invalid JSON payload.' });
+  }
+  const invalid = envelopeProblem(body);
+  if (invalid) return fail(validId(body), { code: A2A_ERROR_CODE.INVALID_REQUEST, message: invalid });
+  const request = body as Record<string, unknown>;
+  const id = validId(request);
+
+  try {
+    const headers = { ...c.req.header() };
+    delete headers.authorization; // the request context needs no secret
+    const extensions = c.req.header(legacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER);
+    const context = defaultServerCallContextBuilder({
+      extensions: Extensions.parseServiceParameter(
+        extensions ?? (legacy ? c.req.header(HTTP_EXTENSION_HEADER) : undefined),
+      ),
+      user: authenticated ? API_KEY_USER : new UnauthenticatedUser(),
+      headers,
+      ...(version ? { requestedVersion: version } : {}),
+    });
+    validateVersion(context.requestedVersion, await endpoint.handler.getAgentCard(), 'JSONRPC');
+    refuseBusyTask(endpoint, request);
+    const output = await (legacy ? endpoint.legacy : endpoint.jsonRpc).handle(request, context);
+    if (context.activatedExtensions?.length) {
+      c.header(
+        legacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER,
+        context.activatedExtensions.join(','),
+      );
+    }
+    if (Symbol.asyncIterator in output) {
+      // v0.3 resubscribe always answers SSE, errors included; other streams fail as plain JSON first.
+      const prefetch = !(legacy && request.method === LEGACY_METHOD_TASKS_RESUBSCRIBE);
+      return await sse(c, output, id, mapError, prefetch);
+    }
+    return c.json(output);
+  } catch (error) {
+    const mapped = mapError(error);
+    return fail(id, mapped, mapped.code === A2A_ERROR_CODE.INTERNAL_ERROR ? 500 : 200);
+  }
+}
+
+/** Streams the responses as SSE `data:` events; an error mid-stream becomes an `error` event. */
+async function sse(
+  c: Context,
+  events: AsyncGenerator<Envelope>,
+  id: Id,
+  mapError: ErrorMapper,
+  prefetch: boolean,
+): Promise<Response> {
+  let first: IteratorResult<Envelope> | undefined;
+  if (prefetch) {
+    try {
+      first = await events.next();
+    } catch (error) {
+      return c.json({ jsonrpc: '2.0', id, error: mapError(error) });
+    }
+  }
+  for (const [name, value] of Object.entries(SSE_HEADERS)) c.header(name, value);
+  return stream(c, async (out) => {
+    let gone = false;
+    out.onAbort(() => {
+      gone = true;
+    });
+    try {
+      let next = first ?? (await events.next());
+      while (!next.done && !gone) {
+        await out.write(formatSSEEvent(next.value));
+        next = await events.next();
+      }
+    } catch (error) {
+      if (!gone) await out.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: mapError(error) }));
+    } finally {
+      // A client that left stops only its view: the task runs on (A2A clients can fetch it later).
+      await events.return(undefined);
+    }
+  });
+}
+
+const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
+
+/**
+ * A message for a task whose run is still going is refused before the SDK sees it: HubOS runs take
+ * no input midway, and a second run would share the task's event bus, so the first one to end would
+ * end the other's stream and decide the task's state.
+ */
+function refuseBusyTask(endpoint: A2AEndpoint, request: Record<string, unknown>): void {
+  if (!SEND_METHODS.has(request.method as string)) return;
+  const taskId = (request.params as { message?: { taskId?: unknown } } | undefined)?.message?.taskId;
+  if (typeof taskId === 'string' && taskId !== '' && endpoint.executor.isRunning(taskId)) {
+    throw new UnsupportedOperationError(
+      `task ${taskId} is still working on its last message: wait for it to end, or cancel it`,
+    );
+  }
+}
+
+/** Why `body` is not a JSON-RPC 2.0 request, if it is not one (batches included: A2A has none). */
+function envelopeProblem(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'Invalid JSON-RPC Request.';
+  const request = body as Record<string, unknown>;
+  if (request.jsonrpc !== '2.0') return 'Invalid JSON-RPC Request: jsonrpc must be "2.0".';
+  if ('id' in request && validId(request) === null && request.id !== null)
+    return 'Invalid JSON-RPC Request: id must be a string, an integer or null.';
+  if (typeof request.method !== 'string' || request.method === '')
+    return 'Invalid JSON-RPC Request: method must be a non-empty string.';
+  return undefined;
+}
+
+function validId(body: unknown): Id {
+  const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+}
