@@ -66,9 +66,15 @@ export class Agent implements AgentHandle {
     return this.model.modelId ? `${this.model.provider}:${this.model.modelId}` : this.model.provider;
   }
 
-  /** Runs to the end. Resolves when completed or cancelled; rejects with a HubosError when the run fails. */
-  async run(input: string, options: RunOptions = {}): Promise<RunResult> {
-    const result = await this.#start(input, options, () => undefined);
+  /**
+   * Runs to the end. Resolves when completed or cancelled; rejects with a HubosError when the run
+   * fails (its `details.result` holds the run). `onEvent` sees each event as `stream()` would yield it.
+   */
+  async run(
+    input: string,
+    options: RunOptions & { onEvent?: (event: AgentEvent) => void } = {},
+  ): Promise<RunResult> {
+    const result = await this.#start(input, options, options.onEvent ?? (() => undefined));
     if (result.status === 'failed') {
       const code = result.error!.code as HubosErrorCode;
       throw new HubosError(code, result.error!.message, { details: { result } });
@@ -83,14 +89,19 @@ export class Agent implements AgentHandle {
     const abort = () => controller.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', abort, { once: true });
     if (options.signal?.aborted) abort();
+    let finished = false;
     const done = this.#start(input, { ...options, signal: controller.signal }, (event) =>
       queue.push(event),
-    ).finally(() => queue.close());
+    ).finally(() => {
+      finished = true;
+      queue.close();
+    });
     try {
       yield* queue;
     } finally {
       options.signal?.removeEventListener('abort', abort);
-      controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
+      // Only a consumer that stopped early still has a run to cancel.
+      if (!finished) controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
       await done;
     }
   }

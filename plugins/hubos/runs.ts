@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent, AgentEvent, RunResult, Store, StoreValue } from '../../core/index.ts';
-import { errorMessage } from '../../core/index.ts';
+import { errorMessage, HubosError } from '../../core/index.ts';
 
 export type RunState = 'running' | 'completed' | 'cancelled' | 'failed';
 
@@ -38,9 +38,10 @@ export class RunManager {
 
   /**
    * Starts a run in the background and returns its record at once. `signal` (e.g. the client
-   * disconnecting) cancels it.
+   * disconnecting) cancels it. `persist: false` skips storing the final record, for callers that
+   * hand the result straight back (a JSON run) and need no lookup later.
    */
-  start(agent: Agent, input: string, sessionId?: string, signal?: AbortSignal): RunRecord {
+  start(agent: Agent, input: string, sessionId?: string, signal?: AbortSignal, persist = true): RunRecord {
     const record: RunRecord = {
       id: randomUUID(),
       agent: agent.id,
@@ -53,40 +54,47 @@ export class RunManager {
     const listeners = new Set<(event: AgentEvent) => void>();
     const live: LiveRun = { record, controller, listeners, done: Promise.resolve() };
     this.#live.set(record.id, live);
-    live.done = this.#drive(agent, input, live);
-    void this.#save(record);
+    // Begins on the next microtask, so a caller subscribing right after start() sees run-start.
+    live.done = Promise.resolve().then(() => this.#drive(agent, input, live, persist));
+    // Stored once it ends; while it runs, get() answers from memory.
     return record;
   }
 
-  async #drive(agent: Agent, input: string, live: LiveRun): Promise<void> {
+  async #drive(agent: Agent, input: string, live: LiveRun, persist: boolean): Promise<void> {
     const { record } = live;
     try {
       const options = {
         signal: live.controller.signal,
         ...(record.sessionId ? { sessionId: record.sessionId } : {}),
       };
-      for await (const event of agent.stream(input, options)) {
+      // run() with onEvent, not stream(): no queue between the loop and the listeners.
+      const onEvent = (event: AgentEvent) => {
         for (const listener of live.listeners) listener(event);
         if (event.type === 'run-finish' || event.type === 'run-error') {
           record.result = event.result;
           record.status = event.result.status;
           if (event.type === 'run-error') record.error = event.error;
         }
-      }
+      };
+      await agent.run(input, { ...options, onEvent }).catch((error: unknown) => {
+        if (!HubosError.is(error) || !error.details.result) throw error;
+      });
     } catch (error) {
       record.status = 'failed';
       record.error = { code: 'RUN_FAILED', message: errorMessage(error) };
     } finally {
       record.finishedAt = new Date().toISOString();
       this.#live.delete(record.id);
-      await this.#save(record);
+      if (persist) await this.#save(record);
     }
   }
 
   /** Resolves with the record once the run has ended. */
   async wait(id: string): Promise<RunRecord | undefined> {
-    await this.#live.get(id)?.done;
-    return this.get(id);
+    const live = this.#live.get(id);
+    if (!live) return this.get(id);
+    await live.done;
+    return live.record;
   }
 
   /** The run's record: live, or as stored. */

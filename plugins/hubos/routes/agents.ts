@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Agent } from '../../../core/index.ts';
 import { readBody } from '../body.ts';
+import { onClientGone } from '../client-gone.ts';
 import { HttpError } from '../http-error.ts';
 import type { HubOS } from '../hubos.ts';
 
@@ -88,15 +89,19 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
         await Promise.all(writes);
       });
     }
-    const timeout = AbortSignal.timeout(hubos.requestTimeoutMs);
-    const record = hubos.runs.start(
-      agent,
-      body.input,
-      body.sessionId,
-      AbortSignal.any([c.req.raw.signal, timeout]),
-    );
+    // One controller for both ends: the client leaving and the request timing out.
+    const stop = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop.abort(new Error('request timeout'));
+    }, hubos.requestTimeoutMs);
+    const unwatch = onClientGone(c, () => stop.abort(new Error('the client disconnected')));
+    const record = hubos.runs.start(agent, body.input, body.sessionId, stop.signal, false);
     const done = (await hubos.runs.wait(record.id))!;
-    if (done.status === 'cancelled' && timeout.aborted) {
+    clearTimeout(timer);
+    unwatch();
+    if (done.status === 'cancelled' && timedOut) {
       throw new HttpError(
         504,
         'RUN_TIMEOUT',

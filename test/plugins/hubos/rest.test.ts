@@ -204,3 +204,25 @@ describe('HubOS REST', () => {
     expect((await served.hubos.runs.get(runId))?.status).toBe('cancelled');
   });
 });
+
+describe('HubOS body limit without Content-Length', () => {
+  it('counts a chunked body as it streams and answers 413 past the limit', async () => {
+    served = await serveHelper(['ok'], { bodyLimit: 2048 });
+    const chunks = [`{"input": "${'x'.repeat(3000)}"}`];
+    const body = new ReadableStream({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    const response = await fetch(`${served.url}/api/agents/helper/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as Json).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});
