@@ -2,3 +2,4 @@
 await import('./tool-validation.bench.ts');
 await import('./hook-dispatch.bench.ts');
 await import('./agent-loop.bench.ts');
+await import('./server.bench.ts');
