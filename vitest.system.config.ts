@@ -1,21 +1,13 @@
-import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import base from './vitest.config.ts';
 
-const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-
-/** Tests that need system packages (Debian `chromium`): `npm run test:system`. */
+/** Tests that need system packages (Debian `chromium`): `npm run test:system`. Same aliases as npm test. */
 export default defineConfig({
-  resolve: {
-    // Config files and plugin fixtures import 'hubos' as users do; in the repo that is the source.
-    alias: [
-      { find: /^hubos$/, replacement: here('./core/index.ts') },
-      { find: /^hubos\/plugins$/, replacement: here('./plugins/index.ts') },
-      { find: /^hubos\/testing$/, replacement: here('./testing/index.ts') },
-    ],
-  },
+  ...base,
   test: {
+    ...base.test,
     include: ['test/system/**/*.test.ts'],
+    exclude: configDefaults.exclude,
     testTimeout: 60_000,
-    hookTimeout: 120_000,
   },
 });

@@ -9,7 +9,8 @@ import {
   type Plugin,
   type Usage,
 } from '../../core/index.ts';
-import { fromEnv, HTTP_OPTIONS_PROPERTIES, HttpClient, mergeOptions, providerError } from './http.ts';
+import { fromEnv, HTTP_OPTIONS_PROPERTIES, HttpClient, providerError } from './http.ts';
+import { providerPlugin } from './provider-plugin.ts';
 import { parseEventJSON, parseToolInput, readSSE, type SSEEvent } from './sse.ts';
 
 /** Anthropic's Messages API (Claude). */
@@ -64,19 +65,7 @@ declare module '../../core/config.js' {
 
 /** The `anthropic` plugin: registers the `anthropic` model provider (`'anthropic:claude-sonnet-4-5'`). */
 export default function anthropic(options: AnthropicOptions = {}): Plugin {
-  return {
-    name: 'anthropic',
-    configSchema: { anthropic: ANTHROPIC_CONFIG_SCHEMA },
-    apply(kernel) {
-      // Read the config here, not in apply(): only now is it resolved and validated.
-      // The kernel closes registered providers (and so their connection pools) when it closes.
-      kernel.hooks.registerModels.tap('anthropic', (models) => {
-        const config = kernel.config.anthropic;
-        const provider = createAnthropicProvider(mergeOptions(options, config));
-        models.register(provider);
-      });
-    },
-  };
+  return providerPlugin('anthropic', ANTHROPIC_CONFIG_SCHEMA, options, createAnthropicProvider);
 }
 
 interface Settings {

@@ -9,7 +9,8 @@ import {
   type Plugin,
   type Usage,
 } from '../../core/index.ts';
-import { fromEnv, HTTP_OPTIONS_PROPERTIES, HttpClient, mergeOptions, providerError } from './http.ts';
+import { fromEnv, HTTP_OPTIONS_PROPERTIES, HttpClient, providerError } from './http.ts';
+import { providerPlugin } from './provider-plugin.ts';
 import { parseEventJSON, parseToolInput, readSSE, type SSEEvent } from './sse.ts';
 
 /** OpenAI, or any server that speaks its Chat Completions API (Ollama, vLLM, LM Studio, ...). */
@@ -57,19 +58,7 @@ declare module '../../core/config.js' {
 
 /** The `openai` plugin: registers the `openai` model provider (`'openai:gpt-4.1-mini'`). */
 export default function openai(options: OpenAIOptions = {}): Plugin {
-  return {
-    name: 'openai',
-    configSchema: { openai: OPENAI_CONFIG_SCHEMA },
-    apply(kernel) {
-      // Read the config here, not in apply(): only now is it resolved and validated.
-      // The kernel closes registered providers (and so their connection pools) when it closes.
-      kernel.hooks.registerModels.tap('openai', (models) => {
-        const config = kernel.config.openai;
-        const provider = createOpenAIProvider(mergeOptions(options, config));
-        models.register(provider);
-      });
-    },
-  };
+  return providerPlugin('openai', OPENAI_CONFIG_SCHEMA, options, createOpenAIProvider);
 }
 
 interface Settings {
