@@ -30,6 +30,7 @@ const NAMESPACE = 'hubos:runs';
  */
 export class RunManager {
   readonly #live = new Map<string, LiveRun>();
+  readonly #tracked = new Set<{ controller: AbortController; done: Promise<unknown> }>();
   readonly #store: Store;
 
   constructor(store: Store) {
@@ -119,12 +120,22 @@ export class RunManager {
   }
 
   get running(): number {
-    return this.#live.size;
+    return this.#live.size + this.#tracked.size;
+  }
+
+  /**
+   * Tracks work that runs outside the manager (an AG-UI stream) so that shutdown waits for it
+   * like for its own runs, and cancels it through `controller` at the deadline.
+   */
+  track(controller: AbortController, done: Promise<unknown>): void {
+    const entry = { controller, done: done.catch(() => undefined) };
+    this.#tracked.add(entry);
+    void entry.done.finally(() => this.#tracked.delete(entry));
   }
 
   /** Waits for running runs to finish until the deadline, then cancels the rest and waits for them. */
   async drain(deadlineMs: number): Promise<void> {
-    const all = () => Promise.all([...this.#live.values()].map((run) => run.done));
+    const all = () => Promise.all([...this.#live.values(), ...this.#tracked].map((run) => run.done));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), deadlineMs);
@@ -132,7 +143,9 @@ export class RunManager {
     const outcome = await Promise.race([all().then(() => 'done' as const), deadline]);
     clearTimeout(timer);
     if (outcome === 'late') {
-      for (const run of this.#live.values()) run.controller.abort(new Error('the server is shutting down'));
+      for (const run of [...this.#live.values(), ...this.#tracked]) {
+        run.controller.abort(new Error('the server is shutting down'));
+      }
       await all();
     }
   }

@@ -3,6 +3,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { type Agent, HubosError } from '../../../core/index.ts';
+import type { RunManager } from '../runs.ts';
 import type { AguiRun } from './input.ts';
 import { AguiTranslator } from './translate.ts';
 
@@ -11,16 +12,24 @@ import { AguiTranslator } from './translate.ts';
  * when the Accept header asks for it (the encoder negotiates). The client going away cancels
  * the run.
  */
-export function streamRun(c: Context, agent: Agent, run: AguiRun): Response {
+export function streamRun(c: Context, agent: Agent, run: AguiRun, runs: RunManager): Response {
   const encoder = new EventEncoder({ accept: c.req.header('accept') ?? '' });
   c.header('Content-Type', encoder.getContentType());
   c.header('Cache-Control', 'no-cache');
   // Proxies that buffer (nginx) would hold the events back until the run ends.
   c.header('X-Accel-Buffering', 'no');
   return stream(c, async (out) => {
-    const gone = new AbortController();
-    out.onAbort(() => gone.abort(new HubosError('RUN_CANCELLED', 'the client disconnected')));
-    const signal = AbortSignal.any([c.req.raw.signal, gone.signal]);
+    const stop = new AbortController();
+    out.onAbort(() => stop.abort(new HubosError('RUN_CANCELLED', 'the client disconnected')));
+    const signal = stop.signal;
+    let finished: () => void = () => undefined;
+    // Shutdown waits for this stream like for any run, and cancels it through `stop` at the deadline.
+    runs.track(
+      stop,
+      new Promise<void>((resolve) => {
+        finished = resolve;
+      }),
+    );
     const translator = new AguiTranslator(run.threadId, run.runId);
     const send = async (events: AguiEvent[]) => {
       for (const event of events) await out.write(encoder.encodeBinary({ ...event, timestamp: Date.now() }));
@@ -33,6 +42,8 @@ export function streamRun(c: Context, agent: Agent, run: AguiRun): Response {
       await send(translator.end());
     } catch (error) {
       await send(translator.fail(error));
+    } finally {
+      finished();
     }
   });
 }
