@@ -204,7 +204,7 @@ export class Agent implements AgentHandle {
     try {
       const history = options.sessionId !== undefined ? await sessions.load(this.id, options.sessionId) : [];
       await persist(added);
-      await this.hooks.beforeRun.promise(run);
+      if (this.hooks.beforeRun.isUsed()) await this.hooks.beforeRun.promise(run);
       while (steps < maxSteps) {
         signal.throwIfAborted();
         steps++;
@@ -258,7 +258,7 @@ export class Agent implements AgentHandle {
         'gen_ai.usage.output_tokens': usage.outputTokens,
       });
       afterRunCalled = true;
-      await this.hooks.afterRun.promise({ run, result: done });
+      if (this.hooks.afterRun.isUsed()) await this.hooks.afterRun.promise({ run, result: done });
       emit({ type: 'run-finish', runId: run.runId, result: done });
       return done;
     } catch (error) {
@@ -267,7 +267,7 @@ export class Agent implements AgentHandle {
         const cancelled = result('cancelled');
         span.setAttribute('hubos.run.status', 'cancelled');
         // afterRun sees every outcome (once); a tap failing here cannot change it.
-        if (!afterRunCalled)
+        if (!afterRunCalled && this.hooks.afterRun.isUsed())
           await this.hooks.afterRun.promise({ run, result: cancelled }).catch(() => undefined);
         emit({ type: 'run-finish', runId: run.runId, result: cancelled });
         return cancelled;
@@ -279,7 +279,8 @@ export class Agent implements AgentHandle {
       };
       failSpan(span, error);
       const failed = result('failed', failure);
-      if (!afterRunCalled) await this.hooks.afterRun.promise({ run, result: failed }).catch(() => undefined);
+      if (!afterRunCalled && this.hooks.afterRun.isUsed())
+        await this.hooks.afterRun.promise({ run, result: failed }).catch(() => undefined);
       emit({ type: 'run-error', runId: run.runId, error: failure, result: failed });
       return failed;
     } finally {

@@ -17,7 +17,7 @@ export async function callModel(
   emit: Emit,
   parent: Context,
 ): Promise<ModelResponse> {
-  await hooks.beforeModelCall.promise(ctx);
+  if (hooks.beforeModelCall.isUsed()) await hooks.beforeModelCall.promise(ctx);
   const { span } = startSpan(
     `chat ${model.modelId || model.provider}`,
     {
@@ -39,7 +39,7 @@ export async function callModel(
       'gen_ai.usage.output_tokens': response.usage.outputTokens,
       'gen_ai.response.finish_reasons': [response.finishReason],
     });
-    await hooks.afterModelCall.promise({ ...ctx, response });
+    if (hooks.afterModelCall.isUsed()) await hooks.afterModelCall.promise({ ...ctx, response });
     return response;
   } catch (error) {
     failSpan(span, error);

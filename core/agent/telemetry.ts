@@ -9,8 +9,9 @@ import {
 } from '@opentelemetry/api';
 import { errorMessage, HubosError } from '../errors.ts';
 
-// A no-op until the application registers an OpenTelemetry SDK.
-const tracer = () => trace.getTracer('hubos');
+// A proxy: a no-op until the application registers an OpenTelemetry SDK, then that SDK's tracer.
+const hubosTracer = trace.getTracer('hubos');
+const tracer = () => hubosTracer;
 
 /** Starts a span under `parent` (GenAI semantic conventions: `invoke_agent x`, `chat m`, `execute_tool t`). */
 export function startSpan(

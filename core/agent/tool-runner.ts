@@ -79,10 +79,12 @@ async function runToolCall(
   }
   if (!result.ok) {
     failSpan(span, Object.assign(new Error(result.error.message), { name: result.error.code }));
-    await deps.hooks.toolError.promise({ ...ctx, error: result.error }).catch(() => undefined);
+    if (deps.hooks.toolError.isUsed())
+      await deps.hooks.toolError.promise({ ...ctx, error: result.error }).catch(() => undefined);
   }
   span.end();
-  await deps.hooks.afterToolCall.promise({ ...ctx, result }).catch(() => undefined);
+  if (deps.hooks.afterToolCall.isUsed())
+    await deps.hooks.afterToolCall.promise({ ...ctx, result }).catch(() => undefined);
   const durationMs = Math.round(performance.now() - started);
   return result.ok
     ? { ...ctx.call, ok: true, output: result.output, durationMs }
@@ -109,7 +111,9 @@ async function decideAndRun(deps: ToolRunnerDeps, ctx: ToolCallContext): Promise
       },
     };
   }
-  const decision = await deps.hooks.beforeToolCall.promise(ctx);
+  const decision = deps.hooks.beforeToolCall.isUsed()
+    ? await deps.hooks.beforeToolCall.promise(ctx)
+    : undefined;
   if (decision && 'deny' in decision) {
     return {
       ok: false,
