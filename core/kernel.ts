@@ -16,7 +16,7 @@ import { ModelRegistry } from './model/registry.ts';
 import type { Plugin, PluginOption } from './plugin.ts';
 import { orderPlugins } from './plugin-order.ts';
 import { resolvePlugins } from './plugin-resolve.ts';
-import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
+import { openWorkspace, type Sandbox } from './sandbox/sandbox.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 import { Registry } from './tools/registry.ts';
@@ -146,7 +146,7 @@ export class Kernel {
     await this.hooks.configResolved.promise({ config: this.#config, configFile: this.configFile });
     this.#store = this.#options.store ?? openStore(this.#config.store, baseDir);
     this.#sessions = new Sessions(this.#store, this.#config.sessions);
-    this.#sandbox = createSandbox(resolve(baseDir, this.#config.workspace ?? 'workspace'));
+    this.#sandbox = openWorkspace(resolve(baseDir, this.#config.workspace ?? 'workspace'));
     await this.hooks.registerModels.promise(this.models);
     await this.hooks.registerTools.promise(this.registry);
     for (const tool of this.registry.list()) await this.hooks.toolRegistered.promise({ tool });

@@ -1,3 +1,5 @@
+import { mkdirSync, realpathSync } from 'node:fs';
+
 /**
  * Where tools act. The workspace root is the only folder file tools may touch;
  * the confinement and command-runner parts arrive with the built-in tools.
@@ -9,4 +11,10 @@ export interface Sandbox {
 
 export function createSandbox(root: string): Sandbox {
   return Object.freeze({ root });
+}
+
+/** The workspace as the kernel opens it: created if missing, its real path as root. */
+export function openWorkspace(root: string): Sandbox {
+  mkdirSync(root, { recursive: true });
+  return createSandbox(realpathSync(root));
 }
