@@ -1,0 +1,69 @@
+import type { JSONSchemaObject } from '../../../core/index.ts';
+
+/** Limits of the filesystem tools (config key `filesystem`). */
+export interface FilesystemOptions {
+  /** Most bytes of text one filesystem_read returns (default 256 KiB). */
+  maxReadBytes?: number;
+  /** Most entries one filesystem_list returns (default 1000). */
+  maxListEntries?: number;
+  /** Most matches one filesystem_search returns, and the cap on its `max_results` (default 100). */
+  maxSearchResults?: number;
+  /** Files larger than this are skipped by filesystem_search (default 2 MiB). */
+  maxSearchFileBytes?: number;
+}
+
+export type FilesystemLimits = Required<FilesystemOptions>;
+
+export const FILESYSTEM_DEFAULTS: FilesystemLimits = Object.freeze({
+  maxReadBytes: 256 * 1024,
+  maxListEntries: 1000,
+  maxSearchResults: 100,
+  maxSearchFileBytes: 2 * 1024 * 1024,
+});
+
+/** The JSON Schema of the `filesystem` config key. */
+export const FILESYSTEM_CONFIG_SCHEMA: JSONSchemaObject = {
+  type: 'object',
+  description: 'Limits of the built-in filesystem tools.',
+  properties: {
+    maxReadBytes: {
+      type: 'integer',
+      minimum: 1,
+      default: FILESYSTEM_DEFAULTS.maxReadBytes,
+      description: 'Most bytes of text one filesystem_read returns.',
+    },
+    maxListEntries: {
+      type: 'integer',
+      minimum: 1,
+      default: FILESYSTEM_DEFAULTS.maxListEntries,
+      description: 'Most entries one filesystem_list returns.',
+    },
+    maxSearchResults: {
+      type: 'integer',
+      minimum: 1,
+      default: FILESYSTEM_DEFAULTS.maxSearchResults,
+      description: 'Most matches one filesystem_search returns.',
+    },
+    maxSearchFileBytes: {
+      type: 'integer',
+      minimum: 1,
+      default: FILESYSTEM_DEFAULTS.maxSearchFileBytes,
+      description: 'Files larger than this are skipped by filesystem_search.',
+    },
+  },
+  additionalProperties: false,
+};
+
+/** Options with defaults filled in; a limit that is not a positive integer is a programming error. */
+export function resolveLimits(options: FilesystemOptions = {}): FilesystemLimits {
+  const limits = { ...FILESYSTEM_DEFAULTS };
+  for (const key of Object.keys(FILESYSTEM_DEFAULTS) as (keyof FilesystemLimits)[]) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 1) {
+      throw new TypeError(`filesystem option ${key} must be a positive integer, got ${String(value)}`);
+    }
+    limits[key] = value;
+  }
+  return limits;
+}
