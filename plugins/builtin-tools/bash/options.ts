@@ -1,0 +1,39 @@
+/** How the `bash` tool isolates commands: `none` runs them as the server's user, `bwrap` in bubblewrap. */
+export interface SandboxOptions {
+  kind: 'none' | 'bwrap';
+  /** With `bwrap`: share the host's network (default false: no network at all). */
+  network?: boolean;
+  /** With `bwrap`: the bubblewrap binary (default `/usr/bin/bwrap`, where Debian installs it). */
+  bwrapPath?: string;
+}
+
+export interface BashOptions {
+  sandbox?: SandboxOptions;
+  /** Extra environment variable names passed through to commands (the environment is otherwise clean). */
+  env?: readonly string[];
+  /** Captured bytes kept per stream (stdout, stderr); the rest is dropped with a marker. Default 64 KiB. */
+  maxOutputBytes?: number;
+  /** The shell that runs `<shell> -c <command>`. Default `/bin/bash`. */
+  shell?: string;
+  /** After SIGTERM, how long processes get before SIGKILL. Default 2000 ms. */
+  killGraceMs?: number;
+}
+
+export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
+export const DEFAULT_SHELL = '/bin/bash';
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_TIMEOUT_MS = 600_000;
+
+/** JSON Schema of the config key `sandbox` (what `SandboxOptions` accepts from a config file). */
+export const SANDBOX_CONFIG_SCHEMA = {
+  type: 'object',
+  properties: {
+    kind: { type: 'string', enum: ['none', 'bwrap'] },
+    network: { type: 'boolean', default: false },
+    bwrapPath: { type: 'string', minLength: 1 },
+  },
+  required: ['kind'],
+  additionalProperties: false,
+} as const;

@@ -1,0 +1,78 @@
+/** The `sandbox` config key and the startup check; the sandbox itself is tested in test/system/bwrap.test.ts. */
+import { describe, expect, it } from 'vitest';
+import { createAjv, HubosError } from '../../../../core/index.ts';
+import {
+  bashTool,
+  checkSandbox,
+  SANDBOX_CONFIG_SCHEMA,
+} from '../../../../plugins/builtin-tools/bash/index.ts';
+import { invokeTool } from '../../../../testing/index.ts';
+import { tempWorkspace } from '../../../fixtures/bash/workspace.ts';
+
+const MISSING = '/nonexistent/bwrap';
+
+describe('SANDBOX_CONFIG_SCHEMA', () => {
+  const validate = createAjv().compile(SANDBOX_CONFIG_SCHEMA);
+
+  it('accepts none and bwrap, with network off by default', () => {
+    const config = { kind: 'bwrap' };
+    expect(validate(config)).toBe(true);
+    expect(config).toEqual({ kind: 'bwrap', network: false });
+    expect(validate({ kind: 'none' })).toBe(true);
+    expect(validate({ kind: 'bwrap', network: true, bwrapPath: '/opt/bin/bwrap' })).toBe(true);
+  });
+
+  it.each([
+    ['an unknown kind', { kind: 'docker' }],
+    ['a missing kind', { network: true }],
+    ['a non-boolean network', { kind: 'bwrap', network: 'yes' }],
+    ['an unknown key', { kind: 'bwrap', readOnly: true }],
+  ])('rejects %s', (_name, config) => {
+    expect(validate(config)).toBe(false);
+  });
+});
+
+describe('checkSandbox', () => {
+  it('has nothing to check without a bwrap sandbox', () => {
+    expect(() => checkSandbox()).not.toThrow();
+    expect(() => checkSandbox({ sandbox: { kind: 'none' } })).not.toThrow();
+  });
+
+  it('fails startup, saying how to install bubblewrap, when bwrap is missing', () => {
+    let error: unknown;
+    try {
+      checkSandbox({ sandbox: { kind: 'bwrap', bwrapPath: MISSING } });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(HubosError.is(error, 'CONFIG_INVALID')).toBe(true);
+    expect((error as Error).message).toMatch(/apt-get install bubblewrap/);
+    expect((error as Error).message).toContain(MISSING);
+  });
+
+  it('rejects an unknown kind from untyped config', () => {
+    expect(() => checkSandbox({ sandbox: { kind: 'docker' as 'none' } })).toThrow(/"none" or "bwrap"/);
+  });
+});
+
+describe('bash with a missing bwrap', () => {
+  it('never falls back to running the command unsandboxed', async () => {
+    const ws = tempWorkspace();
+    try {
+      const tool = bashTool({ sandbox: { kind: 'bwrap', bwrapPath: MISSING } });
+      const result = await invokeTool(tool, { command: 'touch ran' }, { sandbox: ws.sandbox });
+      expect(result).toMatchObject({ ok: false, error: { code: 'TOOL_FAILED' } });
+      expect(!result.ok && result.error.message).toMatch(/apt-get install bubblewrap/);
+      const listed = await invokeTool(bashTool(), { command: 'ls' }, { sandbox: ws.sandbox });
+      expect(listed).toMatchObject({ ok: true, output: { stdout: '' } });
+    } finally {
+      ws.remove();
+    }
+  });
+
+  it('tells the model it is sandboxed', () => {
+    expect(bashTool({ sandbox: { kind: 'bwrap' } }).description).toMatch(/no network/);
+    expect(bashTool({ sandbox: { kind: 'bwrap', network: true } }).description).not.toMatch(/no network/);
+    expect(bashTool().description).not.toMatch(/Sandboxed/);
+  });
+});
