@@ -2,6 +2,7 @@ import { SESSIONS_CONFIG_SCHEMA } from './agent/sessions.ts';
 import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
 import { HubosError } from './errors.ts';
 import { createAjv, describeErrors, type JSONSchemaObject } from './json-schema.ts';
+import { permissionsSchema } from './permissions.ts';
 import { STORE_CONFIG_SCHEMA } from './store/open-store.ts';
 
 /** The keys the kernel itself owns. Plugins add theirs through `configSchema`. */
@@ -24,6 +25,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   store: STORE_CONFIG_SCHEMA,
   sessions: SESSIONS_CONFIG_SCHEMA,
   workspace: { type: 'string', minLength: 1, description: 'The folder tools act in (default ./workspace).' },
+  permissions: permissionsSchema(true),
 };
 
 export interface OwnedKey {

@@ -2,6 +2,7 @@ import type { SessionsConfig } from './agent/sessions.ts';
 import type { AgentTemplate } from './agent/spec.ts';
 import { HubosError } from './errors.ts';
 import { describeValue } from './json-schema.ts';
+import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
 import type { StoreConfig } from './store/open-store.ts';
 
@@ -27,6 +28,12 @@ export interface HubosConfig {
   sessions?: SessionsConfig;
   /** The folder tools act in, relative to the config file (default `./workspace`). */
   workspace?: string;
+  /**
+   * Which tool calls run, wait for a human approval, or are refused: glob patterns over tool
+   * permissions and names, `deny` > `ask` > `allow`; nothing matching allows. An agent template's
+   * own `permissions` are checked first.
+   */
+  permissions?: PermissionsConfig;
 }
 
 export type ConfigExport =

@@ -28,6 +28,9 @@ export type HubosErrorCode =
   | 'AGENT_INVALID'
   | 'RUN_CANCELLED'
   | 'RUN_FAILED'
+  | 'RUN_NOT_RUNNING'
+  | 'APPROVAL_NOT_FOUND'
+  | 'APPROVAL_DECIDED'
   | 'STORE_FAILED'
   | 'MODEL_DUPLICATE';
 

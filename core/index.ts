@@ -8,9 +8,20 @@ export {
   type ToolCallContext,
   type ToolCallDecision,
 } from './agent/agent-hooks.ts';
+export {
+  APPROVALS_NAMESPACE,
+  type ApprovalDecision,
+  type ApprovalRecord,
+  type ApprovalRequest,
+  type ApprovalStatus,
+  Approvals,
+  type ApprovalsOptions,
+} from './agent/approvals.ts';
 export type {
   AgentEvent,
   AgentEventType,
+  ApprovalRequestEvent,
+  ApprovalResultEvent,
   RunResult,
   RunStatus,
   StopReason,
@@ -56,7 +67,34 @@ export {
   type ToolDefinition,
 } from './model/model.ts';
 export { type ModelProvider, ModelRegistry } from './model/registry.ts';
+export {
+  createPolicy,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  describeVerdict,
+  type PermissionDecision,
+  type PermissionSubject,
+  type PermissionsConfig,
+  type PermissionVerdict,
+  type Policy,
+  permissionsSchema,
+} from './permissions.ts';
 export { definePlugin, isPlugin, type Plugin, type PluginFactory, type PluginOption } from './plugin.ts';
+export {
+  ConfinementError,
+  childPath,
+  confinePath,
+  descriptorPath,
+  dirPath,
+  isInside,
+  openAt,
+  openChildDir,
+  openDirInside,
+  type PinnedDir,
+  PROC_FD,
+  realpathByInode,
+  realpathInside,
+  workspacePath,
+} from './sandbox/confine.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { MemoryStore } from './store/memory.ts';
 export { openStore, type StoreConfig } from './store/open-store.ts';

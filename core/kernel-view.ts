@@ -1,4 +1,5 @@
 import type { Agent } from './agent/agent.ts';
+import type { Approvals } from './agent/approvals.ts';
 import type { Sessions } from './agent/sessions.ts';
 import type { AgentSpec } from './agent/spec.ts';
 import type { HubosConfig } from './config.ts';
@@ -30,6 +31,8 @@ export interface KernelView {
   readonly store: Store;
   readonly sessions: Sessions;
   readonly sandbox: Sandbox;
+  /** Tool calls waiting for a human approval, across the kernel's agents. */
+  readonly approvals: Approvals;
   createAgent(spec: AgentSpec): Promise<Agent>;
   getAgent(id: string): Agent | undefined;
   agent(id: string): Agent;

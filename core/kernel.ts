@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { Agent } from './agent/agent.ts';
+import { Approvals } from './agent/approvals.ts';
 import { Sessions } from './agent/sessions.ts';
 import type { AgentSpec } from './agent/spec.ts';
 import { selectTools } from './agent/tool-select.ts';
@@ -68,6 +69,7 @@ export class Kernel {
   #store: Store | undefined;
   #sessions: Sessions | undefined;
   #sandbox: Sandbox | undefined;
+  #approvals: Approvals | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: KernelOptions = {}) {
@@ -146,6 +148,7 @@ export class Kernel {
     await this.hooks.configResolved.promise({ config: this.#config, configFile: this.configFile });
     this.#store = this.#options.store ?? openStore(this.#config.store, baseDir);
     this.#sessions = new Sessions(this.#store, this.#config.sessions);
+    this.#approvals = new Approvals(this.#store, { onError: (message) => this.logger.warn(message) });
     this.#sandbox = openWorkspace(resolve(baseDir, this.#config.workspace ?? 'workspace'));
     await this.hooks.registerModels.promise(this.models);
     await this.hooks.registerTools.promise(this.registry);
@@ -231,6 +234,9 @@ export class Kernel {
       get sandbox() {
         return kernel.sandbox;
       },
+      get approvals() {
+        return kernel.approvals;
+      },
       createAgent: (spec: AgentSpec) => this.createAgent(spec),
       getAgent: (id: string) => this.getAgent(id),
       agent: (id: string) => this.agent(id),
@@ -304,6 +310,8 @@ export class Kernel {
   async #runClose(reason: string): Promise<void> {
     await this.hooks.beforeClose.promise({ reason });
     for (const id of [...this.#agents.keys()]) await this.destroyAgent(id);
+    // Their cancelled runs' approvals are being stored: let that finish before the store closes.
+    await this.#approvals?.flush();
     try {
       await this.hooks.close.promise({ reason });
     } finally {
@@ -323,6 +331,14 @@ export class Kernel {
 
   get sandbox(): Sandbox {
     return this.#ready(this.#sandbox, 'sandbox');
+  }
+
+  /**
+   * Tool calls waiting for a human (the `ask` of the permission policy), across its agents:
+   * `list(runId?)`, `get()`, `decide(runId, callId, { approved, reason })`. Kept in the store.
+   */
+  get approvals(): Approvals {
+    return this.#ready(this.#approvals, 'approvals');
   }
 
   #ready<T>(value: T | undefined, what: string): T {
@@ -372,6 +388,8 @@ export class Kernel {
       sessions: this.sessions,
       store: this.store,
       sandbox: this.sandbox,
+      ...(this.#config.permissions ? { permissions: this.#config.permissions } : {}),
+      approvals: this.approvals,
     });
     this.#agents.set(agent.id, agent);
     try {

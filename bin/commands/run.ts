@@ -1,5 +1,6 @@
-import type { AgentEvent, RunResult } from '../../core/index.ts';
-import { HubosError } from '../../core/index.ts';
+import { createInterface, type Interface } from 'node:readline/promises';
+import type { Agent, AgentEvent, ApprovalRequestEvent, RunResult } from '../../core/index.ts';
+import { errorMessage, HubosError } from '../../core/index.ts';
 import type { CliIO } from '../io.ts';
 import { UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
@@ -7,15 +8,23 @@ import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 const OFFLINE_NOTE =
   ' (the offline demo model: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or "model" in agent.config.ts, for a real one)';
 
+/** Where approval answers come from: a prompt needs a terminal. */
+export type PromptInput = NodeJS.ReadableStream & { isTTY?: boolean };
+
+const NO_TERMINAL = 'hubos run cannot ask for approval without a terminal';
+
 /**
  * `hubos run <agent> "<message>"`: streams the answer to stdout as it arrives and the tool calls
- * to stderr as they start and finish. Exit 0 done, 1 failed, 130 interrupted (Ctrl-C cancels the run).
+ * to stderr as they start and finish. A call the permission policy asks about is prompted for
+ * (y/N) when stdin is a terminal, and denied otherwise. Exit 0 done, 1 failed, 130 interrupted
+ * (Ctrl-C cancels the run).
  */
 export async function runCommand(
   positionals: string[],
   flags: KernelFlags & { session?: string; json?: boolean },
   io: CliIO,
   signal: AbortSignal,
+  stdin: PromptInput = process.stdin,
 ): Promise<number> {
   const [name, ...words] = positionals;
   if (!name || words.length === 0)
@@ -28,17 +37,28 @@ export async function runCommand(
       `agent "${agent.id}" · model ${agent.modelRef}${agent.model.provider === 'offline' ? OFFLINE_NOTE : ''}\n`,
     );
     const options = { ...(flags.session ? { sessionId: flags.session } : {}), signal };
+    const approvals = approver(agent, io, signal, stdin);
     if (flags.json) {
-      const result = await agent.run(message, options).catch((error: unknown) => {
-        if (HubosError.is(error) && error.details.result) return error.details.result as RunResult;
-        throw error;
-      });
+      const onEvent = (event: AgentEvent) => {
+        if (event.type === 'approval-request') approvals.answer(event);
+      };
+      const result = await agent
+        .run(message, { ...options, onEvent })
+        .catch((error: unknown) => {
+          if (HubosError.is(error) && error.details.result) return error.details.result as RunResult;
+          throw error;
+        })
+        .finally(() => approvals.close());
       io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       return exitCode(result);
     }
     let result: RunResult | undefined;
     let midLine = false;
     for await (const event of agent.stream(message, options)) {
+      if (event.type === 'approval-request') {
+        if (midLine) io.stderr.write('\n');
+        approvals.answer(event);
+      }
       result = show(event, io, midLine) ?? result;
       if (event.type === 'text-delta') midLine = !event.delta.endsWith('\n');
       else if (event.type === 'step-finish' && midLine) {
@@ -46,10 +66,56 @@ export async function runCommand(
         midLine = false;
       }
     }
+    approvals.close();
     return result ? exitCode(result) : 1;
   } finally {
     await kernel.close();
   }
+}
+
+/**
+ * Answers approval requests one at a time: a y/N prompt on a terminal; without one nobody can
+ * answer, so the call is denied at once with a message saying how to allow it.
+ */
+function approver(agent: Agent, io: CliIO, signal: AbortSignal, stdin: PromptInput) {
+  let queue = Promise.resolve();
+  let prompt: Interface | undefined;
+  const ask = async (event: ApprovalRequestEvent) => {
+    const rule = event.rule ? ` · rule ask '${event.rule}'` : '';
+    const permissions = event.permissions.length ? event.permissions.join(', ') : 'none declared';
+    io.stderr.write(
+      `? approval needed: ${event.tool} ${truncate(JSON.stringify(event.input) ?? '', 200)}\n  permissions: ${permissions}${rule}\n`,
+    );
+    if (!stdin.isTTY) {
+      io.stderr.write(
+        `  denied: stdin is not a terminal, so nobody can answer (allow it under "permissions" in agent.config.ts)\n`,
+      );
+      await agent.approve(event.runId, event.callId, { approved: false, reason: NO_TERMINAL });
+      return;
+    }
+    prompt ??= createInterface({ input: stdin, terminal: false });
+    io.stderr.write(`  run ${event.tool}? [y/N] `);
+    const answer = await prompt.question('', { signal });
+    const approved = /^\s*y(es)?\s*$/i.test(answer);
+    await agent.approve(
+      event.runId,
+      event.callId,
+      approved ? { approved } : { approved, reason: 'answered no' },
+    );
+  };
+  return {
+    answer(event: ApprovalRequestEvent) {
+      queue = queue.then(() =>
+        ask(event).catch((error: unknown) => {
+          // Expired, or the run ended, while the prompt waited: nothing left to answer.
+          if (!signal.aborted) io.stderr.write(`  (not answered: ${errorMessage(error)})\n`);
+        }),
+      );
+    },
+    close() {
+      prompt?.close();
+    },
+  };
 }
 
 function show(event: AgentEvent, io: CliIO, midLine: boolean): RunResult | undefined {

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { context } from '@opentelemetry/api';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
+import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
 import type { Tool } from '../tools/tool.ts';
 import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hooks.ts';
+import { type ApprovalDecision, type ApprovalRecord, Approvals } from './approvals.ts';
 import { EventQueue } from './event-queue.ts';
 import type { AgentEvent, RunResult, StopReason, ToolCallRecord } from './events.ts';
 import { addUsage, emptyUsage, type Message, type ToolCall } from './messages.ts';
@@ -18,6 +20,8 @@ export interface RunOptions {
   sessionId?: string;
   signal?: AbortSignal;
   maxSteps?: number;
+  /** The run's id (default: a random UUID); HubOS passes its run record's, so the two match. */
+  runId?: string;
   /**
    * Tools the caller runs itself (an AG-UI client's, say): the model sees them beside the agent's
    * own; when it calls one, the run ends after that step with stopReason `client-tool` and the
@@ -28,11 +32,16 @@ export interface RunOptions {
   toolResults?: readonly Extract<Message, { role: 'tool' }>[];
 }
 
-export interface AgentDeps extends Omit<ToolRunnerDeps, 'hooks' | 'tools' | 'agentId' | 'metadata'> {
+export interface AgentDeps
+  extends Omit<ToolRunnerDeps, 'hooks' | 'tools' | 'agentId' | 'metadata' | 'policy' | 'approvals'> {
   spec: AgentSpec;
   model: LanguageModel;
   tools: readonly Tool[];
   sessions: Sessions;
+  /** The global `permissions` config; the spec's own rules are checked before it. */
+  permissions?: PermissionsConfig;
+  /** Where `ask` calls wait (the kernel's, shared by its agents); default: the agent's own. */
+  approvals?: Approvals;
 }
 
 /** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
@@ -42,6 +51,9 @@ export class Agent implements AgentHandle {
   readonly hooks: AgentHooks = createAgentHooks();
   readonly model: LanguageModel;
   readonly tools: readonly Tool[];
+  /** The permission policy of its tool calls: its template's rules, then the config's. */
+  readonly policy: Policy;
+  readonly approvals: Approvals;
   readonly #deps: AgentDeps;
   readonly #toolMap: Map<string, Tool>;
   readonly #definitions: ToolDefinition[];
@@ -53,6 +65,8 @@ export class Agent implements AgentHandle {
     this.spec = deps.spec;
     this.model = deps.model;
     this.tools = deps.tools;
+    this.policy = createPolicy(deps.permissions, deps.spec.permissions);
+    this.approvals = deps.approvals ?? new Approvals(deps.store);
     this.#toolMap = new Map(deps.tools.map((tool) => [tool.name, tool]));
     this.#definitions = deps.tools.map(({ name, description, inputSchema }) => ({
       name,
@@ -106,6 +120,15 @@ export class Agent implements AgentHandle {
     }
   }
 
+  /**
+   * Answers an `approval-request` of one of its runs: an approved call runs, a denied one tells the
+   * model `denied by the user: <reason>`. Resolves with the decided record; throws
+   * `APPROVAL_NOT_FOUND`, `APPROVAL_DECIDED`, or `RUN_NOT_RUNNING` (see `Approvals.decide`).
+   */
+  approve(runId: string, callId: string, decision: ApprovalDecision): Promise<ApprovalRecord> {
+    return this.approvals.decide(runId, callId, decision, { agent: this.id });
+  }
+
   /** Cancels every running run (used when the agent is destroyed). */
   cancelAll(reason = 'the agent was destroyed'): void {
     for (const controller of this.#running) controller.abort(new HubosError('RUN_CANCELLED', reason));
@@ -114,6 +137,9 @@ export class Agent implements AgentHandle {
   async #start(input: string, options: RunOptions, emit: (event: AgentEvent) => void): Promise<RunResult> {
     if (typeof input !== 'string' || (input.trim() === '' && !options.toolResults?.length)) {
       throw new HubosError('AGENT_INVALID', `agent "${this.id}": the input must be a non-empty string`);
+    }
+    if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
+      throw new HubosError('AGENT_INVALID', `agent "${this.id}": runId must be a non-empty string`);
     }
     const shadowed = options.clientTools?.find((tool) => this.#toolMap.has(tool.name));
     if (shadowed) {
@@ -143,7 +169,7 @@ export class Agent implements AgentHandle {
   ): Promise<RunResult> {
     const { sessions } = this.#deps;
     const run: RunContext = {
-      runId: randomUUID(),
+      runId: options.runId ?? randomUUID(),
       agent: this.id,
       sessionId: options.sessionId,
       input,
@@ -227,9 +253,7 @@ export class Agent implements AgentHandle {
         pendingToolCalls = calls.filter((call) => clientNames.has(call.name));
         const serverCalls = calls.filter((call) => !clientNames.has(call.name));
         if (serverCalls.length > 0) {
-          const outcome = await runToolCalls(this.#toolDeps(), run, step, serverCalls, spanCtx, (call) =>
-            emit({ type: 'tool-result', runId: run.runId, step, call }),
-          );
+          const outcome = await runToolCalls(this.#toolDeps(), run, step, serverCalls, spanCtx, emit);
           toolCalls.push(...outcome.records);
           stepMessages.push(...outcome.messages);
         }
@@ -292,6 +316,8 @@ export class Agent implements AgentHandle {
     const { registry, sandbox, store } = this.#deps;
     return {
       hooks: this.hooks,
+      policy: this.policy,
+      approvals: this.approvals,
       registry,
       tools: this.#toolMap,
       agentId: this.id,

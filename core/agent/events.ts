@@ -32,6 +32,36 @@ export interface RunResult {
   error?: { code: HubosErrorCode | string; message: string };
 }
 
+/**
+ * A call the permission policy says to `ask` about: the run waits at it (its other calls go on)
+ * until `agent.approve(runId, callId, { approved })`, or `expiresAt` passes and it is denied.
+ */
+export interface ApprovalRequestEvent {
+  type: 'approval-request';
+  runId: string;
+  step: number;
+  callId: string;
+  tool: string;
+  /** The input the tool would run with (validated, defaults applied). */
+  input: unknown;
+  permissions: string[];
+  /** The policy pattern that asked. */
+  rule?: string;
+  expiresAt: string;
+}
+
+/** How an approval request ended; the call's `tool-result` follows. */
+export interface ApprovalResultEvent {
+  type: 'approval-result';
+  runId: string;
+  step: number;
+  callId: string;
+  tool: string;
+  approved: boolean;
+  status: 'approved' | 'denied' | 'expired' | 'cancelled';
+  reason?: string;
+}
+
 /** What `agent.stream()` yields, as it happens. */
 export type AgentEvent =
   | { type: 'run-start'; runId: string; agent: string; sessionId?: string; model: string }
@@ -40,6 +70,8 @@ export type AgentEvent =
   | { type: 'tool-call-start'; runId: string; step: number; id: string; name: string }
   | { type: 'tool-call-args'; runId: string; step: number; id: string; delta: string }
   | { type: 'tool-call-end'; runId: string; step: number; id: string; name: string; input: unknown }
+  | ApprovalRequestEvent
+  | ApprovalResultEvent
   | { type: 'tool-result'; runId: string; step: number; call: ToolCallRecord }
   | { type: 'step-finish'; runId: string; step: number; finishReason: FinishReason; usage: Usage }
   | { type: 'run-finish'; runId: string; result: RunResult }

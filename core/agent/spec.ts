@@ -1,5 +1,6 @@
 import type { TapOnlyHooks } from '../hook-utils.ts';
 import type { LanguageModel } from '../model/model.ts';
+import { type PermissionsConfig, permissionsSchema } from '../permissions.ts';
 import type { AgentHooks } from './agent-hooks.ts';
 
 /** A config `agents` entry: the template agents are built from. */
@@ -16,6 +17,8 @@ export interface AgentTemplate {
   temperature?: number;
   maxTokens?: number;
   metadata?: Record<string, unknown>;
+  /** This agent's own permission rules: checked before the config's `permissions`, so they override them. */
+  permissions?: PermissionsConfig;
 }
 
 /** What `kernel.createAgent()` receives: a template with the agent's name (its id). */
@@ -43,6 +46,7 @@ export const AGENT_TEMPLATE_SCHEMA = {
     temperature: { type: 'number', minimum: 0, maximum: 2 },
     maxTokens: { type: 'integer', minimum: 1 },
     metadata: { type: 'object' },
+    permissions: permissionsSchema(false),
   },
   additionalProperties: false,
 } as const;

@@ -7,11 +7,12 @@ import { executeTool, type ToolResult } from '../tools/execute.ts';
 import type { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentHooks, RunContext, ToolCallContext } from './agent-hooks.ts';
-import type { ToolCallRecord } from './events.ts';
+import type { AgentEvent, ToolCallRecord } from './events.ts';
 import type { Message, ToolCall } from './messages.ts';
+import { type GateDeps, gateToolCall } from './permission-gate.ts';
 import { failSpan, startSpan } from './telemetry.ts';
 
-export interface ToolRunnerDeps {
+export interface ToolRunnerDeps extends GateDeps {
   hooks: AgentHooks;
   registry: Registry;
   tools: ReadonlyMap<string, Tool>;
@@ -24,7 +25,7 @@ export interface ToolRunnerDeps {
 /**
  * Runs the tool calls of one model turn: concurrently, except tools that opt out
  * (`concurrent: false`), which run alone in turn. Every failure becomes an error result the
- * model can read; nothing here throws.
+ * model can read; nothing here throws. Emits approval events and each call's `tool-result`.
  */
 export async function runToolCalls(
   deps: ToolRunnerDeps,
@@ -32,13 +33,13 @@ export async function runToolCalls(
   step: number,
   calls: readonly ToolCall[],
   parent: Context,
-  onResult: (record: ToolCallRecord) => void,
+  emit: (event: AgentEvent) => void,
 ): Promise<{ records: ToolCallRecord[]; messages: Message[] }> {
   const records = new Map<string, ToolCallRecord>();
   const one = async (call: ToolCall) => {
-    const record = await runToolCall(deps, { run, step, call }, parent);
+    const record = await runToolCall(deps, { run, step, call }, parent, emit);
     records.set(call.id, record);
-    onResult(record);
+    emit({ type: 'tool-result', runId: run.runId, step, call: record });
   };
   let batch: Promise<void>[] = [];
   for (const call of calls) {
@@ -59,6 +60,7 @@ async function runToolCall(
   deps: ToolRunnerDeps,
   ctx: ToolCallContext,
   parent: Context,
+  emit: (event: AgentEvent) => void,
 ): Promise<ToolCallRecord> {
   const started = performance.now();
   const { span } = startSpan(
@@ -72,7 +74,7 @@ async function runToolCall(
   );
   let result: ToolResult;
   try {
-    result = await decideAndRun(deps, ctx);
+    result = await decideAndRun(deps, ctx, emit);
   } catch (error) {
     // A hook tap that throws fails this call, not the run.
     result = { ok: false, error: { code: 'TOOL_FAILED', message: errorMessage(error) } };
@@ -91,8 +93,13 @@ async function runToolCall(
     : { ...ctx.call, ok: false, error: result.error, durationMs };
 }
 
-async function decideAndRun(deps: ToolRunnerDeps, ctx: ToolCallContext): Promise<ToolResult> {
-  if (!deps.tools.has(ctx.call.name)) {
+async function decideAndRun(
+  deps: ToolRunnerDeps,
+  ctx: ToolCallContext,
+  emit: (event: AgentEvent) => void,
+): Promise<ToolResult> {
+  const tool = deps.tools.get(ctx.call.name);
+  if (!tool) {
     const known = [...deps.tools.keys()].join(', ') || 'none';
     return {
       ok: false,
@@ -111,6 +118,9 @@ async function decideAndRun(deps: ToolRunnerDeps, ctx: ToolCallContext): Promise
       },
     };
   }
+  // The config's policy comes before plugins' hooks: none of them can run a refused call.
+  const refused = await gateToolCall(deps, ctx, tool, emit);
+  if (refused) return refused;
   const decision = deps.hooks.beforeToolCall.isUsed()
     ? await deps.hooks.beforeToolCall.promise(ctx)
     : undefined;

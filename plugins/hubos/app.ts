@@ -8,6 +8,7 @@ import type { HubOS } from './hubos.ts';
 import { apiKeyAuth } from './middleware/auth.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { agentRoutes } from './routes/agents.ts';
+import { approvalRoutes } from './routes/approvals.ts';
 import { runRoutes } from './routes/runs.ts';
 import { starsRoutes } from './routes/stars.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -76,6 +77,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   systemRoutes(app, hubos);
   agentRoutes(app, hubos);
   runRoutes(app, hubos);
+  approvalRoutes(app, hubos);
   starsRoutes(app, hubos);
   await a2aRoutes(app, hubos);
   await aguiRoutes(app, hubos);

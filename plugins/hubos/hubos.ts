@@ -1,7 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { type Agent, HubosError, type KernelView, MemoryStore, type Store } from '../../core/index.ts';
+import {
+  type Agent,
+  type Approvals,
+  HubosError,
+  type KernelView,
+  MemoryStore,
+  type Store,
+} from '../../core/index.ts';
 import { buildApp } from './app.ts';
 import { getHubOSHooks } from './hooks.ts';
 import { HttpError } from './http-error.ts';
@@ -109,6 +116,11 @@ export class HubOS {
       );
     }
     return agent;
+  }
+
+  /** Where served agents' tool calls wait for approval: the kernel's, else the first agent's. */
+  get approvals(): Approvals | undefined {
+    return this.options.kernel?.approvals ?? this.listAgents()[0]?.approvals;
   }
 
   /** Adds routes to the OpenAPI document. */

@@ -65,6 +65,8 @@ export class RunManager {
     const { record } = live;
     try {
       const options = {
+        // The agent's run id is the record's, so approvals and events name the run HubOS knows.
+        runId: record.id,
         signal: live.controller.signal,
         ...(record.sessionId ? { sessionId: record.sessionId } : {}),
       };

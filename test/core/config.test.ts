@@ -102,7 +102,7 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns plugins, agents, model, store, sessions and workspace', () => {
+  it('the kernel owns plugins, agents, model, store, sessions, workspace and permissions', () => {
     expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
       'plugins',
       'agents',
@@ -110,6 +110,7 @@ describe('validateConfig: core keys', () => {
       'store',
       'sessions',
       'workspace',
+      'permissions',
     ]);
     expect(CORE_CONFIG_SCHEMA.plugins).toMatchObject({ type: 'array' });
   });
@@ -148,7 +149,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, sessions, workspace',
+      'unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, sessions, workspace, permissions',
     );
     expect(error.message).toContain(FILE);
   });
@@ -167,7 +168,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "telemetry"; known keys: plugins, agents, model, store, sessions, workspace, weather',
+      'unknown key "telemetry"; known keys: plugins, agents, model, store, sessions, workspace, permissions, weather',
     );
     expect(error.message).not.toContain('did you mean');
   });
@@ -191,7 +192,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, sessions, workspace, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, sessions, workspace, permissions, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);

@@ -81,6 +81,10 @@ export class AguiTranslator {
       case 'run-error':
         this.#ended = true;
         return [this.#error(event.error.code, event.error.message, event.result)];
+      case 'approval-request':
+      case 'approval-result':
+        // AG-UI has no approval event: a CUSTOM one lets a front end show it and answer over REST.
+        return [{ type: EventType.CUSTOM, name: `hubos.${event.type}`, value: event }];
     }
   }
 

@@ -1,0 +1,235 @@
+import { errorMessage, HubosError } from '../errors.ts';
+import type { Store, StoreValue } from '../store/store.ts';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
+
+/** One tool call waiting for (or given) a human decision, as kept in the store. */
+export interface ApprovalRecord {
+  runId: string;
+  agent: string;
+  sessionId?: string;
+  step: number;
+  callId: string;
+  tool: string;
+  /** The input the tool would run with (validated, defaults applied). */
+  input: unknown;
+  permissions: string[];
+  /** The policy pattern that asked. */
+  rule?: string;
+  requestedAt: string;
+  expiresAt: string;
+  status: ApprovalStatus;
+  decidedAt?: string;
+  reason?: string;
+}
+
+export interface ApprovalDecision {
+  approved: boolean;
+  reason?: string;
+}
+
+export type ApprovalRequest = Omit<ApprovalRecord, 'status' | 'requestedAt' | 'expiresAt' | 'decidedAt'>;
+
+export interface ApprovalsOptions {
+  /** How often a waiting call checks the store for a decision another process recorded (0: never). */
+  pollMs?: number;
+  /** Told when the store cannot be written: approvals still work in this process. */
+  onError?: (message: string) => void;
+}
+
+export const APPROVALS_NAMESPACE = 'approvals';
+
+interface Waiter {
+  record: ApprovalRecord;
+  /** Set once decided, expired or cancelled; the final record is being stored. */
+  final?: ApprovalRecord;
+  settle(status: ApprovalStatus, reason?: string): void;
+  written: Promise<ApprovalRecord>;
+}
+
+const key = (runId: string, callId: string) => `${runId}/${callId}`;
+const now = () => new Date().toISOString();
+
+/**
+ * Pending approvals: one per kernel, shared by its agents. Each request is stored (namespace
+ * `approvals`, key `<runId>/<callId>`) before anyone hears of it, so it outlives the process, and
+ * kept with its outcome after, so a second decision is refused rather than lost.
+ */
+export class Approvals {
+  readonly #store: Store;
+  readonly #options: ApprovalsOptions;
+  readonly #waiting = new Map<string, Waiter>();
+
+  constructor(store: Store, options: ApprovalsOptions = {}) {
+    this.#store = store;
+    this.#options = options;
+  }
+
+  /**
+   * Stores the request, calls `onOpen` (where the caller announces it), then waits for a decision,
+   * the timeout (`expired`) or the signal (`cancelled`). Resolves with the final, stored record.
+   */
+  request(
+    request: ApprovalRequest,
+    options: { signal: AbortSignal; timeoutMs: number; onOpen?: (record: ApprovalRecord) => void },
+  ): Promise<ApprovalRecord> {
+    const { signal } = options;
+    // setTimeout fires at once past 2^31-1 ms (about 24 days): cap rather than expire immediately.
+    const timeoutMs = Math.min(Math.max(options.timeoutMs, 1), 2_147_483_647);
+    const started = Date.now();
+    const record: ApprovalRecord = {
+      ...request,
+      status: 'pending',
+      requestedAt: new Date(started).toISOString(),
+      expiresAt: new Date(started + timeoutMs).toISOString(),
+    };
+    const id = key(record.runId, record.callId);
+    let resolve!: (final: ApprovalRecord) => void;
+    const decided = new Promise<ApprovalRecord>((res) => {
+      resolve = res;
+    });
+    const onAbort = () => waiter.settle('cancelled');
+    const timer = setTimeout(() => waiter.settle('expired'), timeoutMs);
+    const poll = this.#pollStore(record, (stored) => waiter.settle(stored.status, stored.reason));
+    const waiter: Waiter = {
+      record,
+      settle(status, reason) {
+        if (waiter.final) return;
+        waiter.final = { ...record, status, decidedAt: now(), ...(reason ? { reason } : {}) };
+        clearTimeout(timer);
+        clearInterval(poll);
+        signal.removeEventListener('abort', onAbort);
+        resolve(waiter.final);
+      },
+      written: Promise.resolve(record),
+    };
+    // Registered before it is stored: a decision arriving meanwhile finds the waiter.
+    this.#waiting.set(id, waiter);
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    waiter.written = (async () => {
+      try {
+        await this.#write(record);
+        options.onOpen?.(record);
+        const final = await decided;
+        await this.#write(final);
+        return final;
+      } finally {
+        waiter.settle('cancelled'); // a no-op once settled; stops the timers if onOpen threw
+        if (this.#waiting.get(id) === waiter) this.#waiting.delete(id);
+      }
+    })();
+    return waiter.written;
+  }
+
+  /**
+   * Decides a pending approval and resolves with its final record. Throws `APPROVAL_NOT_FOUND`,
+   * `APPROVAL_DECIDED` (already decided, expired or cancelled), or `RUN_NOT_RUNNING` when no run of
+   * this process waits for it: the decision is then recorded (a process still running the run
+   * picks it up), its record in `details.approval`.
+   */
+  async decide(
+    runId: string,
+    callId: string,
+    decision: ApprovalDecision,
+    only?: { agent?: string },
+  ): Promise<ApprovalRecord> {
+    const status = decision.approved ? 'approved' : 'denied';
+    const waiter = this.#waiting.get(key(runId, callId));
+    if (waiter && (!only?.agent || waiter.record.agent === only.agent)) {
+      if (waiter.final) throw alreadyDecided(waiter.final);
+      waiter.settle(status, decision.reason);
+      return waiter.written;
+    }
+    const stored = await this.get(runId, callId);
+    if (!stored || (only?.agent && stored.agent !== only.agent)) {
+      throw new HubosError('APPROVAL_NOT_FOUND', `run "${runId}" has no approval request "${callId}"`, {
+        details: { runId, callId },
+      });
+    }
+    if (stored.status !== 'pending') throw alreadyDecided(stored);
+    // The asking run has given up on it by now: say so rather than record a decision nobody reads.
+    const expired = Date.parse(stored.expiresAt) <= Date.now();
+    const recorded: ApprovalRecord = {
+      ...stored,
+      status: expired ? 'expired' : status,
+      decidedAt: now(),
+      ...(decision.reason && !expired ? { reason: decision.reason } : {}),
+    };
+    await this.#store.set(APPROVALS_NAMESPACE, key(runId, callId), recorded as unknown as StoreValue);
+    if (expired) throw alreadyDecided(recorded);
+    throw new HubosError(
+      'RUN_NOT_RUNNING',
+      `run "${runId}" is no longer running in this process; the decision is recorded (a process still running it applies it)`,
+      { details: { runId, callId, approval: recorded } },
+    );
+  }
+
+  /** One approval, pending or decided, as stored. */
+  async get(runId: string, callId: string): Promise<ApprovalRecord | undefined> {
+    const live = this.#waiting.get(key(runId, callId));
+    if (live) return live.final ?? live.record;
+    const stored = await this.#store.get(APPROVALS_NAMESPACE, key(runId, callId));
+    return stored as ApprovalRecord | undefined;
+  }
+
+  /** A run's approvals (every run's without `runId`), oldest first: pending only unless `all`. */
+  async list(runId?: string, options: { all?: boolean } = {}): Promise<ApprovalRecord[]> {
+    const keys = await this.#store.list(APPROVALS_NAMESPACE, runId === undefined ? '' : `${runId}/`);
+    const records: ApprovalRecord[] = [];
+    for (const k of keys) {
+      const record = (await this.#store.get(APPROVALS_NAMESPACE, k)) as ApprovalRecord | undefined;
+      // The prefix alone could match a longer run id that starts with this one.
+      if (!record || (runId !== undefined && record.runId !== runId)) continue;
+      const current = this.#waiting.get(k)?.final ?? record;
+      if (options.all || current.status === 'pending') records.push(current);
+    }
+    return records.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+  }
+
+  /** Waits until the outcomes already reached are stored (the kernel calls it before closing the store). */
+  async flush(): Promise<void> {
+    const settled = [...this.#waiting.values()].filter((waiter) => waiter.final);
+    await Promise.allSettled(settled.map((waiter) => waiter.written));
+  }
+
+  /** True while a run of this process waits for this decision. */
+  isWaiting(runId: string, callId: string): boolean {
+    const waiter = this.#waiting.get(key(runId, callId));
+    return waiter !== undefined && waiter.final === undefined;
+  }
+
+  // Another process sharing the store may record the decision (see decide()): look for it now and then.
+  #pollStore(record: ApprovalRecord, found: (stored: ApprovalRecord) => void): NodeJS.Timeout | undefined {
+    const every = this.#options.pollMs ?? 1_000;
+    if (every <= 0) return undefined;
+    const timer = setInterval(async () => {
+      const stored = (await this.#store
+        .get(APPROVALS_NAMESPACE, key(record.runId, record.callId))
+        .catch(() => undefined)) as ApprovalRecord | undefined;
+      if (stored?.requestedAt === record.requestedAt && stored.status !== 'pending') found(stored);
+    }, every);
+    timer.unref();
+    return timer;
+  }
+
+  async #write(record: ApprovalRecord): Promise<void> {
+    try {
+      await this.#store.set(
+        APPROVALS_NAMESPACE,
+        key(record.runId, record.callId),
+        record as unknown as StoreValue,
+      );
+    } catch (error) {
+      this.#options.onError?.(`could not store approval ${record.callId}: ${errorMessage(error)}`);
+    }
+  }
+}
+
+function alreadyDecided(record: ApprovalRecord): HubosError {
+  return new HubosError(
+    'APPROVAL_DECIDED',
+    `approval "${record.callId}" of run "${record.runId}" is already ${record.status}`,
+    { details: { runId: record.runId, callId: record.callId, approval: record } },
+  );
+}

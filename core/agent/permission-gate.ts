@@ -1,0 +1,96 @@
+import { describeVerdict, type Policy } from '../permissions.ts';
+import type { ToolResult } from '../tools/execute.ts';
+import type { Registry } from '../tools/registry.ts';
+import type { Tool } from '../tools/tool.ts';
+import type { ToolCallContext } from './agent-hooks.ts';
+import type { ApprovalRecord, Approvals } from './approvals.ts';
+import type { AgentEvent } from './events.ts';
+
+export interface GateDeps {
+  policy: Policy;
+  approvals: Approvals;
+  registry: Registry;
+}
+
+const refused = (message: string): ToolResult => ({ ok: false, error: { code: 'TOOL_DENIED', message } });
+
+/**
+ * Applies the permission policy to one call before anything else sees it: undefined lets it run;
+ * otherwise the error result the model reads instead. An `ask` waits here — only this call: the
+ * other calls of the turn run on.
+ */
+export async function gateToolCall(
+  deps: GateDeps,
+  ctx: ToolCallContext,
+  tool: Tool,
+  emit: (event: AgentEvent) => void,
+): Promise<ToolResult | undefined> {
+  const verdict = deps.policy.decide(tool);
+  if (verdict.decision === 'allow') return undefined;
+  if (verdict.decision === 'deny') return refused(`permission denied: ${describeVerdict(verdict, tool)}`);
+  // Nobody should be asked about a call that could not run anyway.
+  const checked = deps.registry.checkInput(tool.name, ctx.call.input);
+  if (!checked.ok) return { ok: false, error: { code: 'TOOL_INPUT_INVALID', message: checked.message } };
+  const { run, step, call } = ctx;
+  const final = await deps.approvals.request(
+    {
+      runId: run.runId,
+      agent: run.agent,
+      ...(run.sessionId !== undefined ? { sessionId: run.sessionId } : {}),
+      step,
+      callId: call.id,
+      tool: tool.name,
+      input: checked.input,
+      permissions: [...(tool.permissions ?? [])],
+      ...(verdict.rule ? { rule: verdict.rule } : {}),
+    },
+    {
+      signal: run.signal,
+      timeoutMs: deps.policy.approvalTimeoutMs,
+      onOpen: (record) =>
+        emit({
+          type: 'approval-request',
+          runId: run.runId,
+          step,
+          callId: call.id,
+          tool: tool.name,
+          input: record.input,
+          permissions: record.permissions,
+          ...(record.rule ? { rule: record.rule } : {}),
+          expiresAt: record.expiresAt,
+        }),
+    },
+  );
+  emit({
+    type: 'approval-result',
+    runId: run.runId,
+    step,
+    callId: call.id,
+    tool: tool.name,
+    approved: final.status === 'approved',
+    status: final.status as Exclude<ApprovalRecord['status'], 'pending'>,
+    ...(final.reason ? { reason: final.reason } : {}),
+  });
+  return outcome(final, deps.policy.approvalTimeoutMs);
+}
+
+function outcome(final: ApprovalRecord, timeoutMs: number): ToolResult | undefined {
+  switch (final.status) {
+    case 'approved':
+      return undefined;
+    case 'denied':
+      return refused(`denied by the user${final.reason ? `: ${final.reason}` : ''}`);
+    case 'expired':
+      return refused(
+        `approval timed out: nobody approved the call to "${final.tool}" within ${formatMs(timeoutMs)}, so it was not run`,
+      );
+    default:
+      return refused('the run was cancelled while the call waited for approval');
+  }
+}
+
+function formatMs(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1_000 === 0) return `${ms / 1_000} s`;
+  return `${ms} ms`;
+}

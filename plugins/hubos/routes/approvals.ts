@@ -1,0 +1,112 @@
+import type { Context, Hono } from 'hono';
+import { type ApprovalRecord, type Approvals, HubosError } from '../../../core/index.ts';
+import { readBody } from '../body.ts';
+import { HttpError } from '../http-error.ts';
+import type { HubOS } from '../hubos.ts';
+
+export const DECISION_BODY = {
+  type: 'object',
+  properties: {
+    approved: { type: 'boolean', description: 'true runs the call; false denies it.' },
+    reason: {
+      type: 'string',
+      maxLength: 2_000,
+      description: 'Why: a denied call tells the model "denied by the user: <reason>".',
+    },
+  },
+  required: ['approved'],
+  additionalProperties: false,
+} as const;
+
+interface DecisionBody {
+  approved: boolean;
+  reason?: string;
+}
+
+/**
+ * `GET /approvals` (pending, every run), `GET /runs/:id/approvals` (pending; `?all=true` also the
+ * decided ones) and `POST /runs/:id/approvals/:callId` `{ approved, reason? }`. Each approval says
+ * whether a run of this process is `live`ly waiting for it: after a restart the stored ones are
+ * still listed, and deciding one records the decision but answers 409 (`RUN_NOT_RUNNING`).
+ */
+export function approvalRoutes(app: Hono, hubos: HubOS): void {
+  const api = hubos.apiPrefix;
+  hubos.document(
+    {
+      method: 'get',
+      path: `${api}/approvals`,
+      summary: 'Tool calls waiting for approval, across runs',
+      tags: ['runs'],
+    },
+    {
+      method: 'get',
+      path: `${api}/runs/{id}/approvals`,
+      summary: "A run's tool calls waiting for approval (?all=true: decided ones too)",
+      tags: ['runs'],
+      responses: { 404: 'No such run' },
+    },
+    {
+      method: 'post',
+      path: `${api}/runs/{id}/approvals/{callId}`,
+      summary: 'Approve or deny a tool call waiting for approval',
+      tags: ['runs'],
+      body: DECISION_BODY,
+      responses: {
+        400: 'Invalid body',
+        404: 'No such run or approval request',
+        409: 'Already decided, expired or cancelled; or the run is no longer running (the decision is recorded)',
+      },
+    },
+  );
+
+  const view = (approvals: Approvals, record: ApprovalRecord) => ({
+    ...record,
+    live: approvals.isWaiting(record.runId, record.callId),
+  });
+  const wantsAll = (c: Context) => ['true', '1'].includes(c.req.query('all') ?? '');
+
+  app.get(`${api}/approvals`, async (c) => {
+    const approvals = hubos.approvals;
+    const records = approvals ? await approvals.list(undefined, { all: wantsAll(c) }) : [];
+    return c.json({ approvals: records.map((record) => view(approvals!, record)) });
+  });
+
+  app.get(`${api}/runs/:id/approvals`, async (c) => {
+    const id = c.req.param('id');
+    const approvals = hubos.approvals;
+    const records = approvals ? await approvals.list(id, { all: true }) : [];
+    if (records.length === 0 && !(await hubos.runs.get(id)))
+      throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${id}"`);
+    const shown = wantsAll(c) ? records : records.filter((record) => record.status === 'pending');
+    return c.json({ runId: id, approvals: shown.map((record) => view(approvals!, record)) });
+  });
+
+  app.post(`${api}/runs/:id/approvals/:callId`, async (c) => {
+    const id = c.req.param('id');
+    const callId = c.req.param('callId');
+    const body = await readBody<DecisionBody>(c, DECISION_BODY);
+    const approvals = hubos.approvals;
+    if (!approvals) throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${id}"`);
+    try {
+      const decided = await approvals.decide(id, callId, {
+        approved: body.approved,
+        ...(body.reason ? { reason: body.reason } : {}),
+      });
+      return c.json(view(approvals, decided));
+    } catch (error) {
+      if (HubosError.is(error, 'APPROVAL_NOT_FOUND')) {
+        const known = (await approvals.list(id, { all: true })).length > 0 || (await hubos.runs.get(id));
+        if (!known) throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${id}"`);
+        throw new HttpError(404, 'APPROVAL_NOT_FOUND', error.message);
+      }
+      if (HubosError.is(error, 'APPROVAL_DECIDED') || HubosError.is(error, 'RUN_NOT_RUNNING')) {
+        const approval = error.details.approval as ApprovalRecord;
+        return c.json(
+          { error: { code: error.code, message: error.message }, approval: view(approvals, approval) },
+          409,
+        );
+      }
+      throw error;
+    }
+  });
+}
