@@ -2,4 +2,6 @@
 await import('./tool-validation.bench.ts');
 await import('./hook-dispatch.bench.ts');
 await import('./agent-loop.bench.ts');
+await import('./filesystem.bench.ts');
+await import('./bash.bench.ts');
 await import('./server.bench.ts');

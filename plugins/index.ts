@@ -1,3 +1,18 @@
+export {
+  type BashOptions,
+  type BuiltinToolsOptions,
+  bashTool,
+  builtinToolList,
+  default as builtinTools,
+  type FilesystemOptions,
+  filesystemTools,
+  type HttpToolOptions,
+  httpTools,
+  registerAll,
+  type SandboxOptions,
+  type WebsearchOptions,
+  websearchTool,
+} from './builtin-tools/index.ts';
 export { defaultPlugins } from './defaults.ts';
 export {
   default as hubos,

@@ -51,6 +51,8 @@ describe('hubos command line', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('No agent.config.{ts,mts,js,mjs} found');
     expect(result.stderr).toContain('built-in defaults');
-    expect(result.stdout).toContain('No tools registered.');
+    // The defaults are the built-in tools.
+    expect(result.stdout).toContain('11 tool(s):');
+    expect(result.stdout).toContain('filesystem_read  [fs:read]');
   });
 });

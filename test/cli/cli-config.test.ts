@@ -3,6 +3,21 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hubos, projectWithClockPlugin, ROOT, tempDir, writeFiles } from '../helpers/run.ts';
 
+/** What the hubos command registers before a config's own tools. */
+const BUILTIN_TOOLS = [
+  'filesystem_read',
+  'filesystem_write',
+  'filesystem_list',
+  'filesystem_delete',
+  'filesystem_search',
+  'bash',
+  'http_get',
+  'http_post',
+  'http_put',
+  'http_delete',
+  'websearch',
+];
+
 const CLOCK_CONFIG = `import { defineConfig } from 'hubos';
 export default defineConfig({ plugins: [['hubos-plugin-clock', { timezone: 'Asia/Tokyo' }]] });
 `;
@@ -23,7 +38,13 @@ describe('hubos tools / plugins / validate', () => {
     const tools = JSON.parse(result.stdout) as { name: string; inputSchema: { required?: string[] } }[];
     const add = tools.find((tool) => tool.name === 'notes_add');
     expect(add?.inputSchema.required).toEqual(['title', 'text']);
-    expect(tools.map((tool) => tool.name)).toEqual(['notes_add', 'notes_list', 'clock_now', 'clock_convert']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      ...BUILTIN_TOOLS,
+      'notes_add',
+      'notes_list',
+      'clock_now',
+      'clock_convert',
+    ]);
   });
 
   it('loads a plugin package by name, found from a nested working folder upwards', async () => {
@@ -37,8 +58,10 @@ describe('hubos tools / plugins / validate', () => {
       name: string;
       inputSchema: { properties: { timezone?: { default?: string } } };
     }[];
-    expect(tools.map((tool) => tool.name)).toEqual(['clock_now', 'clock_convert']);
-    expect(tools[0]?.inputSchema.properties.timezone?.default).toBe('Asia/Tokyo');
+    expect(tools.map((tool) => tool.name)).toEqual([...BUILTIN_TOOLS, 'clock_now', 'clock_convert']);
+    expect(tools.find((tool) => tool.name === 'clock_now')?.inputSchema.properties.timezone?.default).toBe(
+      'Asia/Tokyo',
+    );
   });
 
   it('takes --config explicitly, and says clearly when that file is missing', async () => {
@@ -46,7 +69,7 @@ describe('hubos tools / plugins / validate', () => {
     await writeFiles(project, { 'configs/other.config.mjs': 'export default { plugins: [] };\n' });
     const other = await hubos(['validate', '--config', 'configs/other.config.mjs'], project);
     expect(other.code).toBe(0);
-    expect(other.stdout).toContain('other.config.mjs is valid: 5 plugin(s), 0 tool(s)');
+    expect(other.stdout).toContain('other.config.mjs is valid: 6 plugin(s), 11 tool(s)');
     const missing = await hubos(['validate', '--config', 'nope.config.ts'], project);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`config file not found: ${join(project, 'nope.config.ts')}`);
@@ -55,7 +78,7 @@ describe('hubos tools / plugins / validate', () => {
   it('validate: exit 0 for a valid config', async () => {
     const result = await hubos(['validate'], ROOT);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 7 plugin(s), 4 tool(s)`);
+    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 8 plugin(s), 15 tool(s)`);
   });
 
   it('validate: exit 1 naming the key path, the expectation and the file', async () => {
@@ -100,9 +123,9 @@ export default { plugins: [tapper('b', { dependencies: ['a'] }), tapper('a'), ta
     const text = await hubos(['plugins'], dir);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
-      'Plugins (8, in apply order):\n  z@2.0.0  (enforce: pre)\n  openai\n  anthropic\n  offline\n  hubos\n  a\n  b  (depends on: a)\n  default-model  (enforce: post)\n',
+      'Plugins (9, in apply order):\n  z@2.0.0  (enforce: pre)\n  builtin-tools\n  openai\n  anthropic\n  offline\n  hubos\n  a\n  b  (depends on: a)\n  default-model  (enforce: post)\n',
     );
-    expect(text.stdout).toContain('registerTools: z -> a -> b');
+    expect(text.stdout).toContain('registerTools: z -> builtin-tools -> a -> b');
     expect(text.stdout).toContain('registerModels: openai -> anthropic -> offline');
     expect(text.stdout).toContain('config: default-model');
     expect(text.stdout).toContain('ready: z -> hubos -> a -> b');
@@ -113,6 +136,7 @@ export default { plugins: [tapper('b', { dependencies: ['a'] }), tapper('a'), ta
     };
     expect(view.plugins.map((p) => p.name)).toEqual([
       'z',
+      'builtin-tools',
       'openai',
       'anthropic',
       'offline',
@@ -121,7 +145,7 @@ export default { plugins: [tapper('b', { dependencies: ['a'] }), tapper('a'), ta
       'b',
       'default-model',
     ]);
-    expect(view.hooks.registerTools?.map((tap) => tap.plugin)).toEqual(['z', 'a', 'b']);
+    expect(view.hooks.registerTools?.map((tap) => tap.plugin)).toEqual(['z', 'builtin-tools', 'a', 'b']);
     expect(view.hooks.close).toEqual([]);
   });
 

@@ -109,7 +109,7 @@ export default defineConfig({ plugins: [['hubos-plugin-clock', { timezone: 'Amer
     const result = await run(bin, ['tools', '--json'], { cwd: app });
     expectOk(result, 'hubos tools');
     const tools = JSON.parse(result.stdout) as { name: string }[];
-    expect(tools.map((tool) => tool.name)).toEqual(['clock_now', 'clock_convert']);
+    expect(tools.map((tool) => tool.name).slice(-2)).toEqual(['clock_now', 'clock_convert']);
     const plain = await run(
       'node',
       [

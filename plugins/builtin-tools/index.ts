@@ -1,0 +1,65 @@
+import type { Plugin } from '../../core/index.ts';
+import { checkSandbox, SANDBOX_CONFIG_SCHEMA, type SandboxOptions } from './bash/index.ts';
+import { FILESYSTEM_CONFIG_SCHEMA, type FilesystemOptions } from './filesystem/index.ts';
+import { HTTP_CONFIG_SCHEMA, type HttpToolOptions } from './http/index.ts';
+import { type BuiltinToolsOptions, registerAll } from './register-all.ts';
+import { WEBSEARCH_CONFIG_SCHEMA, type WebsearchOptions } from './websearch/index.ts';
+
+export {
+  type BashOptions,
+  type BashResult,
+  bashTool,
+  checkSandbox,
+  type SandboxOptions,
+} from './bash/index.ts';
+export { type FilesystemOptions, filesystemTools } from './filesystem/index.ts';
+export { type HttpToolOptions, httpTools } from './http/index.ts';
+export { type BuiltinToolsOptions, builtinToolList, registerAll } from './register-all.ts';
+export { type WebsearchOptions, websearchTool } from './websearch/index.ts';
+
+declare module '../../core/config.js' {
+  interface HubosConfig {
+    /** Limits of the filesystem tools. */
+    filesystem?: FilesystemOptions;
+    /** The bash tool's sandbox (`{ kind: 'bwrap', network: false }`). */
+    sandbox?: SandboxOptions;
+    /** The HTTP tools: `allowHosts` lets internal hosts through; body and time caps. */
+    http?: HttpToolOptions;
+    /** The websearch backend (SearXNG, Brave or Tavily). */
+    websearch?: WebsearchOptions;
+  }
+}
+
+/**
+ * The `builtin-tools` plugin: registers the eleven built-in tools with the options of the config
+ * keys it owns (`filesystem`, `sandbox`, `http`, `websearch`); factory options win. A configured
+ * bwrap sandbox that cannot run fails startup.
+ */
+export default function builtinTools(options: BuiltinToolsOptions = {}): Plugin {
+  return {
+    name: 'builtin-tools',
+    configSchema: {
+      filesystem: FILESYSTEM_CONFIG_SCHEMA,
+      sandbox: SANDBOX_CONFIG_SCHEMA,
+      http: HTTP_CONFIG_SCHEMA,
+      websearch: WEBSEARCH_CONFIG_SCHEMA,
+    },
+    apply(kernel) {
+      const merged = (): BuiltinToolsOptions => {
+        const { filesystem, sandbox, http, websearch } = kernel.config;
+        return {
+          ...options,
+          filesystem: { ...filesystem, ...options.filesystem },
+          ...((options.sandbox ?? sandbox) ? { sandbox: (options.sandbox ?? sandbox)! } : {}),
+          http: { ...http, ...options.http },
+          websearch: { ...websearch, ...options.websearch },
+        };
+      };
+      kernel.hooks.configResolved.tap('builtin-tools', () => {
+        const { sandbox } = merged();
+        if (sandbox) checkSandbox({ sandbox });
+      });
+      kernel.hooks.registerTools.tap('builtin-tools', (registry) => registerAll(registry, merged()));
+    },
+  };
+}
