@@ -1,6 +1,6 @@
 /**
- * The repo's own config: what `npm start` runs. It shows every feature built so far.
- * Run `npm run hubos -- plugins` to see the plugins and the hooks they tap.
+ * The repo's own config: what `npm start` serves (http://127.0.0.1:3000/). It shows every feature
+ * built so far. Run `npm run hubos -- plugins` to see the plugins and the hooks they tap.
  */
 import { defineConfig } from 'hubos';
 import { notes } from './examples/notes-plugin.ts';
@@ -15,14 +15,22 @@ export default defineConfig(({ mode }) => ({
     mode === 'test' && null,
   ],
   // Agents by name. With no API key set, the offline demo model answers: type
-  // `/notes_add {"title": "idea", "text": "..."}` to make it call a tool.
+  // `/notes_add {"title": "idea", "text": "..."}` or `/filesystem_list {}` to make it call a tool.
   agents: {
     assistant: {
-      description: 'A helpful assistant that keeps notes and knows the time.',
+      description: 'A helpful assistant that keeps notes, knows the time, and works with files.',
       instructions:
-        'You are a concise assistant. Use the notes tools to remember things and the clock for dates.',
-      tools: ['notes_*', 'clock_*'],
+        'You are a concise assistant. Use the notes tools to remember things, the clock for dates, ' +
+        'and the filesystem tools for files in the workspace.',
+      tools: ['notes_*', 'clock_*', 'filesystem_*', 'bash'],
       maxSteps: 10,
     },
+  },
+  // Built-in tools act in ./workspace. Reading is free, changing files and running commands
+  // waits for a human (the chat page shows Approve / Deny), deleting is refused.
+  permissions: {
+    allow: ['fs:read', 'notes:*'],
+    ask: ['fs:write', 'shell:exec'],
+    deny: ['fs:delete'],
   },
 }));
