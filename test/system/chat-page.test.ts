@@ -1,6 +1,7 @@
 /**
  * The chat page (`GET /`) in headless Chromium against a real listening HubOS: pick an agent, chat,
- * watch text and tool calls stream in, stop a run, and give an API key when the server asks.
+ * watch text and tool calls stream in, stop a run, give an API key when the server asks, and approve
+ * or deny the tool calls the permission policy asks about.
  * Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
  */
 import { existsSync } from 'node:fs';
@@ -73,6 +74,7 @@ const echoModel = new ScriptedModel([], { modelId: 'echo-model' });
 let kernel: Kernel;
 let browser: Browser;
 const servers: HubOS[] = [];
+const kernels: Kernel[] = [];
 
 async function serveAgents(options: { apiKeys?: string[] } = {}): Promise<string> {
   const hubos = new HubOS({ kernel, name: 'weather-hub', port: 0, rateLimit: false, ...options });
@@ -132,7 +134,7 @@ describe('the chat page', () => {
   afterAll(async () => {
     await browser?.close();
     await Promise.all(servers.map((hubos) => hubos.close()));
-    await kernel?.close();
+    await Promise.all([kernel, ...kernels].map((k) => k?.close()));
   });
 
   it('serves the page, its files and the security headers', async () => {
@@ -317,6 +319,201 @@ describe('the chat page', () => {
     await expect.poll(() => dialog.isVisible(), POLL).toBe(true);
     await page.locator('#key-cancel').click();
     await expect.poll(() => text(page, '#log .error'), POLL).toContain('UNAUTHORIZED: invalid API key');
+    await page.context().close();
+  });
+
+  it('asks before a guarded tool runs: Approve runs it, Deny tells the model why, errors and Stop show', async () => {
+    const opsModel = new ScriptedModel([], { modelId: 'ops-model' });
+    const launched: unknown[] = [];
+    const launchRocket = defineTool({
+      name: 'launch_rocket',
+      description: 'Launches a rocket.',
+      inputSchema: {
+        type: 'object',
+        properties: { target: { type: 'string' }, countdown: { type: 'integer', default: 10 } },
+        required: ['target'],
+        additionalProperties: false,
+      },
+      permissions: ['danger:run'],
+      handler: (_options, { input }) => {
+        launched.push(input);
+        return { launched: input.target };
+      },
+    });
+    const guarded = await bootKernel({
+      config: {
+        permissions: { ask: ['danger:*'] },
+        agents: { ops: { model: opsModel, description: 'Runs risky errands.', tools: ['launch_rocket'] } },
+      },
+      plugins: [toolsPlugin([launchRocket])],
+    });
+    kernels.push(guarded);
+    const hubos = new HubOS({
+      kernel: guarded,
+      name: 'ops-hub',
+      port: 0,
+      rateLimit: false,
+      apiKeys: ['ops-key'],
+    });
+    hubos.registerAgent('ops', guarded.agent('ops'));
+    servers.push(hubos);
+    const url = await hubos.serve();
+    const { page, errors } = await openPage(`${url}/`);
+    await expect.poll(() => page.locator('#key-dialog').isVisible(), POLL).toBe(true);
+    await page.locator('#key-input').fill('ops-key');
+    await page.locator('#key-input').press('Enter');
+    await expect.poll(() => page.locator('#message').isEnabled(), POLL).toBe(true);
+    const decisions: { url: string; authorization?: string; body: unknown }[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/approvals/'))
+        decisions.push({
+          url: new URL(request.url()).pathname,
+          authorization: request.headers().authorization,
+          body: request.postDataJSON(),
+        });
+    });
+
+    // Approve, from the keyboard: the prompt takes the focus, Tab reaches the buttons.
+    opsModel.push(
+      {
+        text: 'Launching. ',
+        toolCalls: [{ name: 'launch_rocket', input: { target: 'moon' }, id: 'call-1' }],
+      },
+      'The rocket is on its way to the moon.',
+    );
+    await sendMessage(page, 'Launch a rocket to the moon');
+    const first = page.locator('.tool').nth(0);
+    const prompt = first.locator('.approval');
+    await expect.poll(() => prompt.isVisible(), POLL).toBe(true);
+    expect(await first.getAttribute('data-status')).toBe('running');
+    expect(await first.locator('.badge').innerText()).toBe('needs approval');
+    expect(await prompt.locator('h3').innerText()).toBe('Approval needed: launch_rocket');
+    expect(JSON.parse(await prompt.locator('pre').innerText())).toEqual({ target: 'moon', countdown: 10 });
+    const facts = await prompt.locator('dl').innerText();
+    expect(facts).toContain('danger:run');
+    expect(facts).toContain("ask 'danger:*'");
+    const [asked] = await guarded.approvals.list();
+    expect(asked).toMatchObject({ callId: 'call-1', tool: 'launch_rocket', status: 'pending' });
+    expect(await prompt.locator('time').getAttribute('datetime')).toBe(asked!.expiresAt);
+    expect(await prompt.locator('.left').innerText()).toMatch(/^\(in [45]:\d\d\)$/);
+    expect(await text(page, '#status')).toBe('ops waits for your approval to run launch_rocket.');
+    expect(await page.locator('.approval:focus').count()).toBe(1);
+    if (process.env.CHAT_PAGE_APPROVAL_SCREENSHOT)
+      await page.screenshot({ path: process.env.CHAT_PAGE_APPROVAL_SCREENSHOT, fullPage: true });
+    await page.keyboard.press('Tab'); // the input, scrollable
+    await page.keyboard.press('Tab'); // the reason
+    await page.keyboard.press('Tab');
+    expect(await prompt.locator('button:focus').innerText()).toBe('Approve');
+    expect(launched).toEqual([]);
+    await page.keyboard.press('Enter');
+
+    await expect.poll(() => first.getAttribute('data-status'), POLL).toBe('ok');
+    expect(await prompt.locator('.outcome').innerText()).toBe('Approved: the tool runs.');
+    expect(await prompt.getByRole('button', { name: 'Approve' }).isVisible()).toBe(false);
+    expect(JSON.parse((await first.locator('.result').textContent())!)).toEqual({ launched: 'moon' });
+    expect(launched).toEqual([{ target: 'moon', countdown: 10 }]);
+    await expect
+      .poll(() => text(page, '.msg.assistant:last-child .bubble'), POLL)
+      .toBe('The rocket is on its way to the moon.');
+    expect(decisions).toEqual([
+      {
+        url: `/api/runs/${asked!.runId}/approvals/call-1`,
+        authorization: 'Bearer ops-key',
+        body: { approved: true },
+      },
+    ]);
+    expect(await page.locator('#key-dialog').isVisible()).toBe(false);
+
+    // Deny, with a reason: the tool does not run and the model reads why.
+    opsModel.push(
+      { toolCalls: [{ name: 'launch_rocket', input: { target: 'mars' }, id: 'call-2' }] },
+      'Understood: no rocket to Mars.',
+    );
+    await sendMessage(page, 'And one to Mars');
+    const second = page.locator('.tool').nth(1);
+    await expect.poll(() => second.locator('.approval').isVisible(), POLL).toBe(true);
+    await second.getByLabel('Reason for denying').fill('too far');
+    await second.getByRole('button', { name: 'Deny' }).click();
+    await expect.poll(() => second.getAttribute('data-status'), POLL).toBe('error');
+    expect(await second.locator('.approval .outcome').innerText()).toBe(
+      'Denied: the tool was not run. Reason: too far',
+    );
+    expect(await second.locator('.badge').innerText()).toBe('denied');
+    expect(await second.locator('.approval h3').innerText()).toBe('Approval: launch_rocket');
+    expect(await second.locator('.result').innerText()).toContain('denied by the user: too far');
+    await expect
+      .poll(() => text(page, '.msg.assistant:last-child .bubble'), POLL)
+      .toBe('Understood: no rocket to Mars.');
+    expect(launched).toHaveLength(1);
+    expect(JSON.stringify(opsModel.requests.at(-1)!.messages)).toContain('denied by the user: too far');
+    expect(decisions.at(-1)).toMatchObject({ body: { approved: false, reason: 'too far' } });
+
+    // Decided elsewhere first: the server answers 409, which the prompt shows with the outcome.
+    await page.route('**/approvals/**', async (route) => {
+      const [, runId, callId] = /\/runs\/([^/]+)\/approvals\/([^/?]+)/.exec(route.request().url())!;
+      await guarded.approvals!.decide(runId!, callId!, {
+        approved: false,
+        reason: 'decided on another screen',
+      });
+      await route.continue();
+    });
+    opsModel.push(
+      { toolCalls: [{ name: 'launch_rocket', input: { target: 'venus' }, id: 'call-3' }] },
+      'Someone else said no.',
+    );
+    await sendMessage(page, 'Venus?');
+    const third = page.locator('.tool').nth(2);
+    await expect.poll(() => third.locator('.approval').isVisible(), POLL).toBe(true);
+    await third.getByRole('button', { name: 'Approve' }).click();
+    const conflict = third.locator('.approval-error[role="alert"]');
+    await expect
+      .poll(() => conflict.innerText().catch(() => ''), POLL)
+      .toMatch(/^APPROVAL_DECIDED: .*already denied/);
+    expect(await page.locator('.approval-error:focus').count()).toBe(1);
+    await expect
+      .poll(() => third.locator('.approval .outcome').innerText(), POLL)
+      .toBe('Denied: the tool was not run. Reason: decided on another screen');
+    await expect
+      .poll(() => text(page, '.msg.assistant:last-child .bubble'), POLL)
+      .toBe('Someone else said no.');
+    await page.unroute('**/approvals/**');
+
+    // Stopping the run while the call waits cancels it on the server.
+    opsModel.push({ toolCalls: [{ name: 'launch_rocket', input: { target: 'sun' }, id: 'call-4' }] });
+    await sendMessage(page, 'The sun, then');
+    const fourth = page.locator('.tool').nth(3);
+    await expect.poll(() => fourth.locator('.approval').isVisible(), POLL).toBe(true);
+    await page.locator('#stop').click();
+    await expect
+      .poll(() => fourth.locator('.approval .outcome').innerText(), POLL)
+      .toBe('Not decided: the run ended while the call waited.');
+    expect(await fourth.getByRole('button', { name: 'Deny' }).isVisible()).toBe(false);
+    expect(await fourth.locator('.badge').innerText()).toBe('not decided');
+    await expect.poll(() => hubos.runs.running, POLL).toBe(0);
+    await expect
+      .poll(async () => (await guarded.approvals!.list(undefined, { all: true })).map((a) => a.status), POLL)
+      .toEqual(['approved', 'denied', 'denied', 'cancelled']);
+    expect(launched).toHaveLength(1);
+
+    // A reload shows the decided prompts, without buttons.
+    await page.reload();
+    await expect.poll(() => page.locator('.approval').count(), POLL).toBe(4);
+    expect(await page.locator('.approval button:visible').count()).toBe(0);
+    expect(await page.locator('.approval .outcome').allInnerTexts()).toEqual([
+      'Approved: the tool runs.',
+      'Denied: the tool was not run. Reason: too far',
+      'Denied: the tool was not run. Reason: decided on another screen',
+      'Not decided: the run ended while the call waited.',
+    ]);
+
+    if (process.env.CHAT_PAGE_APPROVAL_SCREENSHOT)
+      await page.screenshot({
+        path: process.env.CHAT_PAGE_APPROVAL_SCREENSHOT.replace(/(\.png)?$/, '-after.png'),
+      });
+
+    // The browser reports the 401 and 409 answers as failed loads; nothing else went wrong.
+    expect(errors.filter((error) => !/status of (401|409)/.test(error))).toEqual([]);
+    opsModel.assertConsumed();
     await page.context().close();
   });
 });

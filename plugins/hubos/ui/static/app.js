@@ -177,6 +177,11 @@ function saveChat(agent, chat) {
       ...item,
       args: clip(item.args ?? '', STORED_LIMIT),
       result: clip(item.result ?? '', STORED_LIMIT),
+      approval: item.approval && {
+        ...item.approval,
+        input: clip(show(item.approval.input), STORED_LIMIT),
+        busy: undefined,
+      },
     };
   });
   try {
@@ -249,22 +254,39 @@ function renderItem(item) {
         h('div', { class: 'tool-body' }, h('h3', {}, 'Arguments'), args, resultTitle, result),
       );
       const node = h('li', { class: 'tool' }, details);
+      let box; // the approval prompt, once the call waits for one
       const update = () => {
+        const asked = item.approval?.status;
         node.dataset.status = item.status;
+        if (asked) node.dataset.approval = asked;
         preview.textContent = item.input !== undefined ? oneLine(item.input) : oneLine(item.args ?? '');
         args.textContent = clip(item.args ?? '', SHOWN_LIMIT) || '(none yet)';
         badge.textContent =
           item.status === 'running'
-            ? 'running…'
+            ? asked === 'pending'
+              ? 'needs approval'
+              : 'running…'
             : item.status === 'ok'
               ? `done${item.durationMs !== undefined ? ` · ${item.durationMs} ms` : ''}`
-              : 'failed';
+              : asked && asked !== 'approved'
+                ? asked.replace('unanswered', 'not decided')
+                : 'failed';
         resultTitle.textContent = item.status === 'error' ? 'Error' : 'Result';
-        result.textContent = item.status === 'running' ? 'waiting…' : clip(item.result ?? '', SHOWN_LIMIT);
+        result.textContent =
+          item.status === 'running'
+            ? asked === 'pending'
+              ? 'waiting for approval…'
+              : 'waiting…'
+            : clip(item.result ?? '', SHOWN_LIMIT);
         if (item.status === 'error') details.open = true;
+        if (item.approval) {
+          box ??= approvalView(item, update);
+          if (box.node.parentNode !== node) node.append(box.node);
+          box.update();
+        }
       };
       update();
-      return { node, update };
+      return { node, update, focusApproval: () => box?.node.focus() };
     }
     case 'error':
       return {
@@ -277,6 +299,180 @@ function renderItem(item) {
       };
     default:
       return { node: h('li', { class: 'note' }, item.text ?? '') };
+  }
+}
+
+// ---------------------------------------------------------------- approvals
+
+const OUTCOMES = {
+  approved: 'Approved: the tool runs.',
+  denied: 'Denied: the tool was not run.',
+  expired: 'Expired: nobody answered in time, so the tool was not run.',
+  cancelled: 'Cancelled: the run ended while the call waited, so the tool was not run.',
+  unanswered: 'Not decided: the run ended while the call waited.',
+};
+
+let approvalCount = 0;
+
+function timeLeft(expiresAt) {
+  const ms = Date.parse(expiresAt) - Date.now();
+  if (!(ms > 0)) return 'now';
+  const seconds = Math.ceil(ms / 1000);
+  return `in ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+/** The prompt of a call waiting for approval: what would run, why it asks, Approve / Deny, the outcome. */
+function approvalView(item, refresh) {
+  const approval = item.approval;
+  const id = `approval-${++approvalCount}`;
+  const expires = Date.parse(approval.expiresAt);
+  const left = h('span', { class: 'left' });
+  const reason = h('input', {
+    id: `${id}-reason`,
+    class: 'reason',
+    type: 'text',
+    maxlength: '2000',
+    autocomplete: 'off',
+    placeholder: 'Optional, told to the agent',
+  });
+  const approve = h('button', { type: 'button', class: 'approve' }, 'Approve');
+  const deny = h('button', { type: 'button', class: 'danger deny' }, 'Deny');
+  const controls = h(
+    'div',
+    { class: 'approval-controls' },
+    h('label', { for: `${id}-reason`, class: 'reason-label' }, 'Reason for denying'),
+    reason,
+    approve,
+    deny,
+  );
+  const title = h('span', {});
+  const inputRow = [
+    h('dt', {}, 'Input'),
+    h('dd', {}, h('pre', { tabindex: '0' }, clip(show(approval.input), SHOWN_LIMIT) || '(none)')),
+  ];
+  const expiresRow = [
+    h('dt', {}, 'Expires'),
+    h(
+      'dd',
+      {},
+      h(
+        'time',
+        { datetime: approval.expiresAt },
+        Number.isNaN(expires) ? String(approval.expiresAt) : new Date(expires).toLocaleTimeString(),
+      ),
+      ' ',
+      left,
+    ),
+  ];
+  const outcome = h('p', { class: 'outcome', role: 'status' });
+  const error = h('p', { class: 'approval-error', role: 'alert', tabindex: '-1', hidden: true });
+  const node = h(
+    'section',
+    { class: 'approval', 'aria-labelledby': `${id}-title`, tabindex: '-1' },
+    h('h3', { id: `${id}-title` }, title, h('code', {}, approval.tool)),
+    h(
+      'dl',
+      {},
+      ...inputRow,
+      h('dt', {}, 'Permissions'),
+      h(
+        'dd',
+        {},
+        ...(approval.permissions?.length
+          ? approval.permissions.flatMap((name, i) => [i ? ', ' : '', h('code', {}, name)])
+          : ['none declared']),
+      ),
+      h('dt', {}, 'Rule'),
+      h('dd', {}, approval.rule ? h('code', {}, `ask '${approval.rule}'`) : 'ask'),
+      ...expiresRow,
+    ),
+    controls,
+    outcome,
+    error,
+  );
+
+  const choose = async (approved) => {
+    const why = reason.value.trim();
+    await decide(
+      item,
+      approved ? { approved: true } : { approved: false, ...(why ? { reason: why } : {}) },
+      refresh,
+    );
+    // The buttons were disabled under the focus: show the error, or go back to the message box.
+    if (approval.error) error.focus();
+    else if (!document.activeElement || document.activeElement === document.body) el.message.focus();
+  };
+  approve.addEventListener('click', () => choose(true));
+  deny.addEventListener('click', () => choose(false));
+  reason.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.isComposing) {
+      event.preventDefault();
+      if (!deny.disabled) choose(false);
+    } else if (event.key === 'Escape' && reason.value) {
+      event.stopPropagation(); // clear the reason, not stop the run
+      reason.value = '';
+    }
+  });
+
+  let timer;
+  const update = () => {
+    const pending = approval.status === 'pending';
+    node.dataset.state = approval.status;
+    title.textContent = pending ? 'Approval needed: ' : 'Approval: ';
+    // Once decided, the input is the call's Arguments above and the expiry no longer matters.
+    for (const row of [...inputRow, ...expiresRow]) row.hidden = !pending;
+    controls.hidden = !pending;
+    approve.disabled = deny.disabled = reason.disabled = !pending || Boolean(approval.busy);
+    left.textContent = pending ? `(${timeLeft(approval.expiresAt)})` : '';
+    outcome.textContent = pending
+      ? approval.busy
+        ? `Sending your ${approval.busy}…`
+        : 'The agent waits for your decision.'
+      : `${OUTCOMES[approval.status] ?? approval.status}${approval.reason ? ` Reason: ${approval.reason}` : ''}`;
+    error.hidden = !approval.error;
+    error.textContent = approval.error ? `${approval.error.code}: ${approval.error.message}` : '';
+    if (pending && !timer) timer = setInterval(update, 1000);
+    if (timer && (!pending || !node.isConnected)) timer = clearInterval(timer);
+  };
+  return { node, update };
+}
+
+/** POSTs the decision; a 409 (already decided, expired, the run gone) shows why and the recorded outcome. */
+async function decide(item, decision, done) {
+  const approval = item.approval;
+  if (approval.status !== 'pending' || approval.busy) return;
+  approval.busy = decision.approved ? 'approval' : 'denial';
+  approval.error = undefined;
+  done();
+  try {
+    const response = await request(
+      `${API}/runs/${encodeURIComponent(approval.runId)}/approvals/${encodeURIComponent(approval.callId)}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(decision),
+      },
+    );
+    const body = await response.json().catch(() => undefined);
+    const record = response.ok ? body : body?.approval;
+    if (record?.status && record.status !== 'pending' && approval.status === 'pending') {
+      approval.status = record.status;
+      approval.reason = record.reason;
+    }
+    if (!response.ok)
+      throw new ApiError(
+        body?.error?.code ?? `HTTP_${response.status}`,
+        body?.error?.message ?? (response.statusText || 'the request failed'),
+        response.status,
+      );
+  } catch (error) {
+    approval.error = {
+      code: error.code ?? 'NETWORK_ERROR',
+      message: error instanceof ApiError ? error.message : `could not reach the server: ${error.message}`,
+    };
+  } finally {
+    approval.busy = undefined;
+    done();
   }
 }
 
@@ -479,6 +675,36 @@ async function send(input) {
         entry.view.update();
         break;
       }
+      case 'approval-request': {
+        const entry = tool(event.callId, event.tool);
+        entry.item.input = event.input;
+        entry.item.args = show(event.input);
+        entry.item.approval = {
+          runId: event.runId,
+          callId: event.callId,
+          tool: event.tool,
+          input: event.input,
+          permissions: event.permissions ?? [],
+          rule: event.rule,
+          expiresAt: event.expiresAt,
+          status: 'pending',
+        };
+        entry.view.update();
+        const focused = document.activeElement;
+        if (!focused || focused === document.body || (focused === el.message && !el.message.value))
+          entry.view.focusApproval();
+        setStatus(`${agent.name} waits for your approval to run ${event.tool}.`);
+        break;
+      }
+      case 'approval-result': {
+        const approval = tools.get(event.callId)?.item.approval;
+        if (!approval) break;
+        approval.status = event.status;
+        approval.reason = event.reason;
+        tools.get(event.callId).view.update();
+        setStatus(`${agent.name} is working…`);
+        break;
+      }
       case 'tool-result': {
         const { call } = event;
         const entry = tool(call.id, call.name);
@@ -555,6 +781,7 @@ async function send(input) {
     }
   } finally {
     for (const { item } of tools.values()) {
+      if (item.approval?.status === 'pending') item.approval.status = 'unanswered';
       if (item.status === 'running') {
         item.status = 'error';
         item.result = 'no result: the run ended first';
