@@ -2,6 +2,7 @@
 await import('./tool-validation.bench.ts');
 await import('./hook-dispatch.bench.ts');
 await import('./agent-loop.bench.ts');
+await import('./subagent.bench.ts');
 await import('./filesystem.bench.ts');
 await import('./bash.bench.ts');
 await import('./server.bench.ts');

@@ -26,11 +26,13 @@ export type {
   RunStatus,
   StopReason,
   ToolCallRecord,
+  ToolProgressEvent,
 } from './agent/events.ts';
 export { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './agent/messages.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export type { AgentHandle, AgentSpec } from './agent/spec.ts';
 export { type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
+export { selectTools } from './agent/tool-select.ts';
 export {
   type ConfigEnv,
   type ConfigExport,

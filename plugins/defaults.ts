@@ -1,18 +1,45 @@
-import type { HubosConfig, PluginOption } from '../core/index.ts';
+import { type HubosConfig, isPlugin, type PluginOption } from '../core/index.ts';
 import builtinTools from './builtin-tools/index.ts';
 import hubos from './hubos/index.ts';
 import anthropic from './models/anthropic.ts';
 import defaultModel from './models/default-model.ts';
 import offline from './models/offline.ts';
 import openai from './models/openai.ts';
+import subagent from './subagent/index.ts';
 
 /**
  * The built-in plugins a config turns on, in one place: each config key that a built-in plugin
  * owns maps to that plugin here. The `hubos` command applies these before the config's own plugins.
  * The built-in tools are always registered (agents see only those they select; the permission
  * policy governs their calls). The model providers are always on: each only reads its key (`openai`, `anthropic`) when called;
- * the HubOS server plugin owns `server` and builds the server `hubos serve` starts.
+ * the HubOS server plugin owns `server` and builds the server `hubos serve` starts. The subagent
+ * plugin (the `task` tool) is on when the config uses it: its keys `subagents` or `task`, or an
+ * agent whose `tools` name `task` — unless the config's `plugins` add it themselves (with options).
  */
-export function defaultPlugins(_config: HubosConfig): PluginOption[] {
-  return [builtinTools(), openai(), anthropic(), offline(), defaultModel(), hubos()];
+export function defaultPlugins(config: HubosConfig): PluginOption[] {
+  return [
+    builtinTools(),
+    usesSubagents(config) && subagent(),
+    openai(),
+    anthropic(),
+    offline(),
+    defaultModel(),
+    hubos(),
+  ];
+}
+
+function usesSubagents(config: HubosConfig): boolean {
+  const wanted =
+    config.subagents !== undefined ||
+    config.task !== undefined ||
+    Object.values(config.agents ?? {}).some((agent) => agent.tools?.includes('task'));
+  return wanted && !hasPlugin(config.plugins, 'subagent');
+}
+
+function hasPlugin(plugins: readonly PluginOption[] | undefined, name: string): boolean {
+  return (plugins ?? []).some((option) =>
+    Array.isArray(option)
+      ? hasPlugin(option as readonly PluginOption[], name)
+      : isPlugin(option) && option.name === name,
+  );
 }

@@ -32,3 +32,17 @@ export { ANTHROPIC_VERSION, default as anthropic } from './models/anthropic.ts';
 export { default as defaultModel, defaultModelRef } from './models/default-model.ts';
 export { default as offline, OFFLINE_HELP, OfflineModel } from './models/offline.ts';
 export { default as openai } from './models/openai.ts';
+export {
+  default as subagent,
+  type ForwardedEvent,
+  GENERAL_PURPOSE,
+  getSubagentHooks,
+  type SubagentHooks,
+  type SubagentOptions,
+  type SubagentType,
+  SubagentTypes,
+  TASK_TOOL,
+  type TaskInput,
+  type TaskOptions,
+  type TaskSummary,
+} from './subagent/index.ts';

@@ -8,7 +8,7 @@ import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hook
 import { type ApprovalDecision, type ApprovalRecord, Approvals } from './approvals.ts';
 import { EventQueue } from './event-queue.ts';
 import type { AgentEvent, RunResult, StopReason, ToolCallRecord } from './events.ts';
-import { addUsage, emptyUsage, type Message, type ToolCall } from './messages.ts';
+import { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './messages.ts';
 import { callModel } from './model-call.ts';
 import type { Sessions } from './sessions.ts';
 import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
@@ -253,7 +253,14 @@ export class Agent implements AgentHandle {
         pendingToolCalls = calls.filter((call) => clientNames.has(call.name));
         const serverCalls = calls.filter((call) => !clientNames.has(call.name));
         if (serverCalls.length > 0) {
-          const outcome = await runToolCalls(this.#toolDeps(), run, step, serverCalls, spanCtx, emit);
+          // Tokens a tool spent (a sub-agent's) count as this run's.
+          const deps = {
+            ...this.#toolDeps(),
+            addUsage: (more: Partial<Usage>) => {
+              usage = addUsage(usage, more);
+            },
+          };
+          const outcome = await runToolCalls(deps, run, step, serverCalls, spanCtx, emit);
           toolCalls.push(...outcome.records);
           stepMessages.push(...outcome.messages);
         }

@@ -62,6 +62,19 @@ export interface ApprovalResultEvent {
   reason?: string;
 }
 
+/**
+ * Something a running tool call reported through `tc.progress(data)` (a sub-agent's events, say),
+ * emitted while the call runs, before its `tool-result`.
+ */
+export interface ToolProgressEvent {
+  type: 'tool-progress';
+  runId: string;
+  step: number;
+  callId: string;
+  tool: string;
+  data: unknown;
+}
+
 /** What `agent.stream()` yields, as it happens. */
 export type AgentEvent =
   | { type: 'run-start'; runId: string; agent: string; sessionId?: string; model: string }
@@ -72,6 +85,7 @@ export type AgentEvent =
   | { type: 'tool-call-end'; runId: string; step: number; id: string; name: string; input: unknown }
   | ApprovalRequestEvent
   | ApprovalResultEvent
+  | ToolProgressEvent
   | { type: 'tool-result'; runId: string; step: number; call: ToolCallRecord }
   | { type: 'step-finish'; runId: string; step: number; finishReason: FinishReason; usage: Usage }
   | { type: 'run-finish'; runId: string; result: RunResult }

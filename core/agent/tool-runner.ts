@@ -8,7 +8,7 @@ import type { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentHooks, RunContext, ToolCallContext } from './agent-hooks.ts';
 import type { AgentEvent, ToolCallRecord } from './events.ts';
-import type { Message, ToolCall } from './messages.ts';
+import type { Message, ToolCall, Usage } from './messages.ts';
 import { type GateDeps, gateToolCall } from './permission-gate.ts';
 import { failSpan, startSpan } from './telemetry.ts';
 
@@ -20,6 +20,8 @@ export interface ToolRunnerDeps extends GateDeps {
   sandbox: Sandbox;
   store: Store;
   metadata: Record<string, unknown>;
+  /** Where tokens a handler reports (`tc.addUsage`) go: the run's usage. */
+  addUsage?: (usage: Partial<Usage>) => void;
 }
 
 /**
@@ -131,15 +133,29 @@ async function decideAndRun(
     };
   }
   if (decision && 'result' in decision) return { ok: true, output: decision.result };
-  return runWrapHook(deps.hooks.wrapToolCall, ctx, (inner) =>
-    executeTool(deps.registry, inner.call.name, inner.call.input, {
-      signal: inner.run.signal,
-      agentId: deps.agentId,
-      sandbox: deps.sandbox,
-      store: deps.store,
-      metadata: deps.metadata,
-    }),
-  );
+  return runWrapHook(deps.hooks.wrapToolCall, ctx, async (inner) => {
+    const { run, step, call } = inner;
+    let running = true;
+    try {
+      return await executeTool(deps.registry, call.name, call.input, {
+        signal: run.signal,
+        agentId: deps.agentId,
+        sandbox: deps.sandbox,
+        store: deps.store,
+        metadata: deps.metadata,
+        runId: run.runId,
+        callId: call.id,
+        ...(deps.addUsage ? { addUsage: deps.addUsage } : {}),
+        // Progress after the handler returned would follow the call's result: dropped.
+        progress: (data) => {
+          if (running)
+            emit({ type: 'tool-progress', runId: run.runId, step, callId: call.id, tool: call.name, data });
+        },
+      });
+    } finally {
+      running = false;
+    }
+  });
 }
 
 function toMessage(record: ToolCallRecord): Message {

@@ -1,3 +1,4 @@
+import type { Usage } from '../agent/messages.ts';
 import { errorMessage } from '../errors.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
@@ -9,6 +10,11 @@ export interface ToolCallEnv {
   sandbox: Sandbox;
   store: Store;
   metadata?: Record<string, unknown>;
+  /** Set by the agent loop: the run and the call, where usage goes, and where progress is sent. */
+  runId?: string;
+  callId?: string;
+  addUsage?: (usage: Partial<Usage>) => void;
+  progress?: (data: unknown) => void;
 }
 
 /** What a tool call gives back to the model: its output, or an error it can read and correct. */
@@ -47,6 +53,10 @@ export async function executeTool(
         sandbox: env.sandbox,
         store: env.store,
         metadata: env.metadata ?? {},
+        ...(env.runId !== undefined ? { runId: env.runId } : {}),
+        ...(env.callId !== undefined ? { callId: env.callId } : {}),
+        ...(env.addUsage ? { addUsage: env.addUsage } : {}),
+        ...(env.progress ? { progress: env.progress } : {}),
       },
     );
     return { ok: true, output };

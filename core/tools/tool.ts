@@ -1,4 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
+import type { Usage } from '../agent/messages.ts';
 import type { JSONSchemaObject } from '../json-schema.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
@@ -11,6 +12,13 @@ export interface ToolContext<I = Record<string, unknown>> {
   sandbox: Sandbox;
   store: Store;
   metadata: Record<string, unknown>;
+  /** Set when an agent's run makes the call: the run's and the call's ids. */
+  runId?: string;
+  callId?: string;
+  /** In a run: adds tokens the handler spent on model calls of its own (a sub-agent's) to the run's usage. */
+  addUsage?: (usage: Partial<Usage>) => void;
+  /** In a run: emits `data` now into the run's event stream, as a `tool-progress` event of this call. */
+  progress?: (data: unknown) => void;
 }
 
 export interface ToolCallOptions {

@@ -48,6 +48,8 @@ export default function hubos(options: HubOSServerOptions & { name?: string } = 
       // Agents created later (e.g. by Cosmos) are served too; destroyed ones stop being served.
       kernel.hooks.agentCreated.tap('hubos', ({ agent }) => {
         const server = servers.get(key);
+        // A sub-agent lives for one delegated task of its parent: it is not served on its own.
+        if (agent.spec.metadata?.subagent) return;
         if (server && !server.listAgents().some((a) => a.id === agent.id))
           server.registerAgent(agent.id, kernel.agent(agent.id));
       });

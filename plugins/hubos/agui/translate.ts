@@ -83,7 +83,9 @@ export class AguiTranslator {
         return [this.#error(event.error.code, event.error.message, event.result)];
       case 'approval-request':
       case 'approval-result':
-        // AG-UI has no approval event: a CUSTOM one lets a front end show it and answer over REST.
+      case 'tool-progress':
+        // AG-UI has no approval (or tool progress) event: a CUSTOM one lets a front end show it
+        // (and answer an approval over REST).
         return [{ type: EventType.CUSTOM, name: `hubos.${event.type}`, value: event }];
     }
   }
