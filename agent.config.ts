@@ -22,7 +22,7 @@ export default defineConfig(({ mode }) => ({
       instructions:
         'You are a concise assistant. Use the notes tools to remember things, the clock for dates, ' +
         'and the filesystem tools for files in the workspace.',
-      tools: ['notes_*', 'clock_*', 'filesystem_*', 'bash'],
+      tools: ['notes_*', 'clock_*', 'filesystem_*', 'bash', 'task'], // task: delegate to a sub-agent
       maxSteps: 10,
     },
   },
