@@ -14,7 +14,12 @@ export {
 } from './bash/index.ts';
 export { type FilesystemOptions, filesystemTools } from './filesystem/index.ts';
 export { type HttpToolOptions, httpTools } from './http/index.ts';
-export { type BuiltinToolsOptions, builtinToolList, registerAll } from './register-all.ts';
+export {
+  BUILTIN_TOOL_NAMES,
+  type BuiltinToolsOptions,
+  builtinToolList,
+  registerAll,
+} from './register-all.ts';
 export { type WebsearchOptions, websearchTool } from './websearch/index.ts';
 
 declare module '../../core/config.js' {

@@ -14,6 +14,21 @@ export interface BuiltinToolsOptions {
   websearch?: WebsearchOptions;
 }
 
+/** The names `registerAll` registers, in order. */
+export const BUILTIN_TOOL_NAMES = [
+  'filesystem_read',
+  'filesystem_write',
+  'filesystem_list',
+  'filesystem_delete',
+  'filesystem_search',
+  'bash',
+  'http_get',
+  'http_post',
+  'http_put',
+  'http_delete',
+  'websearch',
+] as const;
+
 /** The eleven built-in tools, in the order of DESIGN §4. */
 export function builtinToolList(options: BuiltinToolsOptions = {}): Tool[] {
   return [

@@ -1,22 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_TOOL_NAMES } from '../../plugins/builtin-tools/index.ts';
 import { hubos, projectWithClockPlugin, ROOT, tempDir, writeFiles } from '../helpers/run.ts';
 
 /** What the hubos command registers before a config's own tools. */
-const BUILTIN_TOOLS = [
-  'filesystem_read',
-  'filesystem_write',
-  'filesystem_list',
-  'filesystem_delete',
-  'filesystem_search',
-  'bash',
-  'http_get',
-  'http_post',
-  'http_put',
-  'http_delete',
-  'websearch',
-];
+const BUILTIN_TOOLS = BUILTIN_TOOL_NAMES;
 
 const CLOCK_CONFIG = `import { defineConfig } from 'hubos';
 export default defineConfig({ plugins: [['hubos-plugin-clock', { timezone: 'Asia/Tokyo' }]] });

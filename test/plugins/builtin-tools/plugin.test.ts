@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Registry } from '../../../core/index.ts';
-import builtinTools, { registerAll } from '../../../plugins/builtin-tools/index.ts';
+import builtinTools, { BUILTIN_TOOL_NAMES, registerAll } from '../../../plugins/builtin-tools/index.ts';
 import { bootKernel } from '../../../testing/index.ts';
 
+// Spelled out here (not imported) so the test fails if the list changes.
 const NAMES = [
   'filesystem_read',
   'filesystem_write',
@@ -16,6 +17,8 @@ const NAMES = [
   'http_delete',
   'websearch',
 ];
+
+it('BUILTIN_TOOL_NAMES lists them', () => expect(BUILTIN_TOOL_NAMES).toEqual(NAMES));
 
 describe('builtin-tools', () => {
   it('registerAll registers exactly the eleven built-in tools, each with its permissions', () => {
