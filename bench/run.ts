@@ -6,3 +6,4 @@ await import('./subagent.bench.ts');
 await import('./filesystem.bench.ts');
 await import('./bash.bench.ts');
 await import('./server.bench.ts');
+await import('./cosmos.bench.ts');

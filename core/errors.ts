@@ -32,7 +32,9 @@ export type HubosErrorCode =
   | 'APPROVAL_NOT_FOUND'
   | 'APPROVAL_DECIDED'
   | 'STORE_FAILED'
-  | 'MODEL_DUPLICATE';
+  | 'MODEL_DUPLICATE'
+  | 'COSMOS_FULL'
+  | 'TEMPLATE_NOT_FOUND';
 
 export interface HubosErrorOptions {
   cause?: unknown;

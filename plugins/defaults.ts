@@ -1,5 +1,6 @@
 import { type HubosConfig, isPlugin, type PluginOption } from '../core/index.ts';
 import builtinTools from './builtin-tools/index.ts';
+import cosmos from './cosmos/index.ts';
 import hubos from './hubos/index.ts';
 import anthropic from './models/anthropic.ts';
 import defaultModel from './models/default-model.ts';
@@ -15,6 +16,7 @@ import subagent from './subagent/index.ts';
  * the HubOS server plugin owns `server` and builds the server `hubos serve` starts. The subagent
  * plugin (the `task` tool) is on when the config uses it: its keys `subagents` or `task`, or an
  * agent whose `tools` name `task` — unless the config's `plugins` add it themselves (with options).
+ * Cosmos (agent lifecycle, its `/api/cosmos` routes) is on when the config has a `cosmos` key, likewise.
  */
 export function defaultPlugins(config: HubosConfig): PluginOption[] {
   return [
@@ -24,6 +26,7 @@ export function defaultPlugins(config: HubosConfig): PluginOption[] {
     anthropic(),
     offline(),
     defaultModel(),
+    usesCosmos(config) && cosmos(),
     hubos(),
   ];
 }
@@ -34,6 +37,10 @@ function usesSubagents(config: HubosConfig): boolean {
     config.task !== undefined ||
     Object.values(config.agents ?? {}).some((agent) => agent.tools?.includes('task'));
   return wanted && !hasPlugin(config.plugins, 'subagent');
+}
+
+function usesCosmos(config: HubosConfig): boolean {
+  return config.cosmos !== undefined && !hasPlugin(config.plugins, 'cosmos');
 }
 
 function hasPlugin(plugins: readonly PluginOption[] | undefined, name: string): boolean {

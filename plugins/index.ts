@@ -13,6 +13,22 @@ export {
   type WebsearchOptions,
   websearchTool,
 } from './builtin-tools/index.ts';
+export {
+  COSMOS_NAMESPACE,
+  Cosmos,
+  type CosmosAgentInfo,
+  type CosmosConfig,
+  type CosmosContext,
+  type CosmosHooks,
+  type CosmosOptions,
+  type CosmosOverrides,
+  type CosmosStats,
+  type CreateOptions as CosmosCreateOptions,
+  cosmosRoutes,
+  default as cosmos,
+  getCosmos,
+  getCosmosHooks,
+} from './cosmos/index.ts';
 export { defaultPlugins } from './defaults.ts';
 export {
   default as hubos,
