@@ -26,6 +26,8 @@ export default defineConfig(({ mode }) => ({
       maxSteps: 10,
     },
   },
+  // Agents created at run time (POST /api/cosmos/agents from the 'assistant' template), at most 20.
+  cosmos: { maxAgents: 20, idleTtlMs: 30 * 60_000 },
   // Built-in tools act in ./workspace. Reading is free, changing files and running commands
   // waits for a human (the chat page shows Approve / Deny), deleting is refused.
   permissions: {
