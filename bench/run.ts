@@ -7,3 +7,4 @@ await import('./filesystem.bench.ts');
 await import('./bash.bench.ts');
 await import('./server.bench.ts');
 await import('./cosmos.bench.ts');
+await import('./stars.bench.ts');

@@ -6,6 +6,7 @@ import anthropic from './models/anthropic.ts';
 import defaultModel from './models/default-model.ts';
 import offline from './models/offline.ts';
 import openai from './models/openai.ts';
+import stars from './stars/index.ts';
 import subagent from './subagent/index.ts';
 
 /**
@@ -17,6 +18,8 @@ import subagent from './subagent/index.ts';
  * plugin (the `task` tool) is on when the config uses it: its keys `subagents` or `task`, or an
  * agent whose `tools` name `task` — unless the config's `plugins` add it themselves (with options).
  * Cosmos (agent lifecycle, its `/api/cosmos` routes) is on when the config has a `cosmos` key, likewise.
+ * Stars (teams of agents, `/api/stars`) is on when the config has a `stars` key; it needs Cosmos, so
+ * a `stars` key turns Cosmos on too.
  */
 export function defaultPlugins(config: HubosConfig): PluginOption[] {
   return [
@@ -27,6 +30,7 @@ export function defaultPlugins(config: HubosConfig): PluginOption[] {
     offline(),
     defaultModel(),
     usesCosmos(config) && cosmos(),
+    usesStars(config) && stars(),
     hubos(),
   ];
 }
@@ -40,7 +44,11 @@ function usesSubagents(config: HubosConfig): boolean {
 }
 
 function usesCosmos(config: HubosConfig): boolean {
-  return config.cosmos !== undefined && !hasPlugin(config.plugins, 'cosmos');
+  return (config.cosmos !== undefined || config.stars !== undefined) && !hasPlugin(config.plugins, 'cosmos');
+}
+
+function usesStars(config: HubosConfig): boolean {
+  return config.stars !== undefined && !hasPlugin(config.plugins, 'stars');
 }
 
 function hasPlugin(plugins: readonly PluginOption[] | undefined, name: string): boolean {

@@ -49,6 +49,26 @@ export { default as defaultModel, defaultModelRef } from './models/default-model
 export { default as offline, OFFLINE_HELP, OfflineModel } from './models/offline.ts';
 export { default as openai } from './models/openai.ts';
 export {
+  BROADCAST_TOOL as STARS_BROADCAST_TOOL,
+  DELEGATE_TOOL as STARS_DELEGATE_TOOL,
+  default as stars,
+  getStars,
+  getStarsHooks,
+  RoleLeader,
+  RoleWorker,
+  SEND_TOOL as STARS_SEND_TOOL,
+  Stars,
+  type StarsConfig,
+  type StarsDelegation,
+  type StarsEvent,
+  type StarsHooks,
+  type StarsMember,
+  type StarsMessage,
+  type StarsOptions,
+  type StarsRole,
+  type StarsRunResult,
+} from './stars/index.ts';
+export {
   default as subagent,
   type ForwardedEvent,
   GENERAL_PURPOSE,
