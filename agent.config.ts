@@ -28,6 +28,15 @@ export default defineConfig(({ mode }) => ({
   },
   // Agents created at run time (POST /api/cosmos/agents from the 'assistant' template), at most 20.
   cosmos: { maxAgents: 20, idleTtlMs: 30 * 60_000 },
+  // A Stars team: the leader delegates to the worker with stars_delegate (POST /api/stars/desk/run).
+  stars: {
+    desk: {
+      members: [
+        { agent: 'assistant', role: 'leader', id: 'desk-lead' },
+        { agent: 'assistant', role: 'worker', id: 'desk-helper' },
+      ],
+    },
+  },
   // Built-in tools act in ./workspace. Reading is free, changing files and running commands
   // waits for a human (the chat page shows Approve / Deny), deleting is refused.
   permissions: {

@@ -27,8 +27,7 @@ export class OfflineModel implements LanguageModel {
       );
       return;
     }
-    const command =
-      last?.role === 'user' ? /^\/([a-zA-Z0-9_-]{1,64})(?:\s+([\s\S]*))?$/.exec(last.content.trim()) : null;
+    const command = last?.role === 'user' ? findCommand(last.content) : null;
     const available = request.tools.map((tool) => tool.name);
     if (!command) {
       const tools =
@@ -55,6 +54,25 @@ export class OfflineModel implements LanguageModel {
     yield { type: 'tool-call', id, name, input };
     yield { type: 'finish', finishReason: 'tool-calls', usage };
   }
+}
+
+/**
+ * The `/tool {json}` command of a message: the whole message, or else its last line that is one
+ * (a message may carry context above the command, as a Stars roster does).
+ */
+function findCommand(content: string): RegExpExecArray | null {
+  const pattern = /^\/([a-zA-Z0-9_-]{1,64})(?:\s+([\s\S]*))?$/;
+  const whole = pattern.exec(content.trim());
+  if (whole) return whole;
+  const lines = content
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('/'));
+  for (const line of lines.reverse()) {
+    const match = pattern.exec(line);
+    if (match) return match;
+  }
+  return null;
 }
 
 function trailingToolResults(messages: Message[]): Extract<Message, { role: 'tool' }>[] {

@@ -67,6 +67,14 @@ describe('offline model', () => {
     expect(result.text).toBe('clock_now returned: noon');
   });
 
+  it('finds the command on the last line that is one, below other text (a roster, say)', async () => {
+    const agent = await demoAgent();
+    const result = await agent.run('Team: lead, helper.\n/clock_now {}\nthanks');
+    expect(result.toolCalls).toMatchObject([{ name: 'clock_now', input: {}, ok: true }]);
+    const plain = await agent.run('Team: lead.\nno command here');
+    expect(plain.toolCalls).toEqual([]);
+  });
+
   it('says when a tool failed', async () => {
     const agent = await demoAgent();
     const result = await agent.run('/broken {}');
