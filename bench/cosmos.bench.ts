@@ -5,9 +5,10 @@
  * Targets: 10,000 created in under one second; under 20 KB per idle agent.
  * Run with `node --expose-gc bench/cosmos.bench.ts` for exact heap numbers (npm run bench passes it).
  */
-import { defineTool, type LanguageModel, type ModelChunk, type Plugin } from '../core/index.ts';
+import type { LanguageModel, ModelChunk } from '../core/index.ts';
 import cosmos, { getCosmos } from '../plugins/cosmos/index.ts';
 import { bootKernel } from '../testing/index.ts';
+import { noopToolPlugin } from './noop-tool.ts';
 
 const N = 10_000;
 const model: LanguageModel = {
@@ -17,21 +18,6 @@ const model: LanguageModel = {
     yield { type: 'finish', finishReason: 'stop' };
   },
 };
-const tools: Plugin = {
-  name: 'bench-tools',
-  apply(kernel) {
-    kernel.hooks.registerTools.tap('bench-tools', (registry) =>
-      registry.register(
-        defineTool({
-          name: 'noop',
-          description: 'Does nothing.',
-          inputSchema: { type: 'object' },
-          handler: () => 'ok',
-        }),
-      ),
-    );
-  },
-};
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 const heap = () => {
   gc();
@@ -39,7 +25,7 @@ const heap = () => {
 };
 
 const kernel = await bootKernel({
-  plugins: [tools, cosmos({ maxAgents: N })],
+  plugins: [noopToolPlugin, cosmos({ maxAgents: N })],
   config: { agents: { worker: { description: 'A worker', instructions: 'Work.', model, tools: ['noop'] } } },
 });
 const space = getCosmos(kernel);

@@ -8,9 +8,10 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { defineTool, type LanguageModel, type ModelChunk, type Plugin } from '../core/index.ts';
+import type { LanguageModel, ModelChunk } from '../core/index.ts';
 import { HubOS } from '../plugins/hubos/hubos.ts';
 import { bootKernel } from '../testing/index.ts';
+import { noopToolPlugin } from './noop-tool.ts';
 
 const instant: LanguageModel = {
   provider: 'bench',
@@ -25,24 +26,9 @@ const instant: LanguageModel = {
     }
   },
 };
-const tools: Plugin = {
-  name: 'bench-tools',
-  apply(kernel) {
-    kernel.hooks.registerTools.tap('bench-tools', (registry) =>
-      registry.register(
-        defineTool({
-          name: 'noop',
-          description: 'Does nothing.',
-          inputSchema: { type: 'object' },
-          handler: () => 'ok',
-        }),
-      ),
-    );
-  },
-};
 
 const kernel = await bootKernel({
-  plugins: [tools],
+  plugins: [noopToolPlugin],
   config: { agents: { bench: { model: instant, tools: ['noop'] } } },
 });
 const hubos = new HubOS({ kernel, port: 0, rateLimit: false });
