@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { errorMessage, HubosError } from '../core/index.ts';
 import { createPluginCommand } from './commands/create-plugin.ts';
 import { initCommand } from './commands/init.ts';
+import { mcpCommand } from './commands/mcp.ts';
+import { mcpListCommand } from './commands/mcp-list.ts';
 import { pluginsCommand } from './commands/plugins.ts';
 import { runCommand } from './commands/run.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -26,6 +28,7 @@ const COMMANDS = {
   'create-plugin': { dir: { type: 'string' } },
   run: { session: { type: 'string' }, json: { type: 'boolean' } },
   serve: { port: { type: 'string' }, host: { type: 'string' } },
+  mcp: { json: { type: 'boolean' } },
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -74,7 +77,7 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
     ...(typeof values.mode === 'string' ? { mode: values.mode } : {}),
   };
   const expectPositionals =
-    command === 'create-plugin' ? 1 : command === 'run' ? Number.POSITIVE_INFINITY : 0;
+    command === 'create-plugin' || command === 'mcp' ? 1 : command === 'run' ? Number.POSITIVE_INFINITY : 0;
   if (positionals.length > expectPositionals)
     throw new UsageError(`unexpected argument "${positionals[expectPositionals]}"`);
   switch (command) {
@@ -112,6 +115,14 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
         io,
         signal,
       );
+    case 'mcp':
+      if (positionals[0] === 'list')
+        return mcpListCommand({ ...kernelFlags, json: values.json === true }, io);
+      if (positionals[0] !== undefined)
+        throw new UsageError(
+          `mcp: unknown subcommand "${positionals[0]}" (try "hubos mcp" or "hubos mcp list")`,
+        );
+      return mcpCommand(kernelFlags, io, signal);
     case 'create-plugin':
       return createPluginCommand(
         positionals[0],

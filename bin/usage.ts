@@ -9,6 +9,8 @@ Commands:
   plugins [--json]            list plugins in apply order and each hook's taps in call order
   validate                    load and check the config; exit code 0 when valid, 1 when not
   init [--force]              write a starter agent.config.ts in the current folder
+  mcp                         serve the config's tools to an MCP client over stdin/stdout
+  mcp list [--json]           list the configured MCP servers, their state and their tools
   create-plugin <name> [--dir <folder>]
                               scaffold a tool plugin package (builds, with a passing test)
 

@@ -2,6 +2,7 @@ import { type HubosConfig, isPlugin, type PluginOption } from '../core/index.ts'
 import builtinTools from './builtin-tools/index.ts';
 import cosmos from './cosmos/index.ts';
 import hubos from './hubos/index.ts';
+import mcp from './mcp/index.ts';
 import anthropic from './models/anthropic.ts';
 import defaultModel from './models/default-model.ts';
 import offline from './models/offline.ts';
@@ -19,7 +20,8 @@ import subagent from './subagent/index.ts';
  * agent whose `tools` name `task` — unless the config's `plugins` add it themselves (with options).
  * Cosmos (agent lifecycle, its `/api/cosmos` routes) is on when the config has a `cosmos` key, likewise.
  * Stars (teams of agents, `/api/stars`) is on when the config has a `stars` key; it needs Cosmos, so
- * a `stars` key turns Cosmos on too.
+ * a `stars` key turns Cosmos on too. MCP (servers' tools in the registry, HubOS tools at `/mcp`) is on
+ * when the config has an `mcp` key.
  */
 export function defaultPlugins(config: HubosConfig): PluginOption[] {
   return [
@@ -31,6 +33,7 @@ export function defaultPlugins(config: HubosConfig): PluginOption[] {
     defaultModel(),
     usesCosmos(config) && cosmos(),
     usesStars(config) && stars(),
+    config.mcp !== undefined && !hasPlugin(config.plugins, 'mcp') && mcp(),
     hubos(),
   ];
 }
