@@ -9,6 +9,7 @@ import offline from './models/offline.ts';
 import openai from './models/openai.ts';
 import stars from './stars/index.ts';
 import subagent from './subagent/index.ts';
+import workflows from './workflows/index.ts';
 
 /**
  * The built-in plugins a config turns on, in one place: each config key that a built-in plugin
@@ -21,7 +22,7 @@ import subagent from './subagent/index.ts';
  * Cosmos (agent lifecycle, its `/api/cosmos` routes) is on when the config has a `cosmos` key, likewise.
  * Stars (teams of agents, `/api/stars`) is on when the config has a `stars` key; it needs Cosmos, so
  * a `stars` key turns Cosmos on too. MCP (servers' tools in the registry, HubOS tools at `/mcp`) is on
- * when the config has an `mcp` key.
+ * when the config has an `mcp` key; workflows (`/api/workflows`) when it has a `workflows` key.
  */
 export function defaultPlugins(config: HubosConfig): PluginOption[] {
   return [
@@ -34,6 +35,7 @@ export function defaultPlugins(config: HubosConfig): PluginOption[] {
     usesCosmos(config) && cosmos(),
     usesStars(config) && stars(),
     config.mcp !== undefined && !hasPlugin(config.plugins, 'mcp') && mcp(),
+    config.workflows !== undefined && !hasPlugin(config.plugins, 'workflows') && workflows(),
     hubos(),
   ];
 }

@@ -82,3 +82,22 @@ export {
   type TaskOptions,
   type TaskSummary,
 } from './subagent/index.ts';
+export {
+  type AnyWorkflowDefinition,
+  type BranchStep,
+  default as workflows,
+  defineWorkflow,
+  getWorkflows,
+  type LoopStep,
+  type StepRecord,
+  type StepShape,
+  Workflow,
+  type WorkflowDefinition,
+  type WorkflowEvent,
+  type WorkflowRunRecord,
+  type WorkflowRunResult,
+  type WorkflowShape,
+  type WorkflowState,
+  type WorkflowStep,
+  type WorkflowsConfig,
+} from './workflows/index.ts';

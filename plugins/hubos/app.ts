@@ -12,6 +12,7 @@ import { approvalRoutes } from './routes/approvals.ts';
 import { runRoutes } from './routes/runs.ts';
 import { starsRoutes } from './routes/stars.ts';
 import { systemRoutes } from './routes/system.ts';
+import { workflowRoutes } from './routes/workflows.ts';
 import { uiRoutes } from './ui/index.ts';
 
 /** Paths served without an API key: liveness, and what a browser or an A2A client needs to discover. */
@@ -79,6 +80,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   runRoutes(app, hubos);
   approvalRoutes(app, hubos);
   starsRoutes(app, hubos);
+  workflowRoutes(app, hubos);
   await a2aRoutes(app, hubos);
   await aguiRoutes(app, hubos);
   await uiRoutes(app, hubos);

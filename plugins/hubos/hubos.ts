@@ -22,6 +22,20 @@ export interface StarsLike {
   stream?(task: string, options: { signal?: AbortSignal }): AsyncIterable<unknown>;
 }
 
+/** A declared workflow HubOS can serve (the workflows plugin's `Workflow`). */
+export interface WorkflowLike {
+  readonly description?: string | undefined;
+  /** Its steps as data a page can draw. */
+  describe(): unknown;
+  run(input: unknown, options: { signal?: AbortSignal; runId?: string }): Promise<unknown>;
+  stream(input: unknown, options: { signal?: AbortSignal; runId?: string }): AsyncIterable<unknown>;
+  resume(runId: string, options: { signal?: AbortSignal }): Promise<unknown>;
+  resumeStream(runId: string, options: { signal?: AbortSignal }): AsyncIterable<unknown>;
+  getRun(runId: string): Promise<unknown | undefined>;
+  listRuns(limit?: number): Promise<unknown[]>;
+  cancel(runId: string): boolean;
+}
+
 export interface HubOSOptions extends HubOSServerOptions {
   /** Shown in /health, the OpenAPI title and A2A cards. */
   name?: string;
@@ -41,6 +55,7 @@ export class HubOS {
   readonly app = new Hono();
   readonly runs: RunManager;
   readonly stars = new Map<string, StarsLike>();
+  readonly workflows = new Map<string, WorkflowLike>();
   readonly docs: RouteDoc[] = [];
   readonly options: HubOSOptions;
   readonly #agents = new Map<string, Agent>();
@@ -98,6 +113,19 @@ export class HubOS {
 
   registerStars(name: string, stars: StarsLike): this {
     this.stars.set(name, stars);
+    return this;
+  }
+
+  /** Serves a workflow under `/api/workflows/<name>`. */
+  registerWorkflow(name: string, workflow: WorkflowLike): this {
+    if (!/^[A-Za-z0-9_-]+$/.test(name) || name === 'runs')
+      throw new HubosError(
+        'CONFIG_INVALID',
+        `cannot serve a workflow named "${name}": use letters, digits, "_" or "-" (and not "runs", which names the runs route)`,
+      );
+    if (this.workflows.has(name))
+      throw new HubosError('CONFIG_INVALID', `HubOS already serves a workflow named "${name}"`);
+    this.workflows.set(name, workflow);
     return this;
   }
 

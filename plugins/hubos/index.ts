@@ -5,7 +5,7 @@ import { type HubOSServerOptions, SERVER_CONFIG_SCHEMA } from './options.ts';
 
 export { getHubOSHooks, type HubOSHooks, type RoutesContext } from './hooks.ts';
 export { HttpError } from './http-error.ts';
-export { HubOS, type HubOSOptions, type StarsLike } from './hubos.ts';
+export { HubOS, type HubOSOptions, type StarsLike, type WorkflowLike } from './hubos.ts';
 export type { HubOSServerOptions } from './options.ts';
 export type { RouteDoc } from './route-docs.ts';
 export type { RunRecord, RunState } from './runs.ts';

@@ -1,0 +1,237 @@
+import {
+  type AgentEvent,
+  addUsage,
+  createPolicy,
+  describeVerdict,
+  emptyUsage,
+  executeTool,
+  HubosError,
+  type KernelView,
+  type Usage,
+} from '../../core/index.ts';
+import type { StarsEvent, StarsRunResult } from '../stars/types.ts';
+import { renderDeep, renderTemplate } from './template.ts';
+import type {
+  AgentStep,
+  FromState,
+  FunctionStep,
+  StarsStep,
+  ToolStep,
+  WorkflowEvent,
+  WorkflowState,
+} from './types.ts';
+
+/** A team a `stars` step can run (the stars plugin's `Stars`). */
+export interface TeamLike {
+  stream(task: string, options: { signal?: AbortSignal }): AsyncIterable<StarsEvent>;
+}
+
+/** What leaf steps reach: the kernel's agents, tools and policy, and the Stars teams. */
+export interface StepDeps {
+  kernel: KernelView;
+  team(name: string): TeamLike;
+}
+
+export interface LeafContext {
+  deps: StepDeps;
+  workflow: string;
+  runId: string;
+  key: string;
+  signal: AbortSignal;
+  attempt: number;
+  emit(event: WorkflowEvent): void;
+}
+
+export interface LeafOutcome {
+  output: unknown;
+  usage: Usage;
+}
+
+type Leaf = AgentStep | ToolStep | FunctionStep | StarsStep;
+
+/** Runs one attempt of a leaf step. Throws on failure; the caller retries, records and reports. */
+export function runLeaf(step: Leaf, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
+  switch (step.kind) {
+    case 'agent':
+      return runAgent(step, state, ctx);
+    case 'tool':
+      return runTool(step, state, ctx);
+    case 'function':
+      return runFunction(step, state, ctx);
+    case 'stars':
+      return runStars(step, state, ctx);
+  }
+}
+
+const where = (ctx: LeafContext, id: string) => `workflow "${ctx.workflow}" step "${id}"`;
+
+async function resolveText(value: FromState<string, unknown>, state: WorkflowState, at: string) {
+  const text = typeof value === 'function' ? await value(state) : renderTemplate(value, state, at);
+  if (typeof text !== 'string')
+    throw new HubosError('RUN_FAILED', `${at}: the input function must return a string`);
+  return text;
+}
+
+async function runAgent(step: AgentStep, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
+  const at = where(ctx, step.id);
+  const agent = ctx.deps.kernel.getAgent(step.agent);
+  if (!agent) {
+    const known =
+      ctx.deps.kernel
+        .listAgents()
+        .map((a) => a.id)
+        .join(', ') || 'none';
+    throw new HubosError('AGENT_NOT_FOUND', `${at}: no agent "${step.agent}" (agents: ${known})`);
+  }
+  const message = await resolveText(step.input, state, at);
+  const sessionId = step.sessionId === undefined ? undefined : await resolveText(step.sessionId, state, at);
+  const result = await agent.run(message, {
+    signal: ctx.signal,
+    ...(sessionId !== undefined ? { sessionId } : {}),
+    onEvent: (event: AgentEvent) => ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId }),
+  });
+  if (result.status === 'cancelled')
+    throw ctx.signal.reason ?? new HubosError('RUN_CANCELLED', `${at}: cancelled`);
+  return { output: result.text, usage: result.usage };
+}
+
+async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
+  const at = where(ctx, step.id);
+  const { kernel } = ctx.deps;
+  const tool = kernel.registry.get(step.tool);
+  const raw =
+    typeof step.input === 'function' ? await step.input(state) : renderDeep(step.input ?? {}, state, at);
+  await checkPermission(step, ctx, tool, raw);
+  let usage = emptyUsage();
+  const result = await abortable(
+    executeTool(kernel.registry, step.tool, raw, {
+      signal: ctx.signal,
+      agentId: `workflow:${ctx.workflow}`,
+      sandbox: kernel.sandbox,
+      store: kernel.store,
+      runId: ctx.runId,
+      callId: ctx.key,
+      addUsage: (more) => {
+        usage = addUsage(usage, more);
+      },
+    }),
+    ctx.signal,
+  );
+  if (!result.ok) {
+    const code = result.error.code === 'TOOL_DENIED' ? 'TOOL_FAILED' : result.error.code;
+    throw new HubosError(code, `${at}: ${result.error.message}`);
+  }
+  return { output: result.output, usage };
+}
+
+/** The config's permission policy holds for workflow tool calls too; `ask` waits for an approval. */
+async function checkPermission(
+  step: ToolStep,
+  ctx: LeafContext,
+  tool: { name: string; permissions?: readonly string[] },
+  input: unknown,
+) {
+  const { kernel } = ctx.deps;
+  const policy = createPolicy(kernel.config.permissions);
+  const verdict = policy.decide(tool);
+  if (verdict.decision === 'allow') return;
+  const at = where(ctx, step.id);
+  if (verdict.decision === 'deny')
+    throw new HubosError('TOOL_FAILED', `${at}: permission denied: ${describeVerdict(verdict, tool)}`, {
+      details: { denied: true },
+    });
+  const callId = `${ctx.key}#${ctx.attempt}`;
+  const final = await kernel.approvals.request(
+    {
+      runId: ctx.runId,
+      agent: `workflow:${ctx.workflow}`,
+      step: 0,
+      callId,
+      tool: tool.name,
+      input,
+      permissions: [...(tool.permissions ?? [])],
+      ...(verdict.rule ? { rule: verdict.rule } : {}),
+    },
+    {
+      signal: ctx.signal,
+      timeoutMs: policy.approvalTimeoutMs,
+      onOpen: (record) =>
+        ctx.emit({
+          type: 'approval-request',
+          runId: ctx.runId,
+          step: 0,
+          callId,
+          tool: tool.name,
+          input: record.input,
+          permissions: record.permissions,
+          ...(record.rule ? { rule: record.rule } : {}),
+          expiresAt: record.expiresAt,
+          stepId: step.id,
+          workflowRunId: ctx.runId,
+        }),
+    },
+  );
+  if (final.status !== 'approved')
+    throw new HubosError(
+      'TOOL_FAILED',
+      `${at}: the call to "${tool.name}" was not approved (${final.status}${final.reason ? `: ${final.reason}` : ''})`,
+    );
+}
+
+async function runFunction(step: FunctionStep, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
+  let usage = emptyUsage();
+  const output = await abortable(
+    Promise.resolve().then(() =>
+      step.run(state, {
+        signal: ctx.signal,
+        attempt: ctx.attempt,
+        addUsage: (more) => {
+          usage = addUsage(usage, more);
+        },
+      }),
+    ),
+    ctx.signal,
+  );
+  return { output, usage };
+}
+
+async function runStars(step: StarsStep, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
+  const at = where(ctx, step.id);
+  const team = ctx.deps.team(step.team);
+  const task = await resolveText(step.task, state, at);
+  let result: StarsRunResult | undefined;
+  for await (const event of team.stream(task, { signal: ctx.signal })) {
+    if (event.type === 'stars-finish') result = event.result;
+    ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId });
+  }
+  if (!result) throw ctx.signal.reason ?? new HubosError('RUN_FAILED', `${at}: the team gave no result`);
+  if (result.status === 'cancelled')
+    throw ctx.signal.reason ?? new HubosError('RUN_CANCELLED', `${at}: cancelled`);
+  if (result.status === 'failed')
+    throw new HubosError(
+      'RUN_FAILED',
+      `${at}: team "${step.team}" failed: ${result.error?.message ?? 'unknown error'}`,
+    );
+  let usage = emptyUsage();
+  for (const member of Object.values(result.usage)) usage = addUsage(usage, member);
+  return { output: result.text, usage };
+}
+
+/** Settles when the work does or when the signal aborts, whichever is first: a step that ignores its signal still stops. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,33 @@
+import { errorMessage, HubosError } from '../../core/index.ts';
+import type { WorkflowError } from './types.ts';
+
+/** A step failed (after its retries): unwinds the workflow unless a parent continues on error. */
+export class StepFailure extends Error {
+  readonly failure: WorkflowError;
+  readonly attempts: number;
+
+  constructor(failure: WorkflowError, attempts = 1) {
+    super(failure.message);
+    this.failure = failure;
+    this.attempts = attempts;
+  }
+}
+
+/** A step stopped because its run (or a failing sibling in a parallel step) was cancelled. */
+export class StepCancelled extends Error {
+  readonly attempts: number;
+
+  constructor(attempts = 1) {
+    super('cancelled');
+    this.attempts = attempts;
+  }
+}
+
+export function toWorkflowError(error: unknown, stepId: string): WorkflowError {
+  if (error instanceof StepFailure) return error.failure;
+  return {
+    code: HubosError.is(error) ? error.code : 'STEP_FAILED',
+    message: errorMessage(error),
+    ...(stepId ? { stepId } : {}),
+  };
+}

@@ -1,0 +1,292 @@
+import { randomUUID } from 'node:crypto';
+import { EventQueue } from '../../core/agent/event-queue.ts';
+import {
+  createAjv,
+  describeErrors,
+  HubosError,
+  type JSONSchema,
+  type KernelView,
+  type Store,
+} from '../../core/index.ts';
+import { checkDefinition } from './define.ts';
+import { describeWorkflow, type WorkflowShape } from './describe.ts';
+import { workflowError } from './errors.ts';
+import { type ExecContext, rootScope, runSequence } from './executor.ts';
+import type { TeamLike } from './leaf-steps.ts';
+import {
+  isReplayable,
+  loadRunRecord,
+  newRunRecord,
+  RunRecorder,
+  toJson,
+  WORKFLOW_RUNS_NAMESPACE,
+} from './run-record.ts';
+import { StepCancelled, StepFailure, toWorkflowError } from './step-errors.ts';
+import type {
+  WorkflowDefinition,
+  WorkflowEvent,
+  WorkflowRunOptions,
+  WorkflowRunRecord,
+  WorkflowRunResult,
+} from './types.ts';
+
+export interface WorkflowDeps {
+  /** The kernel whose agents, tools, permission policy and approvals the steps use. */
+  kernel: KernelView;
+  /** Where runs are recorded (default: the kernel's store). */
+  store?: Store;
+  /** Finds a Stars team for `stars` steps. */
+  team?: (name: string) => TeamLike;
+}
+
+const ANY_OBJECT = { type: 'object' } as const;
+
+/**
+ * A workflow bound to a kernel: `run`/`stream` a new run, `resume` one that stopped before its end
+ * (a restart, a failure, a cancel) without redoing its finished steps, `cancel`, `getRun`, `listRuns`.
+ */
+export class Workflow<I = unknown> {
+  readonly name: string;
+  readonly definition: WorkflowDefinition<I>;
+  readonly inputSchema: JSONSchema;
+  readonly #deps: WorkflowDeps;
+  readonly #validate: ReturnType<ReturnType<typeof createAjv>['compile']>;
+  readonly #active = new Map<string, AbortController>();
+
+  constructor(definition: WorkflowDefinition<I>, deps: WorkflowDeps) {
+    checkDefinition(definition as WorkflowDefinition);
+    this.definition = definition;
+    this.name = definition.name;
+    this.inputSchema = definition.inputSchema ?? ANY_OBJECT;
+    this.#deps = deps;
+    try {
+      this.#validate = createAjv().compile(this.inputSchema as object);
+    } catch (error) {
+      throw new HubosError(
+        'CONFIG_INVALID',
+        `workflow "${this.name}": "inputSchema" is not a valid JSON Schema: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  get description(): string | undefined {
+    return this.definition.description;
+  }
+
+  get #store(): Store {
+    return this.#deps.store ?? this.#deps.kernel.store;
+  }
+
+  /** Runs ids of this process's runs still going. */
+  get active(): string[] {
+    return [...this.#active.keys()];
+  }
+
+  /** Its steps as data (for pages and `GET /api/workflows/:name`). */
+  describe(): WorkflowShape {
+    return describeWorkflow(this.definition as WorkflowDefinition, this.inputSchema);
+  }
+
+  /**
+   * Runs to the end and resolves with the result — completed, failed (with the failing step's
+   * error) or cancelled. Rejects only when it cannot start: invalid input, a run id in use.
+   */
+  async run(
+    input: I,
+    options: WorkflowRunOptions & { onEvent?: (event: WorkflowEvent) => void } = {},
+  ): Promise<WorkflowRunResult> {
+    const recorder = await this.#start(input, options.runId);
+    return this.#execute(recorder, false, options.signal, options.onEvent);
+  }
+
+  /** The run's events as they happen; stopping the iteration early cancels the run. */
+  stream(input: I, options: WorkflowRunOptions = {}): AsyncGenerator<WorkflowEvent, void, undefined> {
+    return this.#streamed(options.signal, () => this.#start(input, options.runId), false);
+  }
+
+  /** Continues a run that did not complete, from its last finished step (finished steps are not run again). */
+  async resume(
+    runId: string,
+    options: { signal?: AbortSignal; onEvent?: (event: WorkflowEvent) => void } = {},
+  ): Promise<WorkflowRunResult> {
+    const recorder = await this.#reopen(runId);
+    return this.#execute(recorder, true, options.signal, options.onEvent);
+  }
+
+  resumeStream(
+    runId: string,
+    options: { signal?: AbortSignal } = {},
+  ): AsyncGenerator<WorkflowEvent, void, undefined> {
+    return this.#streamed(options.signal, () => this.#reopen(runId), true);
+  }
+
+  /** Cancels a run of this process; false when it is not running here. */
+  cancel(runId: string, reason = 'cancelled'): boolean {
+    const controller = this.#active.get(runId);
+    controller?.abort(new HubosError('RUN_CANCELLED', reason));
+    return controller !== undefined;
+  }
+
+  /** A run of this workflow as recorded (running, finished, or interrupted). */
+  async getRun(runId: string): Promise<WorkflowRunRecord | undefined> {
+    const record = await loadRunRecord(this.#store, runId);
+    return record?.workflow === this.name ? record : undefined;
+  }
+
+  /** This workflow's recorded runs, newest first. */
+  async listRuns(limit = 50): Promise<WorkflowRunRecord[]> {
+    const runs: WorkflowRunRecord[] = [];
+    for (const id of await this.#store.list(WORKFLOW_RUNS_NAMESPACE)) {
+      const record = await loadRunRecord(this.#store, id);
+      if (record?.workflow === this.name) runs.push(record);
+    }
+    return runs.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, limit);
+  }
+
+  async #start(input: I, runId: string = randomUUID()): Promise<RunRecorder> {
+    if (!this.#validate(input)) {
+      const problems = describeErrors(this.#validate.errors, input).join('; ');
+      throw workflowError(
+        'TOOL_INPUT_INVALID',
+        'WORKFLOW_INPUT_INVALID',
+        `invalid input for workflow "${this.name}": ${problems}`,
+      );
+    }
+    if (this.#active.has(runId) || (await loadRunRecord(this.#store, runId)))
+      throw workflowError(
+        'AGENT_EXISTS',
+        'WORKFLOW_RUN_ACTIVE',
+        `workflow run "${runId}" already exists: pick another run id`,
+      );
+    const recorder = new RunRecorder(this.#store, newRunRecord(runId, this.name, input));
+    await recorder.save();
+    return recorder;
+  }
+
+  async #reopen(runId: string): Promise<RunRecorder> {
+    const record = await this.getRun(runId);
+    if (!record)
+      throw workflowError(
+        'RUN_NOT_RUNNING',
+        'WORKFLOW_RUN_NOT_FOUND',
+        `workflow "${this.name}" has no run "${runId}"`,
+      );
+    if (this.#active.has(runId))
+      throw workflowError(
+        'RUN_NOT_RUNNING',
+        'WORKFLOW_RUN_ACTIVE',
+        `workflow run "${runId}" is still running in this process: cancel it first`,
+      );
+    if (record.status === 'completed')
+      throw workflowError(
+        'RUN_NOT_RUNNING',
+        'WORKFLOW_RUN_FINISHED',
+        `workflow run "${runId}" already completed: start a new run`,
+      );
+    // Steps that failed or were cancelled run again; finished ones are replayed from their records.
+    record.steps = record.steps.filter(isReplayable);
+    record.status = 'running';
+    record.resumes += 1;
+    delete record.error;
+    delete record.finishedAt;
+    delete record.output;
+    const recorder = new RunRecorder(this.#store, record);
+    await recorder.save();
+    return recorder;
+  }
+
+  async #execute(
+    recorder: RunRecorder,
+    resumed: boolean,
+    signal: AbortSignal | undefined,
+    onEvent: ((event: WorkflowEvent) => void) | undefined,
+  ): Promise<WorkflowRunResult> {
+    const { runId, input } = recorder.record;
+    const controller = new AbortController();
+    const abort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', abort, { once: true });
+    if (signal?.aborted) abort();
+    this.#active.set(runId, controller);
+    const emit = onEvent ?? (() => undefined);
+    const ctx: ExecContext = {
+      deps: {
+        kernel: this.#deps.kernel,
+        team:
+          this.#deps.team ??
+          ((name) => {
+            throw new HubosError(
+              'CONFIG_INVALID',
+              `workflow "${this.name}": no Stars team "${name}" (add the stars plugin and the team)`,
+            );
+          }),
+      },
+      workflow: this.name,
+      runId,
+      input,
+      recorder,
+      outputs: {},
+      emit,
+    };
+    try {
+      emit({ type: 'workflow-start', runId, workflow: this.name, input, resumed });
+      try {
+        const records = await runSequence(
+          this.definition.steps as WorkflowDefinition['steps'],
+          ctx,
+          rootScope(controller.signal),
+        );
+        const state = Object.freeze({
+          runId,
+          workflow: this.name,
+          input: input as I,
+          steps: { ...ctx.outputs },
+          iterations: {},
+        });
+        const output = this.definition.output ? await this.definition.output(state) : records.at(-1)?.output;
+        await recorder.finish('completed', toJson(output, `workflow "${this.name}" output`));
+      } catch (error) {
+        if (error instanceof StepFailure) await recorder.finish('failed', undefined, error.failure);
+        else if (error instanceof StepCancelled || controller.signal.aborted)
+          await recorder.finish('cancelled', undefined, {
+            code: 'RUN_CANCELLED',
+            message: `workflow run ${runId} was cancelled`,
+          });
+        else await recorder.finish('failed', undefined, toWorkflowError(error, ''));
+      }
+      const result = structuredClone(recorder.record);
+      emit({ type: 'workflow-finish', runId, result });
+      return result;
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      this.#active.delete(runId);
+    }
+  }
+
+  async *#streamed(
+    signal: AbortSignal | undefined,
+    open: () => Promise<RunRecorder>,
+    resumed: boolean,
+  ): AsyncGenerator<WorkflowEvent, void, undefined> {
+    const recorder = await open();
+    const queue = new EventQueue<WorkflowEvent>();
+    const controller = new AbortController();
+    const abort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', abort, { once: true });
+    if (signal?.aborted) abort();
+    let finished = false;
+    const done = this.#execute(recorder, resumed, controller.signal, (event) => queue.push(event)).finally(
+      () => {
+        finished = true;
+        queue.close();
+      },
+    );
+    try {
+      yield* queue;
+      await done;
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      if (!finished) controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
+      await done.catch(() => undefined);
+    }
+  }
+}
