@@ -8,3 +8,4 @@ await import('./bash.bench.ts');
 await import('./server.bench.ts');
 await import('./cosmos.bench.ts');
 await import('./stars.bench.ts');
+await import('./workflow.bench.ts');

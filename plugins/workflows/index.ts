@@ -9,7 +9,7 @@ export { checkDefinition, defineWorkflow } from './define.ts';
 export type { StepShape, WorkflowShape } from './describe.ts';
 export { type WorkflowErrorCode, workflowError } from './errors.ts';
 export type { StepDeps, TeamLike } from './leaf-steps.ts';
-export { WORKFLOW_RUNS_NAMESPACE } from './run-record.ts';
+export { type RunHeader, WORKFLOW_RUNS_NAMESPACE, WORKFLOW_STEPS_NAMESPACE } from './run-record.ts';
 export type * from './types.ts';
 export { Workflow, type WorkflowDeps } from './workflow.ts';
 

@@ -1,11 +1,19 @@
 import { addUsage, emptyUsage, HubosError, type Store, type StoreValue } from '../../core/index.ts';
 import type { StepRecord, WorkflowError, WorkflowRunRecord, WorkflowRunStatus } from './types.ts';
 
+/** Run headers (status, input, decisions, output), key: the run id. */
 export const WORKFLOW_RUNS_NAMESPACE = 'workflow-runs';
+/** One entry per finished step, key `<runId>/<seq>`: a step costs one small write, whatever the run's size. */
+export const WORKFLOW_STEPS_NAMESPACE = 'workflow-steps';
+
+/** A run without its steps: what run lists show. */
+export type RunHeader = Omit<WorkflowRunRecord, 'steps' | 'usage'>;
 
 /** A finished step a resumed run does not redo: completed, or failed past with `continueOnError`. */
 export const isReplayable = (step: StepRecord): boolean =>
   step.status === 'completed' || step.continued === true;
+
+const stepKey = (runId: string, seq: number) => `${runId}/${String(seq).padStart(6, '0')}`;
 
 /** A new run's record, before its first step. */
 export function newRunRecord(runId: string, workflow: string, input: unknown): WorkflowRunRecord {
@@ -25,18 +33,20 @@ export function newRunRecord(runId: string, workflow: string, input: unknown): W
 }
 
 /**
- * Keeps one run's record and writes it to the store after every finished step and every decision,
- * one write at a time (parallel steps finish together; the last write must hold them all).
+ * Keeps one run's record and writes its progress to the store as it goes: each finished step
+ * and each condition's answer, so a resumed run can replay them. Writes go one at a time.
  */
 export class RunRecorder {
   readonly record: WorkflowRunRecord;
   readonly #store: Store;
   readonly #done = new Map<string, StepRecord>();
+  #seq: number;
   #writing: Promise<void> = Promise.resolve();
 
-  constructor(store: Store, record: WorkflowRunRecord) {
+  constructor(store: Store, record: WorkflowRunRecord, nextSeq = record.steps.length) {
     this.#store = store;
     this.record = record;
+    this.#seq = nextSeq;
     for (const step of record.steps) if (isReplayable(step)) this.#done.set(step.key, step);
   }
 
@@ -54,7 +64,9 @@ export class RunRecorder {
     this.record.steps.push(step);
     if (isReplayable(step)) this.#done.set(step.key, step);
     if (countUsage) this.record.usage = addUsage(this.record.usage, step.usage);
-    return this.save();
+    this.record.updatedAt = step.finishedAt;
+    const key = stepKey(this.record.runId, this.#seq++);
+    return this.#write(() => this.#store.set(WORKFLOW_STEPS_NAMESPACE, key, step as unknown as StoreValue));
   }
 
   decide(key: string, value: boolean): Promise<void> {
@@ -67,8 +79,7 @@ export class RunRecorder {
     output: unknown,
     error?: WorkflowError,
   ): Promise<void> {
-    const now = new Date().toISOString();
-    Object.assign(this.record, { status, finishedAt: now });
+    Object.assign(this.record, { status, finishedAt: new Date().toISOString() });
     if (output !== undefined) this.record.output = output;
     else delete this.record.output;
     if (error) this.record.error = error;
@@ -76,29 +87,68 @@ export class RunRecorder {
     return this.save();
   }
 
+  /** Writes the run's header (everything but the steps, which are written as they finish). */
   save(): Promise<void> {
     this.record.updatedAt = new Date().toISOString();
-    const snapshot = structuredClone(this.record) as unknown as StoreValue;
-    const write = this.#writing.then(() =>
-      this.#store.set(WORKFLOW_RUNS_NAMESPACE, this.record.runId, snapshot),
+    const { steps: _steps, usage: _usage, ...header } = this.record;
+    return this.#write(() =>
+      this.#store.set(WORKFLOW_RUNS_NAMESPACE, this.record.runId, header as unknown as StoreValue),
     );
+  }
+
+  #write(work: () => Promise<void>): Promise<void> {
+    const write = this.#writing.then(work);
     // A failed write fails the step that asked for it, not every later one.
     this.#writing = write.catch(() => undefined);
     return write.catch((error: unknown) => {
       throw new HubosError(
         'STORE_FAILED',
         `workflow run ${this.record.runId}: could not record progress: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
+        { cause: error },
       );
     });
   }
 }
 
-/** Reads a run record back; undefined when there is none. */
+export async function loadRunHeader(store: Store, runId: string): Promise<RunHeader | undefined> {
+  return (await store.get(WORKFLOW_RUNS_NAMESPACE, runId)) as RunHeader | undefined;
+}
+
+/** Reads a run back, its steps in the order they finished; undefined when there is none. */
 export async function loadRunRecord(store: Store, runId: string): Promise<WorkflowRunRecord | undefined> {
-  return (await store.get(WORKFLOW_RUNS_NAMESPACE, runId)) as WorkflowRunRecord | undefined;
+  const header = await loadRunHeader(store, runId);
+  if (!header) return undefined;
+  const keys = await store.list(WORKFLOW_STEPS_NAMESPACE, `${runId}/`);
+  const steps = (await Promise.all(
+    keys.map((key) => store.get(WORKFLOW_STEPS_NAMESPACE, key)),
+  )) as unknown as StepRecord[];
+  let usage = emptyUsage();
+  // A parallel/branch/loop step's usage is its children's: count leaves only.
+  for (const step of steps)
+    if (!['parallel', 'branch', 'loop'].includes(step.kind)) usage = addUsage(usage, step.usage);
+  return { ...header, steps, usage };
+}
+
+/**
+ * Opens a stored run for resuming: steps that failed or were cancelled are dropped (they run
+ * again); finished ones stay, to be replayed.
+ */
+export async function reopenRunRecord(store: Store, record: WorkflowRunRecord): Promise<RunRecorder> {
+  const keys = await store.list(WORKFLOW_STEPS_NAMESPACE, `${record.runId}/`);
+  const kept: StepRecord[] = [];
+  await Promise.all(
+    record.steps.map((step, index) => {
+      if (isReplayable(step)) {
+        kept.push(step);
+        return undefined;
+      }
+      return keys[index] ? store.delete(WORKFLOW_STEPS_NAMESPACE, keys[index]) : undefined;
+    }),
+  );
+  const nextSeq = keys.length === 0 ? 0 : Number(keys.at(-1)!.split('/').at(-1)) + 1;
+  record.steps = kept;
+  const recorder = new RunRecorder(store, record, nextSeq);
+  return recorder;
 }
 
 /** A step's output as JSON, as the store will keep it (undefined stays undefined). */

@@ -14,10 +14,12 @@ import { workflowError } from './errors.ts';
 import { type ExecContext, rootScope, runSequence } from './executor.ts';
 import type { TeamLike } from './leaf-steps.ts';
 import {
-  isReplayable,
+  loadRunHeader,
   loadRunRecord,
   newRunRecord,
+  type RunHeader,
   RunRecorder,
+  reopenRunRecord,
   toJson,
   WORKFLOW_RUNS_NAMESPACE,
 } from './run-record.ts';
@@ -133,12 +135,12 @@ export class Workflow<I = unknown> {
     return record?.workflow === this.name ? record : undefined;
   }
 
-  /** This workflow's recorded runs, newest first. */
-  async listRuns(limit = 50): Promise<WorkflowRunRecord[]> {
-    const runs: WorkflowRunRecord[] = [];
+  /** This workflow's recorded runs (without their steps), newest first. */
+  async listRuns(limit = 50): Promise<RunHeader[]> {
+    const runs: RunHeader[] = [];
     for (const id of await this.#store.list(WORKFLOW_RUNS_NAMESPACE)) {
-      const record = await loadRunRecord(this.#store, id);
-      if (record?.workflow === this.name) runs.push(record);
+      const header = await loadRunHeader(this.#store, id);
+      if (header?.workflow === this.name) runs.push(header);
     }
     return runs.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, limit);
   }
@@ -184,13 +186,12 @@ export class Workflow<I = unknown> {
         `workflow run "${runId}" already completed: start a new run`,
       );
     // Steps that failed or were cancelled run again; finished ones are replayed from their records.
-    record.steps = record.steps.filter(isReplayable);
+    const recorder = await reopenRunRecord(this.#store, record);
     record.status = 'running';
     record.resumes += 1;
     delete record.error;
     delete record.finishedAt;
     delete record.output;
-    const recorder = new RunRecorder(this.#store, record);
     await recorder.save();
     return recorder;
   }
