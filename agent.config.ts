@@ -3,7 +3,54 @@
  * built so far. Run `npm run hubos -- plugins` to see the plugins and the hooks they tap.
  */
 import { defineConfig } from 'hubos';
+import { defineWorkflow } from 'hubos/plugins';
 import { notes } from './examples/notes-plugin.ts';
+
+// A declared workflow (POST /api/workflows/file-note/run, or the chat page's Workflows list): the
+// steps are fixed, each step's output is kept under its id, and a run can be resumed after a crash.
+const fileNote = defineWorkflow<{ title: string; text: string }>({
+  name: 'file-note',
+  description: 'Stamps a note with the time, has the assistant file it, then reports what is kept.',
+  inputSchema: {
+    type: 'object',
+    properties: { title: { type: 'string', minLength: 1 }, text: { type: 'string', minLength: 1 } },
+    required: ['title', 'text'],
+    additionalProperties: false,
+  },
+  steps: [
+    { id: 'now', kind: 'tool', tool: 'clock_now', input: {} },
+    {
+      id: 'file',
+      kind: 'agent',
+      agent: 'assistant',
+      retries: 1,
+      // The offline demo model calls a tool when the message is `/<tool> <json>`; a real model reads the request.
+      input: ({ input, steps }) =>
+        `Please file this note.\n/notes_add ${JSON.stringify({
+          title: input.title,
+          text: `${input.text} (${(steps.now as { formatted: string }).formatted})`,
+        })}`,
+    },
+    {
+      id: 'look',
+      kind: 'parallel',
+      steps: [
+        { id: 'notes', kind: 'tool', tool: 'notes_list', input: {} },
+        { id: 'files', kind: 'tool', tool: 'filesystem_list', input: {}, continueOnError: true },
+      ],
+    },
+    {
+      id: 'busy',
+      kind: 'branch',
+      if: ({ steps }) => (steps.notes as { titles: string[] }).titles.length > 10,
+      steps: [{ id: 'advice', kind: 'function', run: () => 'Over ten notes: time to tidy up.' }],
+    },
+  ],
+  output: ({ steps }) => ({
+    kept: (steps.notes as { titles: string[] }).titles,
+    advice: steps.advice ?? null,
+  }),
+});
 
 export default defineConfig(({ mode }) => ({
   plugins: [
@@ -37,6 +84,7 @@ export default defineConfig(({ mode }) => ({
       ],
     },
   },
+  workflows: [fileNote],
   // Built-in tools act in ./workspace. Reading is free, changing files and running commands
   // waits for a human (the chat page shows Approve / Deny), deleting is refused.
   permissions: {

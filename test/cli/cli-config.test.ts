@@ -68,7 +68,7 @@ describe('hubos tools / plugins / validate', () => {
   it('validate: exit 0 for a valid config', async () => {
     const result = await hubos(['validate'], ROOT);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 11 plugin(s), 16 tool(s)`);
+    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 12 plugin(s), 16 tool(s)`);
   });
 
   it('validate: exit 1 naming the key path, the expectation and the file', async () => {
