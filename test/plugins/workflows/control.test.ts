@@ -16,8 +16,22 @@ describe('parallel steps, cancellation and resume', () => {
             id: 'both',
             kind: 'parallel',
             steps: [
-              { id: 'left', kind: 'function', run: async () => (await together(), 'L') },
-              { id: 'right', kind: 'function', run: async () => (await together(), 'R') },
+              {
+                id: 'left',
+                kind: 'function',
+                run: async () => {
+                  await together();
+                  return 'L';
+                },
+              },
+              {
+                id: 'right',
+                kind: 'function',
+                run: async () => {
+                  await together();
+                  return 'R';
+                },
+              },
             ],
           },
           { id: 'join', kind: 'function', run: (s) => `${s.steps.left}${s.steps.right}` },
@@ -174,7 +188,10 @@ describe('parallel steps, cancellation and resume', () => {
           {
             id: 'c',
             kind: 'function',
-            run: (s) => (++runs.c, `${s.steps.a}/${JSON.stringify(s.steps.loop)}`),
+            run: (s) => {
+              runs.c++;
+              return `${s.steps.a}/${JSON.stringify(s.steps.loop)}`;
+            },
           },
         ],
       }),
