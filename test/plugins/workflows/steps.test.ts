@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineWorkflow } from '../../../plugins/workflows/index.ts';
+import { defineWorkflow, type WorkflowEvent } from '../../../plugins/workflows/index.ts';
 import { bootWorkflows, collect } from './helpers.ts';
 
 const draftAndReview = defineWorkflow<{ topic: string }>({
@@ -296,6 +296,30 @@ describe('workflow steps', () => {
     const result = await workflows.get('adder')!.run({});
     expect(result.status).toBe('failed');
     expect(result.error!.message).toMatch(/permission denied.*math:\*/);
+  });
+
+  it('waits for an approval when the policy asks, and runs the tool once approved', async () => {
+    const { workflows, kernel } = await bootWorkflows(
+      [
+        defineWorkflow({
+          name: 'adder',
+          steps: [{ id: 'sum', kind: 'tool', tool: 'add', input: { a: 1, b: 2 } }],
+        }),
+      ],
+      {},
+      { config: { permissions: { ask: ['math:add'] } } },
+    );
+    const events: WorkflowEvent[] = [];
+    const running = workflows.get('adder')!.run({}, { runId: 'ask-1', onEvent: (e) => events.push(e) });
+    await expect.poll(() => events.some((e) => e.type === 'approval-request')).toBe(true);
+    expect(events.find((e) => e.type === 'approval-request')).toMatchObject({
+      stepId: 'sum',
+      tool: 'add',
+      callId: 'sum#1',
+    });
+    await kernel.approvals.decide('ask-1', 'sum#1', { approved: true });
+    const result = await running;
+    expect(result).toMatchObject({ status: 'completed', output: { sum: 3 } });
   });
 
   it('fails a tool step with invalid input, naming the field', async () => {
