@@ -1,4 +1,4 @@
-import { HubosError } from '../../core/index.ts';
+import { HubosError, type InputOf, type JSONSchemaObject } from '../../core/index.ts';
 import type { StepKind, WorkflowDefinition, WorkflowStep } from './types.ts';
 
 const NAME = /^[A-Za-z0-9_-]+$/;
@@ -7,10 +7,15 @@ const LEAVES: readonly StepKind[] = ['agent', 'tool', 'function', 'stars'];
 
 /**
  * Declares a workflow: checks its shape at once (unique step ids, each kind's fields, limits) so a
- * mistake fails where it is written, naming the workflow and the step. Returns it unchanged, typed.
+ * mistake fails where it is written, naming the workflow and the step. Returns it unchanged; the
+ * state's `input` is typed from `inputSchema` (or from the type argument: `defineWorkflow<{ topic: string }>`).
  */
-export function defineWorkflow<I = unknown>(definition: WorkflowDefinition<I>): WorkflowDefinition<I> {
-  checkDefinition(definition as WorkflowDefinition);
+export function defineWorkflow<const S extends JSONSchemaObject>(
+  definition: WorkflowDefinition<InputOf<S>> & { inputSchema: S },
+): WorkflowDefinition<InputOf<S>>;
+export function defineWorkflow<I = unknown>(definition: WorkflowDefinition<I>): WorkflowDefinition<I>;
+export function defineWorkflow(definition: WorkflowDefinition): WorkflowDefinition {
+  checkDefinition(definition);
   return definition;
 }
 
@@ -58,10 +63,18 @@ function checkStep(step: WorkflowStep, path: string, seen: Set<string>, problem:
     need(Number.isInteger(step.retries) && step.retries >= 0, '"retries" must be a whole number >= 0');
     need(LEAVES.includes(step.kind), `"retries" applies to ${LEAVES.join(', ')} steps, not ${step.kind}`);
   }
-  if (step.retryDelayMs !== undefined)
+  if (step.retryDelayMs !== undefined) {
     need(Number.isFinite(step.retryDelayMs) && step.retryDelayMs >= 0, '"retryDelayMs" must be >= 0');
-  if (step.timeoutMs !== undefined)
+    need(
+      LEAVES.includes(step.kind),
+      `"retryDelayMs" applies to ${LEAVES.join(', ')} steps, not ${step.kind}`,
+    );
+  }
+  if (step.timeoutMs !== undefined) {
     need(Number.isFinite(step.timeoutMs) && step.timeoutMs > 0, '"timeoutMs" must be > 0');
+    // A container's children each have their own timeouts; one over the whole would cut them mid-record.
+    need(LEAVES.includes(step.kind), `"timeoutMs" applies to ${LEAVES.join(', ')} steps, not ${step.kind}`);
+  }
   if (step.continueOnError !== undefined)
     need(typeof step.continueOnError === 'boolean', '"continueOnError" must be true or false');
   switch (step.kind) {

@@ -1,4 +1,4 @@
-import { addUsage, emptyUsage, type Usage } from '../../core/index.ts';
+import { addUsage, emptyUsage, HubosError, type Usage } from '../../core/index.ts';
 import { runLeaf, type StepDeps } from './leaf-steps.ts';
 import { type RunRecorder, toJson } from './run-record.ts';
 import { StepCancelled, StepFailure, toWorkflowError } from './step-errors.ts';
@@ -56,6 +56,8 @@ async function runStep(step: WorkflowStep, ctx: ExecContext, scope: Scope): Prom
   const key = scope.prefix + step.id;
   const done = ctx.recorder.finished(key);
   if (done) {
+    // A finished container's children are recorded too: replay them so their outputs are back in the state.
+    if (!isLeaf(step) && done.status === 'completed') await runContainer(step, ctx, scope, key, true);
     if (done.status === 'completed') ctx.outputs[step.id] = done.output;
     else delete ctx.outputs[step.id];
     return done;
@@ -89,18 +91,21 @@ async function runStep(step: WorkflowStep, ctx: ExecContext, scope: Scope): Prom
       ...(output !== undefined ? { output } : {}),
     });
   } catch (error) {
-    const attempts = error instanceof StepFailure || error instanceof StepCancelled ? error.attempts : 1;
+    const own = error instanceof StepFailure || error instanceof StepCancelled;
+    const attempts = own ? error.attempts : 1;
+    // Tokens spent by failed attempts were spent all the same; a container's are its children's.
+    const usage = own && isLeaf(step) ? error.usage : emptyUsage();
     if (error instanceof StepCancelled || (scope.signal.aborted && !(error instanceof StepFailure))) {
-      await finish({ status: 'cancelled', attempts, usage: emptyUsage() }).catch(() => undefined);
-      throw error instanceof StepCancelled ? error : new StepCancelled(attempts);
+      await finish({ status: 'cancelled', attempts, usage }).catch(() => undefined);
+      throw error instanceof StepCancelled ? error : new StepCancelled(attempts, usage);
     }
     const failure = toWorkflowError(error, step.id);
     delete ctx.outputs[step.id];
     if (step.continueOnError) {
-      return finish({ status: 'failed', attempts, usage: emptyUsage(), error: failure, continued: true });
+      return finish({ status: 'failed', attempts, usage, error: failure, continued: true });
     }
-    await finish({ status: 'failed', attempts, usage: emptyUsage(), error: failure });
-    throw error instanceof StepFailure ? error : new StepFailure(failure, attempts);
+    await finish({ status: 'failed', attempts, usage, error: failure });
+    throw error instanceof StepFailure ? error : new StepFailure(failure, attempts, usage);
   }
 }
 
@@ -113,6 +118,10 @@ const isLeaf = (step: WorkflowStep): step is Leaf => !('steps' in step);
 /** Attempts a leaf step, retrying with a doubling delay; each attempt has its own timeout. */
 async function attemptLeaf(step: Leaf, ctx: ExecContext, scope: Scope, key: string): Promise<Outcome> {
   const retries = step.retries ?? 0;
+  let usage = emptyUsage();
+  const spend = (more: Partial<Usage> | undefined) => {
+    usage = addUsage(usage, more);
+  };
   for (let attempt = 1; ; attempt++) {
     ctx.emit({
       type: 'workflow-step-start',
@@ -134,7 +143,7 @@ async function attemptLeaf(step: Leaf, ctx: ExecContext, scope: Scope, key: stri
             controller.abort(new Error(`timed out after ${step.timeoutMs} ms`));
           }, step.timeoutMs);
     try {
-      const outcome = await runLeaf(step, snapshot(ctx, scope), {
+      const output = await runLeaf(step, snapshot(ctx, scope), {
         deps: ctx.deps,
         workflow: ctx.workflow,
         runId: ctx.runId,
@@ -142,10 +151,12 @@ async function attemptLeaf(step: Leaf, ctx: ExecContext, scope: Scope, key: stri
         signal: controller.signal,
         attempt,
         emit: ctx.emit,
+        addUsage: spend,
       });
-      return { ...outcome, attempts: attempt };
+      return { output, usage, attempts: attempt };
     } catch (error) {
-      if (scope.signal.aborted) throw new StepCancelled(attempt);
+      spend(usageOf(error));
+      if (scope.signal.aborted) throw new StepCancelled(attempt, usage);
       const failure = timedOut
         ? {
             code: 'STEP_TIMEOUT',
@@ -163,9 +174,9 @@ async function attemptLeaf(step: Leaf, ctx: ExecContext, scope: Scope, key: stri
         error: failure,
         willRetry,
       });
-      if (!willRetry) throw new StepFailure(failure, attempt);
+      if (!willRetry) throw new StepFailure(failure, attempt, usage);
       const delay = Math.min((step.retryDelayMs ?? 200) * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
-      if (!(await sleep(delay, scope.signal))) throw new StepCancelled(attempt);
+      if (!(await sleep(delay, scope.signal))) throw new StepCancelled(attempt, usage);
     } finally {
       clearTimeout(timer);
       scope.signal.removeEventListener('abort', stop);
@@ -173,15 +184,29 @@ async function attemptLeaf(step: Leaf, ctx: ExecContext, scope: Scope, key: stri
   }
 }
 
-async function runContainer(step: Container, ctx: ExecContext, scope: Scope, key: string): Promise<Outcome> {
-  ctx.emit({
-    type: 'workflow-step-start',
-    runId: ctx.runId,
-    stepId: step.id,
-    key,
-    kind: step.kind,
-    attempt: 1,
-  });
+/** What a failed agent run spent (its result rides on the error). */
+function usageOf(error: unknown): Partial<Usage> | undefined {
+  const result = HubosError.is(error) ? (error.details.result as { usage?: Usage } | undefined) : undefined;
+  return result?.usage;
+}
+
+/** `replaying`: the container finished in an earlier run; only its children's outputs are restored. */
+async function runContainer(
+  step: Container,
+  ctx: ExecContext,
+  scope: Scope,
+  key: string,
+  replaying = false,
+): Promise<Outcome> {
+  if (!replaying)
+    ctx.emit({
+      type: 'workflow-step-start',
+      runId: ctx.runId,
+      stepId: step.id,
+      key,
+      kind: step.kind,
+      attempt: 1,
+    });
   switch (step.kind) {
     case 'parallel':
       return runParallel(step, ctx, scope);

@@ -89,6 +89,12 @@ export default function workflows(options: AnyWorkflowDefinition[] = []): Plugin
           warnMissing(kernel, definition);
         }
       });
+      // After HubOS has drained its runs gracefully (stage 10): what still runs is cancelled and recorded.
+      kernel.hooks.beforeClose.tapPromise({ name: 'workflows', stage: 10 }, async ({ reason }) => {
+        await Promise.all(
+          [...byName.values()].map((workflow) => workflow.close(`the kernel is closing (${reason})`)),
+        );
+      });
       getHubOSHooks(kernel).routes.tap('workflows', ({ hubos }) => {
         for (const [name, workflow] of byName)
           if (!hubos.workflows.has(name)) hubos.registerWorkflow(name, workflow);

@@ -1,9 +1,7 @@
 import {
   type AgentEvent,
-  addUsage,
   createPolicy,
   describeVerdict,
-  emptyUsage,
   executeTool,
   HubosError,
   type KernelView,
@@ -40,17 +38,14 @@ export interface LeafContext {
   signal: AbortSignal;
   attempt: number;
   emit(event: WorkflowEvent): void;
-}
-
-export interface LeafOutcome {
-  output: unknown;
-  usage: Usage;
+  /** Where the step's token usage goes (kept across attempts, failed ones included). */
+  addUsage(usage: Partial<Usage>): void;
 }
 
 type Leaf = AgentStep | ToolStep | FunctionStep | StarsStep;
 
 /** Runs one attempt of a leaf step. Throws on failure; the caller retries, records and reports. */
-export function runLeaf(step: Leaf, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
+export function runLeaf(step: Leaf, state: WorkflowState, ctx: LeafContext): Promise<unknown> {
   switch (step.kind) {
     case 'agent':
       return runAgent(step, state, ctx);
@@ -72,7 +67,7 @@ async function resolveText(value: FromState<string, unknown>, state: WorkflowSta
   return text;
 }
 
-async function runAgent(step: AgentStep, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
+async function runAgent(step: AgentStep, state: WorkflowState, ctx: LeafContext): Promise<unknown> {
   const at = where(ctx, step.id);
   const agent = ctx.deps.kernel.getAgent(step.agent);
   if (!agent) {
@@ -90,19 +85,19 @@ async function runAgent(step: AgentStep, state: WorkflowState, ctx: LeafContext)
     ...(sessionId !== undefined ? { sessionId } : {}),
     onEvent: (event: AgentEvent) => ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId }),
   });
+  ctx.addUsage(result.usage);
   if (result.status === 'cancelled')
     throw ctx.signal.reason ?? new HubosError('RUN_CANCELLED', `${at}: cancelled`);
-  return { output: result.text, usage: result.usage };
+  return result.text;
 }
 
-async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
+async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): Promise<unknown> {
   const at = where(ctx, step.id);
   const { kernel } = ctx.deps;
   const tool = kernel.registry.get(step.tool);
   const raw =
     typeof step.input === 'function' ? await step.input(state) : renderDeep(step.input ?? {}, state, at);
   await checkPermission(step, ctx, tool, raw);
-  let usage = emptyUsage();
   const result = await abortable(
     executeTool(kernel.registry, step.tool, raw, {
       signal: ctx.signal,
@@ -111,9 +106,7 @@ async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): 
       store: kernel.store,
       runId: ctx.runId,
       callId: ctx.key,
-      addUsage: (more) => {
-        usage = addUsage(usage, more);
-      },
+      addUsage: ctx.addUsage,
     }),
     ctx.signal,
   );
@@ -121,7 +114,7 @@ async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): 
     const code = result.error.code === 'TOOL_DENIED' ? 'TOOL_FAILED' : result.error.code;
     throw new HubosError(code, `${at}: ${result.error.message}`);
   }
-  return { output: result.output, usage };
+  return result.output;
 }
 
 /** The config's permission policy holds for workflow tool calls too; `ask` waits for an approval. */
@@ -178,24 +171,16 @@ async function checkPermission(
     );
 }
 
-async function runFunction(step: FunctionStep, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
-  let usage = emptyUsage();
-  const output = await abortable(
+async function runFunction(step: FunctionStep, state: WorkflowState, ctx: LeafContext): Promise<unknown> {
+  return abortable(
     Promise.resolve().then(() =>
-      step.run(state, {
-        signal: ctx.signal,
-        attempt: ctx.attempt,
-        addUsage: (more) => {
-          usage = addUsage(usage, more);
-        },
-      }),
+      step.run(state, { signal: ctx.signal, attempt: ctx.attempt, addUsage: ctx.addUsage }),
     ),
     ctx.signal,
   );
-  return { output, usage };
 }
 
-async function runStars(step: StarsStep, state: WorkflowState, ctx: LeafContext): Promise<LeafOutcome> {
+async function runStars(step: StarsStep, state: WorkflowState, ctx: LeafContext): Promise<unknown> {
   const at = where(ctx, step.id);
   const team = ctx.deps.team(step.team);
   const task = await resolveText(step.task, state, at);
@@ -205,6 +190,7 @@ async function runStars(step: StarsStep, state: WorkflowState, ctx: LeafContext)
     ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId });
   }
   if (!result) throw ctx.signal.reason ?? new HubosError('RUN_FAILED', `${at}: the team gave no result`);
+  for (const member of Object.values(result.usage)) ctx.addUsage(member);
   if (result.status === 'cancelled')
     throw ctx.signal.reason ?? new HubosError('RUN_CANCELLED', `${at}: cancelled`);
   if (result.status === 'failed')
@@ -212,9 +198,7 @@ async function runStars(step: StarsStep, state: WorkflowState, ctx: LeafContext)
       'RUN_FAILED',
       `${at}: team "${step.team}" failed: ${result.error?.message ?? 'unknown error'}`,
     );
-  let usage = emptyUsage();
-  for (const member of Object.values(result.usage)) usage = addUsage(usage, member);
-  return { output: result.text, usage };
+  return result.text;
 }
 
 /** Settles when the work does or when the signal aborts, whichever is first: a step that ignores its signal still stops. */

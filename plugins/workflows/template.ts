@@ -32,7 +32,9 @@ function lookup(state: WorkflowState, path: string, where: string): unknown {
   const parts = path.split('.');
   let value: unknown = state;
   for (const [index, part] of parts.entries()) {
-    if (value === null || typeof value !== 'object' || !(part in value)) {
+    // Own properties only ({{input.constructor}} is not data), and undefined counts as missing.
+    const owned = value !== null && typeof value === 'object' && Object.hasOwn(value, part);
+    if (!owned || (value as Record<string, unknown>)[part] === undefined) {
       const known =
         index === 0
           ? 'input, steps, iterations'

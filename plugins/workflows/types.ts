@@ -26,11 +26,11 @@ export interface StepBase {
   description?: string;
   /** On failure, run the step again up to this many times (agent, tool, function and stars steps). */
   retries?: number;
-  /** First retry delay; it doubles per retry, up to 30 s (default 200 ms). */
+  /** First retry delay; it doubles per retry, up to 30 s (default 200 ms). Leaf steps only. */
   retryDelayMs?: number;
   /** A failure (after retries) is recorded and the workflow goes on without this step's output. */
   continueOnError?: boolean;
-  /** Each attempt is cancelled and fails after this long. */
+  /** Each attempt is cancelled and fails after this long. Leaf steps only. */
   timeoutMs?: number;
 }
 

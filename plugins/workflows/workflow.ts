@@ -42,6 +42,14 @@ export interface WorkflowDeps {
 }
 
 const ANY_OBJECT = { type: 'object' } as const;
+/** Run ids appear in URLs and store keys (`<runId>/<seq>`): no "/". */
+const RUN_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+/** A run ready to execute: its record, and the controller reserved under its id. */
+interface Opened {
+  recorder: RunRecorder;
+  controller: AbortController;
+}
 
 /**
  * A workflow bound to a kernel: `run`/`stream` a new run, `resume` one that stopped before its end
@@ -53,7 +61,11 @@ export class Workflow<I = unknown> {
   readonly inputSchema: JSONSchema;
   readonly #deps: WorkflowDeps;
   readonly #validate: ReturnType<ReturnType<typeof createAjv>['compile']>;
-  readonly #active = new Map<string, AbortController>();
+  /** Runs of this process by id: reserved before the first await, so one id never runs twice at once. */
+  readonly #active = new Map<
+    string,
+    { controller: AbortController; settled: Promise<void>; release(): void }
+  >();
 
   constructor(definition: WorkflowDefinition<I>, deps: WorkflowDeps) {
     checkDefinition(definition as WorkflowDefinition);
@@ -97,8 +109,8 @@ export class Workflow<I = unknown> {
     input: I,
     options: WorkflowRunOptions & { onEvent?: (event: WorkflowEvent) => void } = {},
   ): Promise<WorkflowRunResult> {
-    const recorder = await this.#start(input, options.runId);
-    return this.#execute(recorder, false, options.signal, options.onEvent);
+    const opened = await this.#start(input, options.runId);
+    return this.#execute(opened, false, options.signal, options.onEvent);
   }
 
   /** The run's events as they happen; stopping the iteration early cancels the run. */
@@ -111,8 +123,8 @@ export class Workflow<I = unknown> {
     runId: string,
     options: { signal?: AbortSignal; onEvent?: (event: WorkflowEvent) => void } = {},
   ): Promise<WorkflowRunResult> {
-    const recorder = await this.#reopen(runId);
-    return this.#execute(recorder, true, options.signal, options.onEvent);
+    const opened = await this.#reopen(runId);
+    return this.#execute(opened, true, options.signal, options.onEvent);
   }
 
   resumeStream(
@@ -124,9 +136,16 @@ export class Workflow<I = unknown> {
 
   /** Cancels a run of this process; false when it is not running here. */
   cancel(runId: string, reason = 'cancelled'): boolean {
-    const controller = this.#active.get(runId);
-    controller?.abort(new HubosError('RUN_CANCELLED', reason));
-    return controller !== undefined;
+    const run = this.#active.get(runId);
+    run?.controller.abort(new HubosError('RUN_CANCELLED', reason));
+    return run !== undefined;
+  }
+
+  /** Cancels every run of this process and waits for each to record how it ended (kernel close). */
+  async close(reason = 'the kernel is closing'): Promise<void> {
+    const runs = [...this.#active.values()];
+    for (const run of runs) run.controller.abort(new HubosError('RUN_CANCELLED', reason));
+    await Promise.all(runs.map((run) => run.settled));
   }
 
   /** A run of this workflow as recorded (running, finished, or interrupted). */
@@ -145,70 +164,110 @@ export class Workflow<I = unknown> {
     return runs.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, limit);
   }
 
-  async #start(input: I, runId: string = randomUUID()): Promise<RunRecorder> {
-    if (!this.#validate(input)) {
-      const problems = describeErrors(this.#validate.errors, input).join('; ');
+  #reserve(runId: string): Opened['controller'] {
+    if (this.#active.has(runId))
+      throw workflowError(
+        'AGENT_EXISTS',
+        'WORKFLOW_RUN_ACTIVE',
+        `workflow run "${runId}" is running in this process: wait for it or cancel it`,
+      );
+    const controller = new AbortController();
+    let release!: () => void;
+    const settled = new Promise<void>((resolve) => {
+      release = () => {
+        if (this.#active.get(runId)?.controller === controller) this.#active.delete(runId);
+        resolve();
+      };
+    });
+    this.#active.set(runId, { controller, settled, release });
+    return controller;
+  }
+
+  async #start(input: I, runId: string = randomUUID()): Promise<Opened> {
+    if (typeof runId !== 'string' || !RUN_ID.test(runId))
+      throw workflowError(
+        'TOOL_INPUT_INVALID',
+        'WORKFLOW_INPUT_INVALID',
+        `invalid run id ${JSON.stringify(runId)}: use 1 to 200 letters, digits, "_", ".", ":" or "-"`,
+      );
+    // The state holds JSON, as the store does: what a step reads now is what it reads after a resume.
+    const data = toJson(input, `workflow "${this.name}" input`);
+    if (!this.#validate(data)) {
+      const problems = describeErrors(this.#validate.errors, data).join('; ');
       throw workflowError(
         'TOOL_INPUT_INVALID',
         'WORKFLOW_INPUT_INVALID',
         `invalid input for workflow "${this.name}": ${problems}`,
       );
     }
-    if (this.#active.has(runId) || (await loadRunRecord(this.#store, runId)))
-      throw workflowError(
-        'AGENT_EXISTS',
-        'WORKFLOW_RUN_ACTIVE',
-        `workflow run "${runId}" already exists: pick another run id`,
-      );
-    const recorder = new RunRecorder(this.#store, newRunRecord(runId, this.name, input));
-    await recorder.save();
-    return recorder;
+    const controller = this.#reserve(runId);
+    try {
+      if (await loadRunHeader(this.#store, runId))
+        throw workflowError(
+          'AGENT_EXISTS',
+          'WORKFLOW_RUN_ACTIVE',
+          `workflow run "${runId}" already exists: pick another run id`,
+        );
+      const recorder = new RunRecorder(this.#store, newRunRecord(runId, this.name, data));
+      await recorder.save();
+      return { recorder, controller };
+    } catch (error) {
+      this.#active.get(runId)?.release();
+      throw error;
+    }
   }
 
-  async #reopen(runId: string): Promise<RunRecorder> {
-    const record = await this.getRun(runId);
-    if (!record)
-      throw workflowError(
-        'RUN_NOT_RUNNING',
-        'WORKFLOW_RUN_NOT_FOUND',
-        `workflow "${this.name}" has no run "${runId}"`,
-      );
-    if (this.#active.has(runId))
-      throw workflowError(
-        'RUN_NOT_RUNNING',
-        'WORKFLOW_RUN_ACTIVE',
-        `workflow run "${runId}" is still running in this process: cancel it first`,
-      );
-    if (record.status === 'completed')
-      throw workflowError(
-        'RUN_NOT_RUNNING',
-        'WORKFLOW_RUN_FINISHED',
-        `workflow run "${runId}" already completed: start a new run`,
-      );
-    // Steps that failed or were cancelled run again; finished ones are replayed from their records.
-    const recorder = await reopenRunRecord(this.#store, record);
-    record.status = 'running';
-    record.resumes += 1;
-    delete record.error;
-    delete record.finishedAt;
-    delete record.output;
-    await recorder.save();
-    return recorder;
+  async #reopen(runId: string): Promise<Opened> {
+    const controller = this.#reserve(runId);
+    try {
+      const record = await this.getRun(runId);
+      if (!record)
+        throw workflowError(
+          'RUN_NOT_RUNNING',
+          'WORKFLOW_RUN_NOT_FOUND',
+          `workflow "${this.name}" has no run "${runId}"`,
+        );
+      if (record.status === 'completed')
+        throw workflowError(
+          'RUN_NOT_RUNNING',
+          'WORKFLOW_RUN_FINISHED',
+          `workflow run "${runId}" already completed: start a new run`,
+        );
+      // Steps that failed or were cancelled run again; finished ones are replayed from their records.
+      const recorder = await reopenRunRecord(this.#store, record);
+      record.status = 'running';
+      record.resumes += 1;
+      delete record.error;
+      delete record.finishedAt;
+      delete record.output;
+      await recorder.save();
+      return { recorder, controller };
+    } catch (error) {
+      this.#active.get(runId)?.release();
+      throw error;
+    }
   }
 
   async #execute(
-    recorder: RunRecorder,
+    { recorder, controller }: Opened,
     resumed: boolean,
     signal: AbortSignal | undefined,
     onEvent: ((event: WorkflowEvent) => void) | undefined,
   ): Promise<WorkflowRunResult> {
     const { runId, input } = recorder.record;
-    const controller = new AbortController();
     const abort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', abort, { once: true });
     if (signal?.aborted) abort();
-    this.#active.set(runId, controller);
-    const emit = onEvent ?? (() => undefined);
+    // A listener that throws must not fail the run (nor record a finished step twice).
+    const emit = (event: WorkflowEvent) => {
+      try {
+        onEvent?.(event);
+      } catch (error) {
+        this.#deps.kernel.logger.warn(
+          `workflow "${this.name}" run ${runId}: an event listener threw: ${(error as Error).message}`,
+        );
+      }
+    };
     const ctx: ExecContext = {
       deps: {
         kernel: this.#deps.kernel,
@@ -259,23 +318,23 @@ export class Workflow<I = unknown> {
       return result;
     } finally {
       signal?.removeEventListener('abort', abort);
-      this.#active.delete(runId);
+      this.#active.get(runId)?.release();
     }
   }
 
   async *#streamed(
     signal: AbortSignal | undefined,
-    open: () => Promise<RunRecorder>,
+    open: () => Promise<Opened>,
     resumed: boolean,
   ): AsyncGenerator<WorkflowEvent, void, undefined> {
-    const recorder = await open();
+    const opened = await open();
     const queue = new EventQueue<WorkflowEvent>();
     const controller = new AbortController();
     const abort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', abort, { once: true });
     if (signal?.aborted) abort();
     let finished = false;
-    const done = this.#execute(recorder, resumed, controller.signal, (event) => queue.push(event)).finally(
+    const done = this.#execute(opened, resumed, controller.signal, (event) => queue.push(event)).finally(
       () => {
         finished = true;
         queue.close();

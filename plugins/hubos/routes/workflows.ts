@@ -86,11 +86,9 @@ export function workflowRoutes(app: Hono, hubos: HubOS): void {
   ) => {
     const controller = new AbortController();
     const streaming = !background && wantsStream(c);
-    if (!background) {
-      // A client that goes away cancels what it waits for; a background run goes on.
-      const stop = () => controller.abort(new HubosError('RUN_CANCELLED', 'the client went away'));
-      c.req.raw.signal.addEventListener('abort', stop, { once: true });
-    }
+    // A client that goes away cancels what it waits for; a background run goes on.
+    const stop = () => controller.abort(new HubosError('RUN_CANCELLED', 'the client went away'));
+    if (!background) c.req.raw.signal.addEventListener('abort', stop, { once: true });
     const events = start(controller.signal)[Symbol.asyncIterator]();
     // The first event (workflow-start) comes after the input check: an error keeps its status.
     const first = await mapped(() => events.next());
@@ -126,7 +124,21 @@ export function workflowRoutes(app: Hono, hubos: HubOS): void {
         }
       });
     }
-    await tracked();
+    // A JSON answer waits at most the request timeout; past it the run goes on and 202 says where to follow it.
+    const done = tracked();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), hubos.requestTimeoutMs);
+    });
+    try {
+      if ((await Promise.race([done, late])) === 'late') {
+        c.req.raw.signal.removeEventListener('abort', stop);
+        void done.catch(() => undefined);
+        return c.json({ runId, status: 'running', url: `${api}/runs/${runId}` }, 202);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
     return c.json(result);
   };
 
@@ -166,7 +178,8 @@ export function workflowRoutes(app: Hono, hubos: HubOS): void {
     const workflow = found(c.req.param('name'));
     const body = await readBody<{ input?: unknown; runId?: string; async?: boolean }>(c, WORKFLOW_RUN_BODY);
     const runId = body.runId ?? randomUUID();
-    return answer(c, body.async === true, (signal) => workflow.stream(body.input ?? {}, { signal, runId }));
+    const input = 'input' in body ? body.input : {};
+    return answer(c, body.async === true, (signal) => workflow.stream(input, { signal, runId }));
   });
 }
 

@@ -386,6 +386,15 @@ describe('defineWorkflow', () => {
       },
       /"retries" applies to agent, tool, function, stars steps/,
     ],
+    [
+      {
+        name: 'x',
+        steps: [
+          { id: 'p', kind: 'parallel', timeoutMs: 5, steps: [{ id: 'b', kind: 'function', run: () => 1 }] },
+        ],
+      },
+      /"timeoutMs" applies to agent, tool, function, stars steps, not parallel/,
+    ],
   ])('rejects a malformed definition: %#', (definition, message) => {
     expect(() => defineWorkflow(definition as never)).toThrow(message);
   });
