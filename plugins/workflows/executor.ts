@@ -92,7 +92,8 @@ async function runStep(step: WorkflowStep, ctx: ExecContext, scope: Scope): Prom
     });
   } catch (error) {
     const own = error instanceof StepFailure || error instanceof StepCancelled;
-    const attempts = own ? error.attempts : 1;
+    // A container's failure is its child's: the attempts and usage on the child's record are its own.
+    const attempts = own && isLeaf(step) ? error.attempts : 1;
     // Tokens spent by failed attempts were spent all the same; a container's are its children's.
     const usage = own && isLeaf(step) ? error.usage : emptyUsage();
     if (error instanceof StepCancelled || (scope.signal.aborted && !(error instanceof StepFailure))) {

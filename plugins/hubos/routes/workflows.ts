@@ -4,6 +4,7 @@ import { streamSSE } from 'hono/streaming';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { HubosError } from '../../../core/index.ts';
 import { readBody } from '../body.ts';
+import { onClientGone } from '../client-gone.ts';
 import { HttpError } from '../http-error.ts';
 import type { HubOS, WorkflowLike } from '../hubos.ts';
 
@@ -87,8 +88,9 @@ export function workflowRoutes(app: Hono, hubos: HubOS): void {
     const controller = new AbortController();
     const streaming = !background && wantsStream(c);
     // A client that goes away cancels what it waits for; a background run goes on.
-    const stop = () => controller.abort(new HubosError('RUN_CANCELLED', 'the client went away'));
-    if (!background) c.req.raw.signal.addEventListener('abort', stop, { once: true });
+    const unwatch = background
+      ? () => undefined
+      : onClientGone(c, () => controller.abort(new HubosError('RUN_CANCELLED', 'the client went away')));
     const events = start(controller.signal)[Symbol.asyncIterator]();
     // The first event (workflow-start) comes after the input check: an error keeps its status.
     const first = await mapped(() => events.next());
@@ -120,7 +122,8 @@ export function workflowRoutes(app: Hono, hubos: HubOS): void {
         try {
           await tracked(write);
         } catch (error) {
-          await write({ type: 'error', error: { message: (error as Error).message } });
+          const code = HubosError.is(error) ? error.code : 'RUN_FAILED';
+          await write({ type: 'error', error: { code, message: (error as Error).message } });
         }
       });
     }
@@ -132,7 +135,7 @@ export function workflowRoutes(app: Hono, hubos: HubOS): void {
     });
     try {
       if ((await Promise.race([done, late])) === 'late') {
-        c.req.raw.signal.removeEventListener('abort', stop);
+        unwatch();
         void done.catch(() => undefined);
         return c.json({ runId, status: 'running', url: `${api}/runs/${runId}` }, 202);
       }

@@ -9,6 +9,7 @@ import type { HubOS } from '../hubos.ts';
 const FILES = {
   'page.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
+  'workflows.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
   'icon.svg': 'image/svg+xml',
 } as const;
@@ -70,8 +71,8 @@ export async function uiRoutes(app: Hono, hubos: HubOS): Promise<void> {
     .replaceAll('{{NAME}}', escapeAttribute(hubos.name));
   const pageAsset = asset(page, FILES['page.html']);
   const assets = new Map<string, Asset>();
-  for (const name of ['app.js', 'style.css', 'icon.svg'] as const)
-    assets.set(name, asset(files[name], FILES[name]));
+  for (const name of Object.keys(FILES) as FileName[])
+    if (name !== 'page.html') assets.set(name, asset(files[name], FILES[name]));
 
   const send = (asset: Asset, ifNoneMatch: string | undefined) => {
     const headers = { etag: asset.etag, 'cache-control': 'no-cache' };

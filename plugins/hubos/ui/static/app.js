@@ -32,7 +32,7 @@ const el = {
   keyCancel: $('key-cancel'),
 };
 
-const state = { agents: [], agent: undefined, chat: undefined, controller: undefined };
+const state = { agents: [], agent: undefined, chat: undefined, controller: undefined, view: 'chat' };
 
 // ---------------------------------------------------------------- helpers
 
@@ -140,6 +140,8 @@ function askKey(reason, signal) {
 el.keyCancel.addEventListener('click', () => el.keyDialog.close(''));
 el.keyButton.addEventListener('click', () => askKey('Enter a new API key for this server.'));
 
+let keyPrompt; // the open key dialog: requests refused at the same time (agents, workflows) share it
+
 /** fetch with the stored API key; a 401 asks for a key and tries again (until the user cancels). */
 async function request(path, init = {}) {
   for (;;) {
@@ -149,10 +151,15 @@ async function request(path, init = {}) {
     const response = await fetch(path, { ...init, headers });
     if (response.status !== 401) return response;
     const error = await responseError(response);
+    // Another request's dialog got a key meanwhile: try that one first.
+    if (storage('local')?.getItem(KEY_STORAGE) !== key) continue;
     const reason = key
       ? `The server refused the stored key (${error.message}). Enter a valid API key.`
       : 'This server asks for an API key.';
-    const entered = await askKey(reason, init.signal);
+    keyPrompt ??= askKey(reason, init.signal).finally(() => {
+      keyPrompt = undefined;
+    });
+    const entered = await keyPrompt;
     init.signal?.throwIfAborted();
     if (!entered) throw new ApiError(error.code, `${error.message} (no API key given)`, 401);
   }
@@ -556,7 +563,10 @@ async function loadAgents() {
   el.message.focus();
 }
 
-el.agent.addEventListener('change', () => selectAgent(el.agent.value));
+el.agent.addEventListener('change', () => {
+  selectAgent(el.agent.value);
+  showView('chat');
+});
 
 el.newChat.addEventListener('click', () => {
   if (!state.agent || state.controller) return;
@@ -566,6 +576,22 @@ el.newChat.addEventListener('click', () => {
   setStatus('New conversation.');
   el.message.focus();
 });
+
+// ---------------------------------------------------------------- views
+
+/** Shows the chat or another view (workflows.js adds one); each keeps its state while hidden. */
+function showView(name) {
+  state.view = name;
+  for (const node of document.querySelectorAll('[data-view]')) node.hidden = node.dataset.view !== name;
+  for (const button of document.querySelectorAll('[data-show-view]'))
+    button.setAttribute('aria-pressed', String(button.dataset.showView === name));
+}
+
+for (const button of document.querySelectorAll('[data-show-view]'))
+  button.addEventListener('click', () => {
+    showView(button.dataset.showView);
+    if (state.view === 'chat' && !el.message.disabled) el.message.focus();
+  });
 
 // ---------------------------------------------------------------- running
 
@@ -816,7 +842,7 @@ el.message.addEventListener('keydown', (event) => {
 
 el.stop.addEventListener('click', stop);
 document.addEventListener('keydown', (event) => {
-  if (event.key === 'Escape' && state.controller && !el.keyDialog.open) stop();
+  if (event.key === 'Escape' && state.view === 'chat' && state.controller && !el.keyDialog.open) stop();
 });
 
 if (storage('local')?.getItem(KEY_STORAGE)) el.keyButton.hidden = false;
