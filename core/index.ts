@@ -32,7 +32,7 @@ export { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from '.
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export type { AgentHandle, AgentSpec } from './agent/spec.ts';
 export { type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
-export { selectTools } from './agent/tool-select.ts';
+export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
 export {
   type ConfigEnv,
   type ConfigExport,
@@ -103,7 +103,7 @@ export { openStore, type StoreConfig } from './store/open-store.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
 export type { Store, StoreValue } from './store/store.ts';
 export { executeTool, type ToolCallEnv, type ToolResult } from './tools/execute.ts';
-export { type InputCheck, Registry } from './tools/registry.ts';
+export { type InputCheck, Registry, type RegistryChange, type ToolReservation } from './tools/registry.ts';
 export {
   defineTool,
   type InputOf,

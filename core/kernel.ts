@@ -1,9 +1,10 @@
 import { dirname, resolve } from 'node:path';
-import { Agent } from './agent/agent.ts';
+import { Agent, SET_TOOLS } from './agent/agent.ts';
 import { Approvals } from './agent/approvals.ts';
 import { Sessions } from './agent/sessions.ts';
 import type { AgentSpec } from './agent/spec.ts';
 import { selectTools } from './agent/tool-select.ts';
+import { Coalescer } from './coalescer.ts';
 import { type ConfigExport, type HubosConfig, resolveConfigExport } from './config.ts';
 import { type OwnedKey, validateConfig } from './config-schema.ts';
 import { errorMessage, HubosError } from './errors.ts';
@@ -21,6 +22,7 @@ import { openWorkspace, type Sandbox } from './sandbox/sandbox.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 import { Registry } from './tools/registry.ts';
+import type { Tool } from './tools/tool.ts';
 
 export interface KernelOptions {
   /** The config: an object, a promise, or a function of `{ mode, command }` (see `loadConfigFile`). */
@@ -71,6 +73,12 @@ export class Kernel {
   #sandbox: Sandbox | undefined;
   #approvals: Approvals | undefined;
   #closing: Promise<void> | undefined;
+  /** Bumped on every registry change: an agent built across one gets its tools refreshed. */
+  #toolsVersion = 0;
+  readonly #toolRefresh = new Coalescer(
+    () => this.#refreshAgentTools(),
+    (error) => this.logger.error(`refreshing agents' tools: ${errorMessage(error)}`),
+  );
 
   constructor(options: KernelOptions = {}) {
     this.#options = options;
@@ -152,10 +160,17 @@ export class Kernel {
     this.#sandbox = openWorkspace(resolve(baseDir, this.#config.workspace ?? 'workspace'));
     await this.hooks.registerModels.promise(this.models);
     await this.hooks.registerTools.promise(this.registry);
-    for (const tool of this.registry.list()) await this.hooks.toolRegistered.promise({ tool });
+    // Subscribed before the first await: a source registering in the background (an MCP server) is not missed.
+    const registered = this.registry.list();
     this.registry.onRegister((tool) => {
       this.hooks.toolRegistered.promise({ tool }).catch((error) => this.logger.error(errorMessage(error)));
     });
+    // Tools come and go after boot (MCP servers): live agents get their tools selected again.
+    this.registry.onChange(() => {
+      this.#toolsVersion++;
+      this.#toolRefresh.schedule();
+    });
+    for (const tool of registered) await this.hooks.toolRegistered.promise({ tool });
     for (const [name, template] of Object.entries(this.#config.agents ?? {}))
       await this.createAgent({ ...template, name });
     await this.hooks.ready.promise({ config: this.#config });
@@ -308,6 +323,7 @@ export class Kernel {
   }
 
   async #runClose(reason: string): Promise<void> {
+    this.#toolRefresh.stop();
     await this.hooks.beforeClose.promise({ reason });
     for (const id of [...this.#agents.keys()]) await this.destroyAgent(id);
     // Their cancelled runs' approvals are being stored: let that finish before the store closes.
@@ -364,7 +380,10 @@ export class Kernel {
       });
     }
     const spec = (await this.hooks.agentCreate.promise({ ...input })) ?? input;
-    const selected = selectTools(spec.name, spec.tools ?? [], this.registry.list());
+    const version = this.#toolsVersion;
+    const selected = selectTools(spec.name, spec.tools ?? [], this.registry.list(), {
+      reserved: this.registry.reservations(),
+    });
     const { tools } = await this.hooks.resolveTools.promise({ agent: spec, tools: selected });
     const ref = spec.model ?? this.#config.model;
     if (ref === undefined) {
@@ -398,7 +417,29 @@ export class Kernel {
       this.#agents.delete(agent.id);
       throw error;
     }
+    if (this.#toolsVersion !== version) this.#toolRefresh.schedule();
     return agent;
+  }
+
+  /**
+   * Selects every live agent's tools again (its spec's `tools`, then `resolveTools`) after the
+   * registry changed. A pattern that now matches nothing selects nothing rather than failing.
+   */
+  async #refreshAgentTools(): Promise<void> {
+    for (const agent of [...this.#agents.values()]) {
+      if (this.#state === 'closing' || this.#state === 'closed') return;
+      try {
+        const selected = selectTools(agent.id, agent.spec.tools ?? [], this.registry.list(), {
+          allowUnmatched: true,
+        });
+        const { tools } = await this.hooks.resolveTools.promise({ agent: agent.spec, tools: selected });
+        if (this.#agents.get(agent.id) === agent && !sameTools(agent.tools, tools)) agent[SET_TOOLS](tools);
+      } catch (error) {
+        this.logger.warn(
+          `agent "${agent.id}" keeps its tools: selecting them again after a registry change failed: ${errorMessage(error)}`,
+        );
+      }
+    }
   }
 
   #resolveModel(agent: string, ref: string) {
@@ -455,6 +496,10 @@ function agentView(agent: Agent, plugin: string): Agent {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+function sameTools(a: readonly Tool[], b: readonly Tool[]): boolean {
+  return a.length === b.length && a.every((tool, i) => tool === b[i]);
 }
 
 export function createKernel(options: KernelOptions = {}): Kernel {

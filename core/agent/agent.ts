@@ -15,6 +15,24 @@ import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
 import { failSpan, startSpan } from './telemetry.ts';
 import { runToolCalls, type ToolRunnerDeps } from './tool-runner.ts';
 
+/** The kernel's handle on an agent's tool set (not part of the public API). */
+export const SET_TOOLS = Symbol('hubos.agent.setTools');
+
+/** One tool set, in the three shapes a run needs. */
+interface Toolset {
+  tools: readonly Tool[];
+  map: ReadonlyMap<string, Tool>;
+  definitions: ToolDefinition[];
+}
+
+function toolset(tools: readonly Tool[]): Toolset {
+  return {
+    tools: [...tools],
+    map: new Map(tools.map((tool) => [tool.name, tool])),
+    definitions: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+  };
+}
+
 export interface RunOptions {
   /** Continue (and extend) this conversation; without one the run starts from nothing and is not stored. */
   sessionId?: string;
@@ -50,13 +68,11 @@ export class Agent implements AgentHandle {
   readonly spec: AgentSpec;
   readonly hooks: AgentHooks = createAgentHooks();
   readonly model: LanguageModel;
-  readonly tools: readonly Tool[];
   /** The permission policy of its tool calls: its template's rules, then the config's. */
   readonly policy: Policy;
   readonly approvals: Approvals;
   readonly #deps: AgentDeps;
-  readonly #toolMap: Map<string, Tool>;
-  readonly #definitions: ToolDefinition[];
+  #toolset: Toolset;
   readonly #running = new Set<AbortController>();
 
   constructor(deps: AgentDeps) {
@@ -64,15 +80,19 @@ export class Agent implements AgentHandle {
     this.id = deps.spec.name;
     this.spec = deps.spec;
     this.model = deps.model;
-    this.tools = deps.tools;
     this.policy = createPolicy(deps.permissions, deps.spec.permissions);
     this.approvals = deps.approvals ?? new Approvals(deps.store);
-    this.#toolMap = new Map(deps.tools.map((tool) => [tool.name, tool]));
-    this.#definitions = deps.tools.map(({ name, description, inputSchema }) => ({
-      name,
-      description,
-      inputSchema,
-    }));
+    this.#toolset = toolset(deps.tools);
+  }
+
+  /** The tools it may call now; the kernel refreshes them when the registry changes. */
+  get tools(): readonly Tool[] {
+    return this.#toolset.tools;
+  }
+
+  /** Kernel-internal: gives the agent a new tool set; runs already going keep the one they started with. */
+  [SET_TOOLS](tools: readonly Tool[]): void {
+    this.#toolset = toolset(tools);
   }
 
   /** `provider:model` of the model in use. */
@@ -141,7 +161,7 @@ export class Agent implements AgentHandle {
     if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
       throw new HubosError('AGENT_INVALID', `agent "${this.id}": runId must be a non-empty string`);
     }
-    const shadowed = options.clientTools?.find((tool) => this.#toolMap.has(tool.name));
+    const shadowed = options.clientTools?.find((tool) => this.#toolset.map.has(tool.name));
     if (shadowed) {
       throw new HubosError(
         'AGENT_INVALID',
@@ -168,6 +188,8 @@ export class Agent implements AgentHandle {
     emit: (event: AgentEvent) => void,
   ): Promise<RunResult> {
     const { sessions } = this.#deps;
+    // The run keeps the tools it started with, whatever the registry does meanwhile.
+    const tools = this.#toolset;
     const run: RunContext = {
       runId: options.runId ?? randomUUID(),
       agent: this.id,
@@ -193,8 +215,8 @@ export class Agent implements AgentHandle {
     ];
     const clientNames = new Set(options.clientTools?.map((tool) => tool.name));
     const definitions = options.clientTools?.length
-      ? [...this.#definitions, ...options.clientTools]
-      : this.#definitions;
+      ? [...tools.definitions, ...options.clientTools]
+      : tools.definitions;
     let pendingToolCalls: ToolCall[] = [];
     const toolCalls: ToolCallRecord[] = [];
     let usage = emptyUsage();
@@ -255,7 +277,7 @@ export class Agent implements AgentHandle {
         if (serverCalls.length > 0) {
           // Tokens a tool spent (a sub-agent's) count as this run's.
           const deps = {
-            ...this.#toolDeps(),
+            ...this.#toolDeps(tools.map),
             addUsage: (more: Partial<Usage>) => {
               usage = addUsage(usage, more);
             },
@@ -319,14 +341,14 @@ export class Agent implements AgentHandle {
     }
   }
 
-  #toolDeps(): ToolRunnerDeps {
+  #toolDeps(tools: ReadonlyMap<string, Tool>): ToolRunnerDeps {
     const { registry, sandbox, store } = this.#deps;
     return {
       hooks: this.hooks,
       policy: this.policy,
       approvals: this.approvals,
       registry,
-      tools: this.#toolMap,
+      tools,
       agentId: this.id,
       sandbox,
       store,

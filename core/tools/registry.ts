@@ -8,11 +8,27 @@ export type InputCheck = { ok: true; input: Record<string, unknown> } | { ok: fa
 
 type RegisterListener = (tool: Tool) => void;
 
+/** What one registry change did: the tools it added and the tools it removed. */
+export interface RegistryChange {
+  added: readonly Tool[];
+  removed: readonly Tool[];
+}
+
+type ChangeListener = (change: RegistryChange) => void;
+
+/** Tools named `<prefix>...` that `owner` (a source not up yet) will register later. */
+export interface ToolReservation {
+  prefix: string;
+  owner: string;
+}
+
 /** The tools an app knows, by name, in registration order; each schema compiled once. */
 export class Registry {
   readonly #ajv: Ajv = createAjv();
   readonly #tools = new Map<string, { tool: Tool; validate: ValidateFunction }>();
   readonly #listeners = new Set<RegisterListener>();
+  readonly #changeListeners = new Set<ChangeListener>();
+  readonly #reservations = new Set<ToolReservation>();
 
   /** Adds a tool. Throws TOOL_INVALID for a malformed tool, TOOL_DUPLICATE for a taken name. */
   register(tool: Tool): void {
@@ -42,6 +58,7 @@ export class Registry {
     }
     for (const entry of checked) this.#tools.set(entry.tool.name, entry);
     for (const { tool } of checked) for (const listener of this.#listeners) listener(tool);
+    if (checked.length > 0) this.#changed({ added: checked.map((entry) => entry.tool), removed: [] });
   }
 
   /** The tool named `name`; throws TOOL_NOT_FOUND listing the known names. */
@@ -66,6 +83,7 @@ export class Registry {
     if (!entry) return false;
     this.#tools.delete(name);
     this.#forgetSchema(entry.tool);
+    this.#changed({ added: [], removed: [entry.tool] });
     return true;
   }
 
@@ -106,6 +124,40 @@ export class Registry {
   onRegister(listener: RegisterListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` after every change: a register/registerBatch (what it added) or an unregister
+   * (what it removed). Listeners run synchronously and must not throw. Returns the unsubscribe function.
+   */
+  onChange(listener: ChangeListener): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
+  /**
+   * Says that tools named `<prefix>...` will come from `owner`, which is not up yet (an MCP server
+   * still starting, say): an agent naming such a tool is accepted before it exists. Returns the
+   * release function (call it once the owner is up, or gone for good).
+   */
+  reserve(prefix: string, owner: string): () => void {
+    if (typeof prefix !== 'string' || prefix === '') {
+      throw new HubosError('TOOL_INVALID', `reserve(): "${owner}" must reserve a non-empty tool name prefix`);
+    }
+    const reservation = { prefix, owner };
+    this.#reservations.add(reservation);
+    return () => {
+      this.#reservations.delete(reservation);
+    };
+  }
+
+  /** The prefixes reserved by sources that are not up yet. */
+  reservations(): ToolReservation[] {
+    return [...this.#reservations].map((reservation) => ({ ...reservation }));
+  }
+
+  #changed(change: RegistryChange): void {
+    for (const listener of this.#changeListeners) listener(change);
   }
 
   #notFound(name: string): HubosError {

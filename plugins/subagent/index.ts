@@ -71,7 +71,10 @@ export default function subagent(options: SubagentOptions = {}): Plugin {
       kernel.hooks.ready.tap('subagent', () => {
         for (const type of types.list()) {
           try {
-            if (type.tools) selectTools(type.name, type.tools, kernel.registry.list());
+            if (type.tools)
+              selectTools(type.name, type.tools, kernel.registry.list(), {
+                reserved: kernel.registry.reservations(),
+              });
             if (typeof type.model === 'string') kernel.models.get(parseModelRef(type.model).provider);
           } catch (error) {
             throw new HubosError(
