@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { AsyncSeriesHook } from 'tapable';
+import { AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
 import { createHooksAccessor, type TapMeta } from '../../core/index.ts';
 import type { HubOS } from './hubos.ts';
 
@@ -10,8 +10,21 @@ export interface RoutesContext {
 }
 
 /**
- * HubOS's own hooks: `routes` (add HTTP routes), `listening` (the server is up) and `beforeStop`
- * (the server is about to drain and stop). Reached with `getHubOSHooks(kernel)`.
+ * The `GET /health` body. Plugins add their part under their own key and may set `status` to
+ * `'degraded'` (still 200) when something they run is not well; `'stopping'` (503) always wins.
+ */
+export interface HealthBody {
+  status: 'ok' | 'degraded' | 'stopping';
+  name: string;
+  agents: number;
+  runs: number;
+  [key: string]: unknown;
+}
+
+/**
+ * HubOS's own hooks: `routes` (add HTTP routes), `listening` (the server is up), `beforeStop`
+ * (the server is about to drain and stop) and `health` (a waterfall over the `/health` body).
+ * Reached with `getHubOSHooks(kernel)`.
  */
 export const getHubOSHooks = createHooksAccessor('hubos', () => ({
   routes: new AsyncSeriesHook<[RoutesContext], TapMeta>(['context']),
@@ -19,6 +32,7 @@ export const getHubOSHooks = createHooksAccessor('hubos', () => ({
     'context',
   ]),
   beforeStop: new AsyncSeriesHook<[{ reason: string; hubos: HubOS }], TapMeta>(['context']),
+  health: new AsyncSeriesWaterfallHook<[HealthBody], HealthBody, TapMeta>(['body']),
 }));
 
 export type HubOSHooks = ReturnType<typeof getHubOSHooks>;

@@ -7,11 +7,14 @@ export interface McpStdioServerConfig {
    * names copied from HubOS's environment, or names with their values.
    */
   env?: string[] | Record<string, string>;
+  /** The process's working folder, relative to the config file's folder (default: that folder). */
   cwd?: string;
-  /** Tool names become `<prefix>_<tool>` (default: the server's name). */
+  /** Tool names become `<prefix>_<tool>` (default: the server's name; "" for none). */
   prefix?: string;
-  /** How long to wait for the server to start and for each call (default 30 s). */
+  /** How long one tool call may take (default 60 s). */
   timeoutMs?: number;
+  /** How long one start attempt (spawn, initialize, list tools) may take before it counts as failed (default 30 s). */
+  startTimeoutMs?: number;
   /** false: configured but not started. */
   enabled?: boolean;
 }
@@ -19,9 +22,11 @@ export interface McpStdioServerConfig {
 /** An MCP server reached over Streamable HTTP. */
 export interface McpHttpServerConfig {
   url: string;
+  /** Sent with every request (e.g. `Authorization`). */
   headers?: Record<string, string>;
   prefix?: string;
   timeoutMs?: number;
+  startTimeoutMs?: number;
   enabled?: boolean;
 }
 
@@ -39,7 +44,9 @@ export interface McpServeConfig {
 
 /** Restart policy for servers that fail to start or die: exponential backoff. */
 export interface McpRestartConfig {
+  /** The wait before the first retry (default 1 s); it doubles after each failure in a row. */
   initialDelayMs?: number;
+  /** The longest wait between retries (default 60 s). */
   maxDelayMs?: number;
   /** Give up after this many failed attempts in a row (default: never). */
   maxAttempts?: number;
@@ -51,6 +58,11 @@ export interface McpConfig {
   /** false turns the `/mcp` endpoint off. */
   serve?: McpServeConfig | false;
   restart?: McpRestartConfig;
+  /**
+   * How long boot waits for the servers' first start attempts (default 10 s). Servers still starting
+   * then come up in the background; agents get their tools when they do.
+   */
+  bootWaitMs?: number;
 }
 
 const common = {
@@ -60,6 +72,7 @@ const common = {
     description: 'Tool names become <prefix>_<tool> (default: the server name; "" for none).',
   },
   timeoutMs: { type: 'integer', minimum: 1 },
+  startTimeoutMs: { type: 'integer', minimum: 1 },
   enabled: { type: 'boolean' },
 } as const;
 
@@ -129,6 +142,7 @@ export const MCP_CONFIG_SCHEMA = {
       },
       additionalProperties: false,
     },
+    bootWaitMs: { type: 'integer', minimum: 0 },
   },
   additionalProperties: false,
 } as const;

@@ -1,5 +1,54 @@
-import type { KernelView } from '../../../core/index.ts';
+import { dirname } from 'node:path';
+import { HubosError, KERNEL_OF, type KernelView } from '../../../core/index.ts';
 import type { McpConfig } from '../config.ts';
+import { clientVersion } from './client-info.ts';
+import { tapMcpHubOS } from './hubos-routes.ts';
+import { McpClients } from './mcp-clients.ts';
 
-/** Connects the configured MCP servers and registers their tools (to be built). */
-export function startMcpClients(_kernel: KernelView, _config: () => McpConfig): void {}
+export { DEFAULT_RESTART, retryDelay } from './backoff.ts';
+export { mcpServerRoutes } from './hubos-routes.ts';
+export { DEFAULT_BOOT_WAIT_MS, McpClients } from './mcp-clients.ts';
+export { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_START_TIMEOUT_MS } from './server-connection.ts';
+export type { McpServerState, McpServerStatus } from './status.ts';
+export { formatDelay } from './timeouts.ts';
+export { hubosToolName } from './tool-adapter.ts';
+export type { SyncedTool } from './tool-sync.ts';
+
+const instances = new WeakMap<object, McpClients>();
+
+/** The MCP servers the plugin connected for this kernel (from `registerTools` on). */
+export function getMcpClients(kernel: { readonly [KERNEL_OF]: object }): McpClients {
+  const clients = instances.get(kernel[KERNEL_OF]);
+  if (!clients)
+    throw new HubosError(
+      'KERNEL_STATE',
+      'no MCP clients on this kernel: add an `mcp` key to agent.config.ts (or the mcp plugin) and boot the kernel',
+    );
+  return clients;
+}
+
+/**
+ * MCP servers as tool sources. In `registerTools` every enabled server is started at once and boot
+ * waits for them (at most `bootWaitMs`), so agents built from the config see their tools; a server
+ * that fails does not stop the boot: it is reported, its prefix reserved, and retried with backoff.
+ * They are closed (stdio children stopped) when the kernel closes.
+ */
+export function startMcpClients(kernel: KernelView, config: () => McpConfig): void {
+  const key = kernel[KERNEL_OF];
+  let clients: McpClients | undefined;
+  kernel.hooks.registerTools.tapPromise('mcp-client', async (registry) => {
+    clients = new McpClients(config(), {
+      registry,
+      logger: kernel.logger,
+      baseDir: kernel.configFile ? dirname(kernel.configFile) : kernel.cwd,
+      version: clientVersion(),
+    });
+    instances.set(key, clients);
+    await clients.start();
+  });
+  kernel.hooks.beforeClose.tap('mcp-client', () => clients?.stopRetrying());
+  kernel.hooks.close.tapPromise('mcp-client', async () => {
+    await clients?.close();
+  });
+  tapMcpHubOS(kernel, () => clients);
+}

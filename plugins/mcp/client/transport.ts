@@ -1,0 +1,74 @@
+import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from '../config.ts';
+import { childEnv } from './child-env.ts';
+import { StderrTail } from './stderr-tail.ts';
+
+export type TransportKind = 'stdio' | 'http';
+
+export function transportKind(config: McpServerConfig): TransportKind {
+  return 'url' in config ? 'http' : 'stdio';
+}
+
+export function isHttp(config: McpServerConfig): config is McpHttpServerConfig {
+  return 'url' in config;
+}
+
+/** What is reached: the command line, or the URL without its query (which may carry a key). */
+export function describeTarget(config: McpServerConfig): string {
+  if (isHttp(config)) {
+    if (!URL.canParse(config.url)) return config.url.split(/[?#]/)[0]!;
+    const url = new URL(config.url);
+    return `${url.origin}${url.pathname}`;
+  }
+  return [config.command, ...(config.args ?? [])].join(' ');
+}
+
+/** A stdio transport that remembers its child's pid: the SDK forgets it as soon as it starts closing. */
+class ChildTransport extends StdioClientTransport {
+  spawnedPid: number | null = null;
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.spawnedPid = this.pid;
+  }
+}
+
+export interface OpenedTransport {
+  transport: Transport;
+  kind: TransportKind;
+  /** stdio: what the process wrote to stderr lately. */
+  stderr?: StderrTail;
+  /** stdio: the child's pid once spawned (null before, or if it never started). */
+  pid(): number | null;
+}
+
+/**
+ * A fresh transport for one connection attempt. A stdio child gets a clean environment (see
+ * `childEnv`), its stderr piped (never inherited: it would mix with HubOS's output) and its
+ * working folder resolved from `baseDir` (the config file's folder).
+ */
+export function openTransport(config: McpServerConfig, baseDir: string): OpenedTransport {
+  if (isHttp(config)) {
+    if (!URL.canParse(config.url))
+      throw new Error(`its url ${JSON.stringify(config.url)} is not a valid URL`);
+    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+    });
+    return { transport, kind: 'http', pid: () => null };
+  }
+  const stdio = config as McpStdioServerConfig;
+  const transport = new ChildTransport({
+    command: stdio.command,
+    args: stdio.args ?? [],
+    env: childEnv(stdio.env),
+    cwd: resolve(baseDir, stdio.cwd ?? '.'),
+    stderr: 'pipe',
+  });
+  // With stderr: 'pipe' the SDK hands out a PassThrough right away, before the child starts.
+  const stderr = new StderrTail(transport.stderr as Readable | null);
+  return { transport, kind: 'stdio', stderr, pid: () => transport.spawnedPid };
+}
