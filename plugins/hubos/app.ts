@@ -40,7 +40,19 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   if (options.cors)
     app.use(
       '*',
-      cors({ origin: options.cors.origin, allowHeaders: ['Authorization', 'Content-Type', 'Accept'] }),
+      cors({
+        origin: options.cors.origin,
+        // The MCP endpoint's session and protocol headers, for browser MCP clients.
+        allowHeaders: [
+          'Authorization',
+          'Content-Type',
+          'Accept',
+          'Mcp-Session-Id',
+          'Mcp-Protocol-Version',
+          'Last-Event-ID',
+        ],
+        exposeHeaders: ['Mcp-Session-Id'],
+      }),
     );
   app.use('*', async (c, next) => {
     if (hubos.stopping && c.req.path !== '/health') {

@@ -1,5 +1,6 @@
-import type { KernelView } from '../../../core/index.ts';
-import type { McpConfig } from '../config.ts';
-
-/** Serves the registry over MCP at `/mcp` on the HubOS server (to be built). */
-export function tapMcpEndpoint(_kernel: KernelView, _config: () => McpConfig): void {}
+export { ASK_AGENT_SCHEMA, askToolName } from './ask-agent.ts';
+export { MCP_AGENT_ID } from './call-tool.ts';
+export { tapMcpEndpoint } from './http-endpoint.ts';
+export { createMcpServer, type McpServerOptions } from './mcp-server.ts';
+export { serveConfigOf } from './serve-config.ts';
+export { type ServedTool, servedTools } from './served-tools.ts';

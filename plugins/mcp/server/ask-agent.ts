@@ -1,0 +1,114 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type Agent,
+  type ApprovalRequestEvent,
+  createAjv,
+  describeErrors,
+  errorMessage,
+  type KernelView,
+  type Logger,
+} from '../../../core/index.ts';
+import { askApproval, canElicit } from './approval.ts';
+import { matchesAny } from './globs.ts';
+import { errorResult } from './tool-result.ts';
+
+/** The input of every `ask_<agent>` tool. */
+export const ASK_AGENT_SCHEMA = {
+  type: 'object',
+  properties: {
+    message: { type: 'string', minLength: 1, description: 'What to ask or tell the agent.' },
+    sessionId: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'Continue this conversation: the agent remembers the earlier messages of the same session. Omit for a one-off question.',
+    },
+  },
+  required: ['message'],
+  additionalProperties: false,
+} as const;
+
+const validate = createAjv().compile<{ message: string; sessionId?: string }>(ASK_AGENT_SCHEMA);
+
+export const askToolName = (agentId: string): string => `ask_${agentId}`;
+
+/** The agents `serve.agents` offers: `true` all but sub-agents (they live for one task), a list those named. */
+export function servedAgents(kernel: KernelView, wanted: boolean | readonly string[] | undefined): Agent[] {
+  if (!wanted) return [];
+  const agents = kernel.listAgents().filter((agent) => !agent.spec.metadata?.subagent);
+  return wanted === true ? agents : agents.filter((agent) => matchesAny(agent.id, wanted));
+}
+
+export function askToolDescription(agent: Agent): string {
+  const about = agent.spec.description ? `: ${agent.spec.description}` : '.';
+  return `Ask the agent "${agent.id}" and get its answer${about}`;
+}
+
+export interface AskContext {
+  server: Server;
+  requestId: RequestId;
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+/**
+ * Runs the agent on the message and answers with its final text. The agent's own permission
+ * policy applies to its tool calls; its `ask`s go to the client's user when it can elicit, and
+ * are refused (with the reason, which the agent reads) when it cannot.
+ */
+export async function askAgent(agent: Agent, input: unknown, ctx: AskContext): Promise<CallToolResult> {
+  const name = askToolName(agent.id);
+  if (!validate(input)) {
+    const problems = describeErrors(validate.errors, input).join('; ');
+    return errorResult(
+      `invalid input for tool "${name}": ${problems}. Fix the arguments and call "${name}" again.`,
+    );
+  }
+  try {
+    const result = await agent.run(input.message, {
+      signal: ctx.signal,
+      ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+      onEvent: (event) => {
+        if (event.type === 'approval-request') void relayApproval(agent, event, ctx);
+      },
+    });
+    if (result.status === 'cancelled') return errorResult(`the agent "${agent.id}" was cancelled`);
+    if (result.text === '')
+      return errorResult(`the agent "${agent.id}" stopped without an answer (${result.stopReason})`);
+    return { content: [{ type: 'text', text: result.text }] };
+  } catch (error) {
+    return errorResult(`the agent "${agent.id}" failed: ${errorMessage(error)}`);
+  }
+}
+
+/** Answers one of the run's approval requests with the client's user's decision. */
+async function relayApproval(agent: Agent, event: ApprovalRequestEvent, ctx: AskContext): Promise<void> {
+  const needs = event.permissions.join(', ') || event.tool;
+  const why = event.rule ? `${needs} (rule ask '${event.rule}')` : needs;
+  const answer = canElicit(ctx.server)
+    ? await askApproval(ctx.server, {
+        tool: event.tool,
+        why,
+        input: event.input,
+        timeoutMs: Math.max(1, Date.parse(event.expiresAt) - Date.now()),
+        requestId: ctx.requestId,
+        signal: ctx.signal,
+      })
+    : {
+        approved: false,
+        reason:
+          "the MCP client cannot ask its user for approval (no elicitation support); allow the tool in the config's `permissions` to use it from MCP",
+      };
+  try {
+    await agent.approve(event.runId, event.callId, {
+      approved: answer.approved,
+      ...(answer.reason ? { reason: answer.reason } : {}),
+    });
+  } catch (error) {
+    // Decided elsewhere meanwhile (the HubOS page, say), expired, or the run ended: nothing to do.
+    ctx.logger.debug(
+      `mcp: approval of ${event.tool} in run ${event.runId} not recorded: ${errorMessage(error)}`,
+    );
+  }
+}

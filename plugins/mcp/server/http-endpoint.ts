@@ -1,0 +1,99 @@
+import type { Hono } from 'hono';
+import type { KernelView } from '../../../core/index.ts';
+import { getHubOSHooks } from '../../hubos/hooks.ts';
+import type { HubOS } from '../../hubos/hubos.ts';
+import type { McpConfig } from '../config.ts';
+import { HttpSessions } from './http-sessions.ts';
+import { tapAgentChanges } from './list-changes.ts';
+import { createMcpServer } from './mcp-server.ts';
+import { rememberServeConfig } from './serve-config.ts';
+
+/** Sessions nobody used for an hour are closed (clients then start a new one, as MCP says). */
+const IDLE_MS = 60 * 60_000;
+const MAX_SESSIONS = 1000;
+
+const JSON_RPC_MESSAGE = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 message of the Model Context Protocol (Streamable HTTP transport).',
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer'] },
+    method: { type: 'string' },
+    params: { type: 'object' },
+  },
+  required: ['jsonrpc'],
+} as const;
+
+/**
+ * Serves the kernel's tools over MCP (Streamable HTTP) at `serve.path` (default `/mcp`) on every
+ * HubOS built on the kernel, behind its API-key auth and body limit. `serve: false` turns it off.
+ */
+export function tapMcpEndpoint(kernel: KernelView, config: () => McpConfig): void {
+  rememberServeConfig(kernel, config);
+  tapAgentChanges(kernel);
+  const endpoints = new WeakMap<HubOS, HttpSessions>();
+  const hooks = getHubOSHooks(kernel);
+  hooks.routes.tap('mcp', ({ app, hubos }) => {
+    const serve = config().serve;
+    if (serve === false) return;
+    const sessions = new HttpSessions(
+      (onCall) =>
+        createMcpServer(kernel, {
+          // Read per session: the selection is the config's at the time the client connects.
+          serve: config().serve || {},
+          name: hubos.name,
+          version: hubos.version,
+          onCall,
+        }),
+      { maxBodyBytes: hubos.options.bodyLimit ?? 1024 * 1024, idleMs: IDLE_MS, maxSessions: MAX_SESSIONS },
+    );
+    endpoints.set(hubos, sessions);
+    mcpRoute(app, hubos, serve?.path ?? '/mcp', sessions);
+  });
+  hooks.beforeStop.tapPromise('mcp', async ({ hubos }) => {
+    await endpoints.get(hubos)?.close(hubos.options.shutdownTimeoutMs ?? 10_000);
+  });
+}
+
+function mcpRoute(app: Hono, hubos: HubOS, path: string, sessions: HttpSessions): void {
+  const tags = ['mcp'];
+  const responses = {
+    400: 'Not an MCP message, or no Mcp-Session-Id outside initialize',
+    404: 'No such MCP session (start a new one)',
+  };
+  hubos.document(
+    {
+      method: 'post',
+      path,
+      summary: 'MCP (Streamable HTTP): send JSON-RPC messages; initialize opens a session (Mcp-Session-Id)',
+      tags,
+      body: JSON_RPC_MESSAGE,
+      sse: true,
+      responses,
+    },
+    {
+      method: 'get',
+      path,
+      summary: "MCP: the session's server-to-client event stream",
+      tags,
+      sse: true,
+      responses,
+    },
+    { method: 'delete', path, summary: 'MCP: end the session', tags, responses },
+  );
+  app.all(path, async (c) => {
+    if (!['GET', 'POST', 'DELETE'].includes(c.req.method)) {
+      return c.json(rpcError(`${c.req.method} is not used by MCP: send POST, GET or DELETE`), 405, {
+        allow: 'GET, POST, DELETE',
+      });
+    }
+    const answer = await sessions.handle(c.req.raw, c.get('apiKey' as never) as string | undefined);
+    if (answer instanceof Response) return answer;
+    return c.json(rpcError(answer.message, answer.status === 404 ? -32001 : -32000), answer.status);
+  });
+}
+
+/** Errors outside a session are JSON-RPC shaped, as MCP clients read them. */
+function rpcError(message: string, code = -32000) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}

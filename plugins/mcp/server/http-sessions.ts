@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+
+/** Builds a fresh MCP server for one session; it reports each tool call it starts to `onCall`. */
+export type ServerFactory = (onCall: (call: Promise<unknown>) => void) => Server;
+
+export interface HttpSessionsOptions {
+  /** Largest POST body the transport reads (the app's body limit checks it first). */
+  maxBodyBytes: number;
+  /** A session no request touched for this long, with no call running, is closed. */
+  idleMs: number;
+  /** Most sessions at once (503 beyond). */
+  maxSessions: number;
+}
+
+interface Session {
+  server: Server;
+  transport: WebStandardStreamableHTTPServerTransport;
+  /** The API key that opened it: only that key may use it. */
+  apiKey: string | undefined;
+  lastSeen: number;
+  running: number;
+}
+
+/** How a request fared, when it is refused before reaching a session. */
+export type Refusal = { status: 400 | 404 | 503; message: string };
+
+/**
+ * MCP sessions over Streamable HTTP: each `initialize` gets its own server and transport, kept by
+ * the `Mcp-Session-Id` the transport generates, until the client sends DELETE, the session sits
+ * idle too long, or the endpoint closes.
+ */
+export class HttpSessions {
+  readonly #sessions = new Map<string, Session>();
+  readonly #calls = new Set<Promise<unknown>>();
+  readonly #factory: ServerFactory;
+  readonly #options: HttpSessionsOptions;
+  #reaper: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(factory: ServerFactory, options: HttpSessionsOptions) {
+    this.#factory = factory;
+    this.#options = options;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** Answers one request of the MCP endpoint: to its session, or opening one on `initialize`. */
+  async handle(request: Request, apiKey: string | undefined): Promise<Response | Refusal> {
+    if (this.#closed) return { status: 503, message: 'the MCP endpoint is shutting down' };
+    const id = request.headers.get('mcp-session-id');
+    if (id !== null) {
+      const session = this.#sessions.get(id);
+      if (!session || session.apiKey !== apiKey) {
+        return {
+          status: 404,
+          message: `no MCP session "${id}": it was closed, sat idle too long, or the server restarted. Start a new session (initialize).`,
+        };
+      }
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(request);
+    }
+    if (request.method !== 'POST') {
+      return {
+        status: 400,
+        message: 'missing the Mcp-Session-Id header: open a session with an initialize POST first',
+      };
+    }
+    this.#reap();
+    if (this.#sessions.size >= this.#options.maxSessions) {
+      return {
+        status: 503,
+        message: `too many MCP sessions (${this.#options.maxSessions}): end unused ones (DELETE) or retry later`,
+      };
+    }
+    const session = await this.#open(apiKey);
+    const response = await session.transport.handleRequest(request);
+    // Anything but an initialize was refused by the transport, and made no session: drop it.
+    if (session.transport.sessionId === undefined) await session.server.close();
+    return response;
+  }
+
+  async #open(apiKey: string | undefined): Promise<Session> {
+    const session = { apiKey, lastSeen: Date.now(), running: 0 } as Session;
+    session.server = this.#factory((call) => {
+      session.running += 1;
+      this.#calls.add(call);
+      void call.finally(() => {
+        session.running -= 1;
+        session.lastSeen = Date.now();
+        this.#calls.delete(call);
+      });
+    });
+    session.transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: this.#options.maxBodyBytes,
+      onsessioninitialized: (id) => {
+        this.#sessions.set(id, session);
+        this.#reaper ??= setInterval(() => this.#reap(), Math.min(this.#options.idleMs, 60_000)).unref();
+      },
+    });
+    // DELETE, the idle reaper and shutdown all end in the transport closing.
+    session.transport.onclose = () => {
+      const id = session.transport.sessionId;
+      if (id !== undefined && this.#sessions.get(id) === session) this.#sessions.delete(id);
+    };
+    await session.server.connect(session.transport);
+    return session;
+  }
+
+  #reap(): void {
+    const cutoff = Date.now() - this.#options.idleMs;
+    for (const session of this.#sessions.values()) {
+      if (session.running === 0 && session.lastSeen < cutoff) void session.server.close();
+    }
+  }
+
+  /**
+   * Lets running calls finish for up to `drainMs`, then closes every session: their open SSE
+   * streams end (they would otherwise hold the HTTP server open) and calls still running are
+   * cancelled.
+   */
+  async close(drainMs: number): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#reaper);
+    if (this.#calls.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.#calls]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, drainMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    await Promise.all([...this.#sessions.values()].map((session) => session.server.close()));
+    this.#sessions.clear();
+  }
+}

@@ -1,0 +1,83 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createPolicy, errorMessage, type KernelView } from '../../../core/index.ts';
+import type { McpServeConfig } from '../config.ts';
+import { askAgent } from './ask-agent.ts';
+import { callRegistryTool } from './call-tool.ts';
+import { onToolListChange } from './list-changes.ts';
+import { progressReporter } from './progress.ts';
+import { describeServed, servedTools } from './served-tools.ts';
+import { errorResult } from './tool-result.ts';
+
+export interface McpServerOptions {
+  /** What to serve (default: every registered tool, no agents). */
+  serve?: McpServeConfig;
+  /** The server's name and version, as `initialize` reports them. */
+  name?: string;
+  version?: string;
+  /** Told of each tool call while it runs (HTTP shutdown waits for them). */
+  onCall?: (call: Promise<unknown>) => void;
+}
+
+/**
+ * An MCP server (the SDK's low-level `Server`, tools capability) over a booted kernel: the
+ * kernel's tools and `ask_<agent>` tools, called under the config's permission policy. Connect
+ * it to one transport; closing it stops its list-change notifications.
+ */
+export function createMcpServer(kernel: KernelView, options: McpServerOptions = {}): Server {
+  const serve = options.serve ?? {};
+  const server = new Server(
+    { name: options.name ?? 'hubos', version: options.version ?? '0.0.0' },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: 'Tools of a HubOS app. Some calls may need your approval, as its permission policy says.',
+    },
+  );
+  const policy = createPolicy(kernel.config.permissions);
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...servedTools(kernel, serve).values()].map(describeServed),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const { name, arguments: input = {} } = request.params;
+    const call = (async (): Promise<CallToolResult> => {
+      const served = servedTools(kernel, serve);
+      const target = served.get(name);
+      if (!target) {
+        const known = [...served.keys()].join(', ') || 'none';
+        return errorResult(`no tool named "${name}" is served here (tools: ${known})`);
+      }
+      if (target.kind === 'agent') {
+        return askAgent(target.agent, input, {
+          server,
+          requestId: extra.requestId,
+          signal: extra.signal,
+          logger: kernel.logger,
+        });
+      }
+      const progress = progressReporter(request.params._meta?.progressToken, extra.sendNotification);
+      return callRegistryTool(kernel, target.tool, input, {
+        server,
+        policy,
+        requestId: extra.requestId,
+        signal: extra.signal,
+        ...(progress ? { progress } : {}),
+      });
+    })().catch((error: unknown) => errorResult(`the call to "${name}" failed: ${errorMessage(error)}`));
+    options.onCall?.(call);
+    return call;
+  });
+
+  const stopWatching = onToolListChange(kernel, () => {
+    // Only a connected, initialized client is told; one that is gone is simply skipped.
+    if (server.transport && server.getClientCapabilities())
+      server.sendToolListChanged().catch(() => undefined);
+  });
+  server.onclose = stopWatching;
+  return server;
+}
