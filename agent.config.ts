@@ -69,7 +69,7 @@ export default defineConfig(({ mode }) => ({
       instructions:
         'You are a concise assistant. Use the notes tools to remember things, the clock for dates, ' +
         'and the filesystem tools for files in the workspace.',
-      tools: ['notes_*', 'clock_*', 'filesystem_*', 'bash', 'task'], // task: delegate to a sub-agent
+      tools: ['notes_*', 'clock_*', 'filesystem_*', 'bash', 'task', 'text_*'], // task: delegate to a sub-agent
       maxSteps: 10,
     },
   },
@@ -85,10 +85,20 @@ export default defineConfig(({ mode }) => ({
     },
   },
   workflows: [fileNote],
+  // MCP both ways. A stdio MCP server (written with the official SDK) whose tools join the registry
+  // as text_count and text_slugify, under the permission mcp:text; and HubOS's own tools served to
+  // MCP clients at http://127.0.0.1:3000/mcp and by `npm run hubos -- mcp` (stdio).
+  mcp: {
+    servers: { text: { command: process.execPath, args: ['examples/text-mcp-server.ts'] } },
+    serve: {
+      tools: ['notes_*', 'clock_*', 'filesystem_read', 'filesystem_list', 'text_*'],
+      agents: ['assistant'],
+    },
+  },
   // Built-in tools act in ./workspace. Reading is free, changing files and running commands
   // waits for a human (the chat page shows Approve / Deny), deleting is refused.
   permissions: {
-    allow: ['fs:read', 'notes:*'],
+    allow: ['fs:read', 'notes:*', 'mcp:text'],
     ask: ['fs:write', 'shell:exec'],
     deny: ['fs:delete'],
   },

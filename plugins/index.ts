@@ -44,6 +44,18 @@ export {
   type RunRecord,
   type StarsLike,
 } from './hubos/index.ts';
+export {
+  createMcpServer,
+  default as mcp,
+  getMcpClients,
+  McpClients,
+  type McpConfig,
+  type McpHttpServerConfig,
+  type McpServeConfig,
+  type McpServerConfig,
+  type McpServerStatus,
+  type McpStdioServerConfig,
+} from './mcp/index.ts';
 export { ANTHROPIC_VERSION, default as anthropic } from './models/anthropic.ts';
 export { default as defaultModel, defaultModelRef } from './models/default-model.ts';
 export { default as offline, OFFLINE_HELP, OfflineModel } from './models/offline.ts';

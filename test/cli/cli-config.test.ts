@@ -30,6 +30,8 @@ describe('hubos tools / plugins / validate', () => {
     expect(tools.map((tool) => tool.name)).toEqual([
       ...BUILTIN_TOOLS,
       'task',
+      'text_count',
+      'text_slugify',
       'notes_add',
       'notes_list',
       'clock_now',
@@ -68,7 +70,7 @@ describe('hubos tools / plugins / validate', () => {
   it('validate: exit 0 for a valid config', async () => {
     const result = await hubos(['validate'], ROOT);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 12 plugin(s), 16 tool(s)`);
+    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 13 plugin(s), 18 tool(s)`);
   });
 
   it('validate: exit 1 naming the key path, the expectation and the file', async () => {
