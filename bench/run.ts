@@ -9,3 +9,4 @@ await import('./server.bench.ts');
 await import('./cosmos.bench.ts');
 await import('./stars.bench.ts');
 await import('./workflow.bench.ts');
+await import('./mcp.bench.ts');

@@ -25,15 +25,23 @@ export async function callServerTool(
   options: CallOptions,
 ): Promise<unknown> {
   const { signal, timeoutMs } = options;
+  // The SDK adds an abort listener per request and never removes it: give it a signal of this call
+  // only, so listeners do not pile up on a run's signal (each add scans them all) or outlive the call.
+  const call = new AbortController();
+  const relay = () => call.abort(signal.reason);
+  if (signal.aborted) relay();
+  else signal.addEventListener('abort', relay, { once: true });
   let result: CallToolResult;
   try {
     result = (await client.callTool({ name: tool, arguments: input }, undefined, {
-      signal,
+      signal: call.signal,
       timeout: timeoutMs,
     })) as CallToolResult;
   } catch (error) {
     if (signal.aborted) throw error;
     throw new HubosError('TOOL_FAILED', callFailure(error, options));
+  } finally {
+    signal.removeEventListener('abort', relay);
   }
   if (result.isError) {
     throw new HubosError(
