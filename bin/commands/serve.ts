@@ -23,6 +23,13 @@ export async function serveCommand(
     );
     for (const agent of hubos.listAgents())
       io.stdout.write(`  agent      ${agent.id} · model ${agent.modelRef}\n`);
+    for (const name of hubos.stars.keys())
+      io.stdout.write(`  team       ${name} · POST ${url}${hubos.apiPrefix}/stars/${name}/run\n`);
+    for (const name of hubos.workflows.keys())
+      io.stdout.write(`  workflow   ${url}${hubos.apiPrefix}/workflows/${name}\n`);
+    // Plugins' endpoints that clients connect to (MCP), as their route docs name them.
+    const mcp = hubos.docs.find((doc) => doc.tags?.includes('mcp') && doc.method === 'post');
+    if (mcp) io.stdout.write(`  MCP        ${url}${mcp.path}\n`);
     if (hubos.listAgents().some((agent) => agent.model.provider === 'offline')) {
       io.stdout.write('  (offline demo model: set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)\n');
     }
