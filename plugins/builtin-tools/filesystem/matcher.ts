@@ -1,24 +1,47 @@
 import { basename, matchesGlob } from 'node:path';
+import { RegexWorker } from './regex-worker.ts';
 
-/** Tests one line of text. */
-export type LineMatcher = (line: string) => boolean;
+/** Finds the lines of a text that match; `close()` frees what it holds (a worker). */
+export interface TextMatcher {
+  /** The 0-based numbers of matching lines, at most `max`; `describe` names the text in errors. */
+  match(text: string, max: number, describe: () => string): Promise<number[]>;
+  /** A match still waiting fails with `reason`. */
+  close(reason?: Error): void;
+}
 
 /**
- * A literal substring test or a JavaScript regular expression. A leading `(?i)` (as in grep -P
- * or ripgrep) is read as the `i` flag, since models write it and JavaScript has no such syntax.
+ * A literal substring test, or a JavaScript regular expression run in a worker with a time limit
+ * per file (see RegexWorker). A leading `(?i)` (as in grep -P or ripgrep) is read as the `i` flag,
+ * since models write it and JavaScript has no such syntax. A syntax error is reported at once.
  */
-export function lineMatcher(pattern: string, literal: boolean): LineMatcher {
-  if (literal) return (line) => line.includes(pattern);
+export function textMatcher(pattern: string, literal: boolean, regexTimeoutMs: number): TextMatcher {
+  if (literal) {
+    return {
+      match: async (text, max) => {
+        const hits: number[] = [];
+        const lines = text.split('\n');
+        for (let i = 0; i < lines.length && hits.length < max; i++)
+          if ((lines[i] ?? '').replace(/\r$/, '').includes(pattern)) hits.push(i);
+        return hits;
+      },
+      close: () => undefined,
+    };
+  }
   const insensitive = pattern.startsWith('(?i)');
-  let regex: RegExp;
+  const source = insensitive ? pattern.slice(4) : pattern;
+  const flags = insensitive ? 'i' : '';
   try {
-    regex = new RegExp(insensitive ? pattern.slice(4) : pattern, insensitive ? 'i' : '');
+    new RegExp(source, flags);
   } catch (error) {
     throw new Error(
       `invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}; set literal: true to search for the text as written`,
     );
   }
-  return (line) => regex.test(line);
+  const worker = new RegexWorker(source, flags, regexTimeoutMs);
+  return {
+    match: (text, max, describe) => worker.match(text, max, describe),
+    close: (reason) => worker.close(reason),
+  };
 }
 
 /**

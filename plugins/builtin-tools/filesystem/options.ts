@@ -10,6 +10,8 @@ export interface FilesystemOptions {
   maxSearchResults?: number;
   /** Files larger than this are skipped by filesystem_search (default 2 MiB). */
   maxSearchFileBytes?: number;
+  /** How long a regular expression may run on one file before the search fails (default 2 s). */
+  searchRegexTimeoutMs?: number;
 }
 
 export type FilesystemLimits = Required<FilesystemOptions>;
@@ -19,6 +21,7 @@ export const FILESYSTEM_DEFAULTS: FilesystemLimits = Object.freeze({
   maxListEntries: 1000,
   maxSearchResults: 100,
   maxSearchFileBytes: 2 * 1024 * 1024,
+  searchRegexTimeoutMs: 2_000,
 });
 
 /** The JSON Schema of the `filesystem` config key. */
@@ -49,6 +52,13 @@ export const FILESYSTEM_CONFIG_SCHEMA: JSONSchemaObject = {
       minimum: 1,
       default: FILESYSTEM_DEFAULTS.maxSearchFileBytes,
       description: 'Files larger than this are skipped by filesystem_search.',
+    },
+    searchRegexTimeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      default: FILESYSTEM_DEFAULTS.searchRegexTimeoutMs,
+      description:
+        'How long a filesystem_search regular expression may run on one file (it runs off the event loop) before the search fails.',
     },
   },
   additionalProperties: false,

@@ -9,7 +9,7 @@ import {
   workspacePath,
 } from '../../../core/sandbox/confine.ts';
 import { fsError } from './errors.ts';
-import { globMatcher, type LineMatcher, lineMatcher } from './matcher.ts';
+import { globMatcher, type TextMatcher, textMatcher } from './matcher.ts';
 import { openForRead } from './open-file.ts';
 import type { FilesystemLimits } from './options.ts';
 import { looksBinary } from './text.ts';
@@ -67,7 +67,7 @@ export function searchTool(limits: FilesystemLimits) {
     },
     permissions: ['fs:read'],
     handler: async ({ signal }, { input, sandbox }) => {
-      const matches = lineMatcher(input.pattern, input.literal);
+      const matches = textMatcher(input.pattern, input.literal, limits.searchRegexTimeoutMs);
       const root = await workspaceRoot(sandbox);
       const abs = confinePath(root, input.path);
       const search = new Search(matches, Math.min(input.max_results, limits.maxSearchResults), limits);
@@ -75,12 +75,17 @@ export function searchTool(limits: FilesystemLimits) {
         if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined; // a single file
         throw fsError(error, input.path, { ENOENT: `no such file or directory: ${input.path}` });
       });
+      // A cancelled search ends its worker at once, even mid-match.
+      const stop = () => matches.close(new Error('the search was cancelled'));
+      signal.addEventListener('abort', stop, { once: true });
       try {
         if (dir) await search.folder(dir, workspacePath(root, abs), globMatcher(input.glob), signal);
         else await search.file(await openFile(root, input.path), workspacePath(root, abs));
       } catch (error) {
         throw fsError(error, input.path);
       } finally {
+        signal.removeEventListener('abort', stop);
+        matches.close();
         await dir?.handle.close();
       }
       return search.result();
@@ -98,11 +103,11 @@ class Search {
   filesSearched = 0;
   filesSkipped = 0;
 
-  readonly test: LineMatcher;
+  readonly test: TextMatcher;
   readonly max: number;
   readonly limits: FilesystemLimits;
 
-  constructor(test: LineMatcher, max: number, limits: FilesystemLimits) {
+  constructor(test: TextMatcher, max: number, limits: FilesystemLimits) {
     this.test = test;
     this.max = max;
     this.limits = limits;
@@ -139,10 +144,11 @@ class Search {
         return;
       }
       this.filesSearched++;
-      const lines = bytes.toString('utf8').split('\n');
-      for (let i = 0; i < lines.length && !this.full; i++) {
+      const content = bytes.toString('utf8');
+      const hits = await this.test.match(content, this.max - this.matches.length, () => path);
+      const lines = content.split('\n');
+      for (const i of hits) {
         const line = (lines[i] ?? '').replace(/\r$/, '');
-        if (!this.test(line)) continue;
         const text = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
         this.matches.push({ file: path, line: i + 1, text });
       }

@@ -78,6 +78,7 @@ describe('FILESYSTEM_CONFIG_SCHEMA', () => {
       maxListEntries: 1000,
       maxSearchResults: 100,
       maxSearchFileBytes: 2_097_152,
+      searchRegexTimeoutMs: 2000,
     });
   });
 
