@@ -9,6 +9,7 @@ import { runCommand } from './commands/run.ts';
 import { serveCommand } from './commands/serve.ts';
 import { toolsCommand } from './commands/tools.ts';
 import { validateCommand } from './commands/validate.ts';
+import { workflowCommand } from './commands/workflow.ts';
 import { type CliIO, UsageError } from './io.ts';
 import { USAGE } from './usage.ts';
 import { hubosVersion } from './version.ts';
@@ -29,6 +30,7 @@ const COMMANDS = {
   run: { session: { type: 'string' }, json: { type: 'boolean' } },
   serve: { port: { type: 'string' }, host: { type: 'string' } },
   mcp: { json: { type: 'boolean' } },
+  workflow: { json: { type: 'boolean' }, 'run-id': { type: 'string' } },
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -77,7 +79,13 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
     ...(typeof values.mode === 'string' ? { mode: values.mode } : {}),
   };
   const expectPositionals =
-    command === 'create-plugin' || command === 'mcp' ? 1 : command === 'run' ? Number.POSITIVE_INFINITY : 0;
+    command === 'create-plugin' || command === 'mcp'
+      ? 1
+      : command === 'workflow'
+        ? 3
+        : command === 'run'
+          ? Number.POSITIVE_INFINITY
+          : 0;
   if (positionals.length > expectPositionals)
     throw new UsageError(`unexpected argument "${positionals[expectPositionals]}"`);
   switch (command) {
@@ -123,6 +131,17 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
           `mcp: unknown subcommand "${positionals[0]}" (try "hubos mcp" or "hubos mcp list")`,
         );
       return mcpCommand(kernelFlags, io, signal);
+    case 'workflow':
+      return workflowCommand(
+        positionals,
+        {
+          ...kernelFlags,
+          json: values.json === true,
+          ...(typeof values['run-id'] === 'string' ? { runId: values['run-id'] } : {}),
+        },
+        io,
+        signal,
+      );
     case 'create-plugin':
       return createPluginCommand(
         positionals[0],

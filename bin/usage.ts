@@ -9,6 +9,11 @@ Commands:
   plugins [--json]            list plugins in apply order and each hook's taps in call order
   validate                    load and check the config; exit code 0 when valid, 1 when not
   init [--force]              write a starter agent.config.ts in the current folder
+  workflow list [--json]      list the config's workflows and their steps
+  workflow run <name> [<input JSON>] [--run-id <id>] [--json]
+                              run a workflow: step progress to stderr, its output to stdout
+  workflow resume <runId> [--json]
+                              continue a run that did not complete (after a crash, a failure, Ctrl-C)
   mcp                         serve the config's tools to an MCP client over stdin/stdout
   mcp list [--json]           list the configured MCP servers, their state and their tools
   create-plugin <name> [--dir <folder>]
