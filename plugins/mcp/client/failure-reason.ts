@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../../core/index.ts';
 import type { TransportKind } from './transport.ts';
@@ -48,8 +49,14 @@ export function startFailureReason(
   return errorMessage(error);
 }
 
-/** Whether a failed call means the HTTP connection is gone (not an answer from the server). */
+/**
+ * Whether a failed call means the HTTP connection is gone, rather than an answer from the server:
+ * the request could not be sent (fetch's TypeError, a socket error), or the server no longer knows
+ * the session (404). Any other HTTP status (413, 500...) is the server answering that one call.
+ */
 export function isConnectionError(error: unknown): boolean {
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
-  return true;
+  if (error instanceof StreamableHTTPError) return error.code === 404;
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return error instanceof TypeError || typeof cause?.code === 'string';
 }

@@ -1,8 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, HubosError } from '../../../core/index.ts';
 import { callOutput, resultText } from './call-result.ts';
-import { messageWithCause } from './failure-reason.ts';
+import { isConnectionError, messageWithCause } from './failure-reason.ts';
 import type { McpServerState } from './status.ts';
 import { formatDelay } from './timeouts.ts';
 
@@ -59,6 +60,11 @@ function callFailure(error: unknown, options: CallOptions): string {
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
     return `${name} closed the connection during the call; it is being restarted`;
   if (error instanceof McpError || !options.onUnreachable) return errorMessage(error);
+  // The server answered this call with an HTTP error: the connection is fine, the call failed.
+  if (!isConnectionError(error)) {
+    const status = error instanceof StreamableHTTPError ? ` with HTTP ${error.code}` : '';
+    return `${name} refused the call${status}: ${messageWithCause(error)}`;
+  }
   const why = messageWithCause(error);
   options.onUnreachable(why);
   return `${name} could not be reached (${why}); reconnecting`;
