@@ -73,6 +73,7 @@ export class Kernel {
   #sandbox: Sandbox | undefined;
   #approvals: Approvals | undefined;
   #closing: Promise<void> | undefined;
+  #booting: Promise<unknown> = Promise.resolve();
   /** Bumped on every registry change: an agent built across one gets its tools refreshed. */
   #toolsVersion = 0;
   readonly #toolRefresh = new Coalescer(
@@ -120,11 +121,23 @@ export class Kernel {
    * Loads and applies plugins, resolves and validates the config, registers models and tools,
    * then fires `ready`. On failure the kernel closes what the plugins opened and rethrows.
    */
-  async boot(): Promise<this> {
+  boot(): Promise<this> {
     if (this.#state !== 'created') {
-      throw new HubosError('KERNEL_STATE', `kernel.boot() can run once (the kernel is ${this.#state})`);
+      return Promise.reject(
+        new HubosError('KERNEL_STATE', `kernel.boot() can run once (the kernel is ${this.#state})`),
+      );
     }
     this.#state = 'booting';
+    const booting = this.#settleBoot();
+    // What close() waits for: the boot done and the kernel's state final, whichever way it went.
+    this.#booting = booting.then(
+      () => undefined,
+      () => undefined,
+    );
+    return booting;
+  }
+
+  async #settleBoot(): Promise<this> {
     try {
       await this.#boot();
       this.#state = 'ready';
@@ -313,6 +326,9 @@ export class Kernel {
   }
 
   async #close(reason: string): Promise<void> {
+    // Closing mid-boot waits for the boot to settle: plugins still starting things (MCP servers)
+    // would otherwise start them after the close hooks ran, and nothing would stop them.
+    if (this.#state === 'booting') await this.#booting;
     const bootFailed = this.#state === 'failed';
     this.#state = 'closing';
     try {
