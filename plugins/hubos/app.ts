@@ -55,7 +55,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
       }),
     );
   app.use('*', async (c, next) => {
-    if (hubos.stopping && c.req.path !== '/health') {
+    if (hubos.stopping && !hubos.passesWhileStopping(c)) {
       throw new HttpError(503, 'SHUTTING_DOWN', 'the server is shutting down', { 'retry-after': '5' });
     }
     return next();

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import {
   type Agent,
   type Approvals,
@@ -56,6 +56,7 @@ export class HubOS {
   readonly runs: RunManager;
   readonly stars = new Map<string, StarsLike>();
   readonly workflows = new Map<string, WorkflowLike>();
+  readonly #passWhileStopping: ((c: Context) => boolean)[] = [];
   readonly docs: RouteDoc[] = [];
   readonly options: HubOSOptions;
   readonly #agents = new Map<string, Agent>();
@@ -114,6 +115,19 @@ export class HubOS {
   registerStars(name: string, stars: StarsLike): this {
     this.stars.set(name, stars);
     return this;
+  }
+
+  /**
+   * Requests that still get through while the server drains (everything else answers 503): what
+   * running work needs to finish, such as an MCP session's answers to a pending approval.
+   */
+  passWhileStopping(test: (c: Context) => boolean): void {
+    this.#passWhileStopping.push(test);
+  }
+
+  /** Whether a request gets through while the server is stopping. */
+  passesWhileStopping(c: Context): boolean {
+    return c.req.path === '/health' || this.#passWhileStopping.some((test) => test(c));
   }
 
   /** Serves a workflow under `/api/workflows/<name>`. */

@@ -37,8 +37,9 @@ export function tapMcpEndpoint(kernel: KernelView, config: () => McpConfig): voi
     const serve = config().serve;
     if (serve === false) return;
     const sessions = new HttpSessions(
-      (onCall) =>
+      (onCall, cutoff) =>
         createMcpServer(kernel, {
+          cutoff,
           // Read per session: the selection is the config's at the time the client connects.
           serve: config().serve || {},
           name: hubos.name,
@@ -48,7 +49,11 @@ export function tapMcpEndpoint(kernel: KernelView, config: () => McpConfig): voi
       { maxBodyBytes: hubos.options.bodyLimit ?? 1024 * 1024, idleMs: IDLE_MS, maxSessions: MAX_SESSIONS },
     );
     endpoints.set(hubos, sessions);
-    mcpRoute(app, hubos, serve?.path ?? '/mcp', sessions);
+    const path = serve?.path ?? '/mcp';
+    // While the server drains, a session's messages (an approval's answer, a cancellation) still
+    // reach it: the calls waiting on them are what the drain waits for.
+    hubos.passWhileStopping((c) => c.req.path === path && c.req.header('mcp-session-id') !== undefined);
+    mcpRoute(app, hubos, path, sessions);
   });
   hooks.beforeStop.tapPromise('mcp', async ({ hubos }) => {
     await endpoints.get(hubos)?.close(hubos.options.shutdownTimeoutMs ?? 10_000);
@@ -82,6 +87,15 @@ function mcpRoute(app: Hono, hubos: HubOS, path: string, sessions: HttpSessions)
     { method: 'delete', path, summary: 'MCP: end the session', tags, responses },
   );
   app.all(path, async (c) => {
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !originAllowed(origin, c.req.header('host'), hubos)) {
+      return c.json(
+        rpcError(
+          `requests from the web page at ${origin} are refused (DNS rebinding protection): add it to server.cors.origin to allow it`,
+        ),
+        403,
+      );
+    }
     if (!['GET', 'POST', 'DELETE'].includes(c.req.method)) {
       return c.json(rpcError(`${c.req.method} is not used by MCP: send POST, GET or DELETE`), 405, {
         allow: 'GET, POST, DELETE',
@@ -91,6 +105,17 @@ function mcpRoute(app: Hono, hubos: HubOS, path: string, sessions: HttpSessions)
     if (answer instanceof Response) return answer;
     return c.json(rpcError(answer.message, answer.status === 404 ? -32001 : -32000), answer.status);
   });
+}
+
+/**
+ * MCP asks servers to check Origin: a page on another site (or a DNS-rebound name for 127.0.0.1)
+ * must not drive local tools through the user's browser. Allowed: no Origin (not a browser), the
+ * server's own origin, and the origins `server.cors` lists.
+ */
+function originAllowed(origin: string, host: string | undefined, hubos: HubOS): boolean {
+  if (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`)) return true;
+  const allowed = hubos.options.cors?.origin;
+  return allowed === '*' || (Array.isArray(allowed) ? allowed.includes(origin) : allowed === origin);
 }
 
 /** Errors outside a session are JSON-RPC shaped, as MCP clients read them. */

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 
-/** Builds a fresh MCP server for one session; it reports each tool call it starts to `onCall`. */
-export type ServerFactory = (onCall: (call: Promise<unknown>) => void) => Server;
+/**
+ * Builds a fresh MCP server for one session; it reports each tool call it starts to `onCall`, and
+ * answers the calls still running when `cutoff` settles (the shutdown's drain is over).
+ */
+export type ServerFactory = (onCall: (call: Promise<unknown>) => void, cutoff: Promise<void>) => Server;
 
 export interface HttpSessionsOptions {
   /** Largest POST body the transport reads (the app's body limit checks it first). */
@@ -38,6 +41,10 @@ export class HttpSessions {
   readonly #options: HttpSessionsOptions;
   #reaper: NodeJS.Timeout | undefined;
   #closed = false;
+  #cut!: () => void;
+  readonly #cutoff = new Promise<void>((resolve) => {
+    this.#cut = resolve;
+  });
 
   constructor(factory: ServerFactory, options: HttpSessionsOptions) {
     this.#factory = factory;
@@ -50,8 +57,9 @@ export class HttpSessions {
 
   /** Answers one request of the MCP endpoint: to its session, or opening one on `initialize`. */
   async handle(request: Request, apiKey: string | undefined): Promise<Response | Refusal> {
-    if (this.#closed) return { status: 503, message: 'the MCP endpoint is shutting down' };
     const id = request.headers.get('mcp-session-id');
+    // While it drains, existing sessions still talk (their running calls may wait on an answer); no new ones.
+    if (this.#closed && id === null) return { status: 503, message: 'the MCP endpoint is shutting down' };
     if (id !== null) {
       const session = this.#sessions.get(id);
       if (!session || session.apiKey !== apiKey) {
@@ -93,7 +101,7 @@ export class HttpSessions {
         session.lastSeen = Date.now();
         this.#calls.delete(call);
       });
-    });
+    }, this.#cutoff);
     session.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.#options.maxBodyBytes,
@@ -119,9 +127,9 @@ export class HttpSessions {
   }
 
   /**
-   * Lets running calls finish for up to `drainMs`, then closes every session: their open SSE
-   * streams end (they would otherwise hold the HTTP server open) and calls still running are
-   * cancelled.
+   * Lets running calls finish for up to `drainMs`; calls still running then answer that the
+   * server is shutting down (and are cancelled), and every session closes: their open SSE
+   * streams end (they would otherwise hold the HTTP server open).
    */
   async close(drainMs: number): Promise<void> {
     this.#closed = true;
@@ -135,6 +143,12 @@ export class HttpSessions {
         }),
       ]);
       clearTimeout(timer);
+    }
+    if (this.#calls.size > 0) {
+      // Calls still running answer "shutting down"; the answers are written before the streams close.
+      this.#cut();
+      await Promise.allSettled([...this.#calls]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await Promise.all([...this.#sessions.values()].map((session) => session.server.close()));
     this.#sessions.clear();

@@ -21,7 +21,13 @@ export interface McpServerOptions {
   version?: string;
   /** Told of each tool call while it runs (HTTP shutdown waits for them). */
   onCall?: (call: Promise<unknown>) => void;
+  /** Settles when the server is shutting down past its drain: calls still running answer at once. */
+  cutoff?: Promise<void>;
 }
+
+const SHUTTING_DOWN = errorResult(
+  'HubOS is shutting down: the call was stopped before it finished. Try again once the server is back.',
+);
 
 /**
  * An MCP server (the SDK's low-level `Server`, tools capability) over a booted kernel: the
@@ -69,8 +75,10 @@ export function createMcpServer(kernel: KernelView, options: McpServerOptions = 
         ...(progress ? { progress } : {}),
       });
     })().catch((error: unknown) => errorResult(`the call to "${name}" failed: ${errorMessage(error)}`));
-    options.onCall?.(call);
-    return call;
+    // A client must not be left waiting on a call the shutdown cuts: it gets an answer saying so.
+    const answered = options.cutoff ? Promise.race([call, options.cutoff.then(() => SHUTTING_DOWN)]) : call;
+    options.onCall?.(answered);
+    return answered;
   });
 
   const stopWatching = onToolListChange(kernel, () => {

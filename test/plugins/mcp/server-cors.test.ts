@@ -44,4 +44,37 @@ describe('the /mcp endpoint and CORS', () => {
       await served.close();
     }
   });
+
+  it('refuses browser requests from other sites (DNS rebinding), and accepts its own origin', async () => {
+    const served = await serveMcp();
+    try {
+      const initialize = (origin: string) =>
+        fetch(`${served.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            origin,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-06-18',
+              capabilities: {},
+              clientInfo: { name: 'page', version: '1' },
+            },
+          }),
+        });
+      const foreign = await initialize('http://attacker.example');
+      expect(foreign.status).toBe(403);
+      expect(JSON.stringify(await foreign.json())).toContain('add it to server.cors.origin');
+      const own = await initialize(served.url);
+      expect(own.status).toBe(200);
+      await own.body?.cancel();
+    } finally {
+      await served.close();
+    }
+  });
 });
