@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type Tool as McpTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config.ts';
+import { descendantsOf, stopProcesses } from './process-tree.ts';
 import { sleep } from './timeouts.ts';
 import { type OpenedTransport, openTransport } from './transport.ts';
 
@@ -72,6 +73,10 @@ export async function closeSession(session: Session): Promise<void> {
     const terminate = (transport as { terminateSession(): Promise<void> }).terminateSession();
     await Promise.race([terminate, sleep(1_000)]).catch(() => undefined);
   }
+  const pid = session.opened.pid();
+  // Noted while the child still runs: once it exits, its children are re-parented and lost to us.
+  const tree = pid === null ? [] : descendantsOf(pid);
   await session.client.close().catch(() => undefined);
-  if (session.opened.pid() !== null) await Promise.race([session.closed, sleep(EXIT_WAIT_MS)]);
+  if (pid !== null) await Promise.race([session.closed, sleep(EXIT_WAIT_MS)]);
+  await stopProcesses(tree);
 }
