@@ -37,6 +37,7 @@ export type Refusal = { status: 400 | 404 | 503; message: string };
 export class HttpSessions {
   readonly #sessions = new Map<string, Session>();
   readonly #calls = new Set<Promise<unknown>>();
+  readonly #opening = new Set<{ apiKey: string | undefined }>();
   readonly #factory: ServerFactory;
   readonly #options: HttpSessionsOptions;
   #reaper: NodeJS.Timeout | undefined;
@@ -78,14 +79,33 @@ export class HttpSessions {
       };
     }
     this.#reap();
-    if (this.#sessions.size >= this.#options.maxSessions) {
+    // Counted with the ones still opening, so concurrent initializes cannot overshoot the caps.
+    if (this.#sessions.size + this.#opening.size >= this.#options.maxSessions) {
       return {
         status: 503,
         message: `too many MCP sessions (${this.#options.maxSessions}): end unused ones (DELETE) or retry later`,
       };
     }
-    const session = await this.#open(apiKey);
-    const response = await session.transport.handleRequest(request);
+    // One API key cannot take every session from the others.
+    const perKey = Math.max(1, Math.floor(this.#options.maxSessions / 10));
+    const owned = [...this.#sessions.values(), ...this.#opening].filter((s) => s.apiKey === apiKey).length;
+    if (owned >= perKey) {
+      return {
+        status: 503,
+        message: `this API key has ${owned} MCP sessions open (at most ${perKey}): end unused ones (DELETE) or retry later`,
+      };
+    }
+    const opening = { apiKey };
+    this.#opening.add(opening);
+    let session: Session;
+    let response: Response;
+    try {
+      session = await this.#open(apiKey);
+      // The session is kept (by id) once initialize is handled: until then it counts as opening.
+      response = await session.transport.handleRequest(request);
+    } finally {
+      this.#opening.delete(opening);
+    }
     // Anything but an initialize was refused by the transport, and made no session: drop it.
     if (session.transport.sessionId === undefined) await session.server.close();
     return response;
