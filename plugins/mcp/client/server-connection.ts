@@ -293,12 +293,15 @@ export class McpServerConnection {
       try {
         do {
           this.#relistAgain = false;
-          if (this.#session !== session || this.#state !== 'ready') return;
+          // The session of now, not the one whose notice started this: a notice for a new session
+          // arriving while an old one's list was read must still be read.
+          const current = this.#session;
+          if (!current || this.#state !== 'ready') return;
           try {
-            const tools = await listTools(session.client, this.#callTimeoutMs);
-            if (this.#session === session) this.#sync.apply(tools);
+            const tools = await listTools(current.client, this.#callTimeoutMs);
+            if (this.#session === current) this.#sync.apply(tools);
           } catch (error) {
-            if (this.#session === session)
+            if (this.#session === current)
               this.#deps.logger.warn(
                 `MCP server "${this.name}": reading its tools again after it changed them failed: ${errorMessage(error)}`,
               );
