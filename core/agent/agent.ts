@@ -6,7 +6,7 @@ import { createPolicy, type PermissionsConfig, type Policy } from '../permission
 import type { Tool } from '../tools/tool.ts';
 import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hooks.ts';
 import { type ApprovalDecision, type ApprovalRecord, Approvals } from './approvals.ts';
-import { EventQueue } from './event-queue.ts';
+import { streamEvents } from './event-queue.ts';
 import type { AgentEvent, RunResult, StopReason, ToolCallRecord } from './events.ts';
 import { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './messages.ts';
 import { callModel } from './model-call.ts';
@@ -117,27 +117,10 @@ export class Agent implements AgentHandle {
   }
 
   /** The run's events as they happen; stopping the iteration early cancels the run. */
-  async *stream(input: string, options: RunOptions = {}): AsyncGenerator<AgentEvent, void, undefined> {
-    const queue = new EventQueue<AgentEvent>();
-    const controller = new AbortController();
-    const abort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener('abort', abort, { once: true });
-    if (options.signal?.aborted) abort();
-    let finished = false;
-    const done = this.#start(input, { ...options, signal: controller.signal }, (event) =>
-      queue.push(event),
-    ).finally(() => {
-      finished = true;
-      queue.close();
-    });
-    try {
-      yield* queue;
-    } finally {
-      options.signal?.removeEventListener('abort', abort);
-      // Only a consumer that stopped early still has a run to cancel.
-      if (!finished) controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
-      await done;
-    }
+  stream(input: string, options: RunOptions = {}): AsyncGenerator<AgentEvent, void, undefined> {
+    return streamEvents<AgentEvent>(options.signal, (signal, push) =>
+      this.#start(input, { ...options, signal }, push),
+    );
   }
 
   /**

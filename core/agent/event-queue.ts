@@ -1,3 +1,5 @@
+import { HubosError } from '../errors.ts';
+
 /**
  * A push-to-pull bridge: the loop (and concurrent tool calls) push events, `stream()` pulls
  * them in order. Closing ends the iteration; nothing is buffered beyond what was pushed.
@@ -35,5 +37,35 @@ export class EventQueue<T> implements AsyncIterable<T> {
         });
       },
     };
+  }
+}
+
+/**
+ * Runs `work` with a signal of its own and yields what it pushes, as it happens: the `stream()`
+ * of agents, teams and workflows. Aborting `signal` aborts the work; a consumer that stops early
+ * cancels it (RUN_CANCELLED). A failure of the work is thrown once its events are out.
+ */
+export async function* streamEvents<T>(
+  signal: AbortSignal | undefined,
+  work: (signal: AbortSignal, push: (item: T) => void) => Promise<unknown>,
+): AsyncGenerator<T, void, undefined> {
+  const queue = new EventQueue<T>();
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', abort, { once: true });
+  if (signal?.aborted) abort();
+  let finished = false;
+  const done = work(controller.signal, (item) => queue.push(item)).finally(() => {
+    finished = true;
+    queue.close();
+  });
+  try {
+    yield* queue;
+    await done;
+  } finally {
+    signal?.removeEventListener('abort', abort);
+    // Only a consumer that stopped early still has work to cancel.
+    if (!finished) controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
+    await done.catch(() => undefined);
   }
 }

@@ -1,4 +1,4 @@
-import { EventQueue } from '../../core/agent/event-queue.ts';
+import { streamEvents } from '../../core/agent/event-queue.ts';
 import {
   type Agent,
   HubosError,
@@ -195,37 +195,11 @@ export class Stars {
   }
 
   /** The run's events as they happen, each tagged with its member; stopping early cancels the run. */
-  async *stream(
-    task: string,
-    options: { signal?: AbortSignal } = {},
-  ): AsyncGenerator<StarsEvent, void, undefined> {
-    const queue = new EventQueue<StarsEvent>();
-    const controller = new AbortController();
-    const abort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener('abort', abort, { once: true });
-    if (options.signal?.aborted) abort();
-    let finished = false;
-    let failure: unknown;
-    const done = runTeam(this, task, controller.signal, (event) => queue.push(event))
-      .then((result) =>
-        queue.push({ type: 'stars-finish', member: this.leader ?? '', role: RoleLeader, result }),
-      )
-      .catch((error: unknown) => {
-        failure = error;
-      })
-      .finally(() => {
-        finished = true;
-        queue.close();
-      });
-    try {
-      yield* queue;
-      await done;
-      if (failure !== undefined) throw failure;
-    } finally {
-      options.signal?.removeEventListener('abort', abort);
-      if (!finished) controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
-      await done;
-    }
+  stream(task: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<StarsEvent, void, undefined> {
+    return streamEvents<StarsEvent>(options.signal, async (signal, push) => {
+      const result = await runTeam(this, task, signal, push);
+      push({ type: 'stars-finish', member: this.leader ?? '', role: RoleLeader, result });
+    });
   }
 
   #member(agentId: string): Member {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventQueue } from '../../core/agent/event-queue.ts';
+import { streamEvents } from '../../core/agent/event-queue.ts';
 import {
   createAjv,
   describeErrors,
@@ -328,25 +328,6 @@ export class Workflow<I = unknown> {
     resumed: boolean,
   ): AsyncGenerator<WorkflowEvent, void, undefined> {
     const opened = await open();
-    const queue = new EventQueue<WorkflowEvent>();
-    const controller = new AbortController();
-    const abort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', abort, { once: true });
-    if (signal?.aborted) abort();
-    let finished = false;
-    const done = this.#execute(opened, resumed, controller.signal, (event) => queue.push(event)).finally(
-      () => {
-        finished = true;
-        queue.close();
-      },
-    );
-    try {
-      yield* queue;
-      await done;
-    } finally {
-      signal?.removeEventListener('abort', abort);
-      if (!finished) controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
-      await done.catch(() => undefined);
-    }
+    yield* streamEvents<WorkflowEvent>(signal, (own, push) => this.#execute(opened, resumed, own, push));
   }
 }
