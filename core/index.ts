@@ -43,6 +43,7 @@ export {
 export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
 export { CORE_CONFIG_SCHEMA } from './config-schema.ts';
 export { errorMessage, HubosError, type HubosErrorCode } from './errors.ts';
+export { globToRegex, matchesAnyGlob } from './glob.ts';
 export { createHooksAccessor, type KernelLike } from './hook-owner.ts';
 export {
   composeTaps,

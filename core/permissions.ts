@@ -1,3 +1,4 @@
+import { globToRegex } from './glob.ts';
 /** What the policy says of a tool call: run it, ask a human first, or refuse it. */
 export type PermissionDecision = 'allow' | 'ask' | 'deny';
 
@@ -109,14 +110,6 @@ function compile(config: PermissionsConfig): Layer {
       rules: (config[decision] ?? []).map((pattern) => ({ pattern, regex: globToRegex(pattern) })),
     })),
   };
-}
-
-function globToRegex(glob: string): RegExp {
-  const body = glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
 }
 
 /** `shell:exec (rule deny 'shell:*')`: what a refused call tells the model. */

@@ -1,4 +1,5 @@
 import { HubosError } from '../errors.ts';
+import { globToRegex } from '../glob.ts';
 import type { ToolReservation } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
 
@@ -45,12 +46,4 @@ function mayMatchUnder(pattern: string, prefix: string): boolean {
   const star = pattern.indexOf('*');
   const wildcard = pattern.search(/[*?]/);
   return star !== -1 && wildcard === star && prefix.startsWith(pattern.slice(0, star));
-}
-
-function globToRegex(glob: string): RegExp {
-  const body = glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
 }

@@ -8,9 +8,10 @@ import {
   errorMessage,
   type KernelView,
   type Logger,
+  matchesAnyGlob,
 } from '../../../core/index.ts';
 import { askApproval, canElicit } from './approval.ts';
-import { matchesAny } from './globs.ts';
+
 import { errorResult } from './tool-result.ts';
 
 /** The input of every `ask_<agent>` tool. */
@@ -37,7 +38,7 @@ export const askToolName = (agentId: string): string => `ask_${agentId}`;
 export function servedAgents(kernel: KernelView, wanted: boolean | readonly string[] | undefined): Agent[] {
   if (!wanted) return [];
   const agents = kernel.listAgents().filter((agent) => !agent.spec.metadata?.subagent);
-  return wanted === true ? agents : agents.filter((agent) => matchesAny(agent.id, wanted));
+  return wanted === true ? agents : agents.filter((agent) => matchesAnyGlob(agent.id, wanted));
 }
 
 export function askToolDescription(agent: Agent): string {

@@ -1,8 +1,7 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Agent, KernelView, Tool } from '../../../core/index.ts';
+import { type Agent, type KernelView, matchesAnyGlob, type Tool } from '../../../core/index.ts';
 import type { McpServeConfig } from '../config.ts';
 import { ASK_AGENT_SCHEMA, askToolDescription, askToolName, servedAgents } from './ask-agent.ts';
-import { matchesAny } from './globs.ts';
 
 /** One tool an MCP client sees: a registry tool, or an agent asked through `ask_<agent>`. */
 export type ServedTool =
@@ -17,7 +16,7 @@ export type ServedTool =
 export function servedTools(kernel: KernelView, serve: McpServeConfig): Map<string, ServedTool> {
   const served = new Map<string, ServedTool>();
   for (const tool of kernel.registry.list()) {
-    if (!serve.tools || matchesAny(tool.name, serve.tools))
+    if (!serve.tools || matchesAnyGlob(tool.name, serve.tools))
       served.set(tool.name, { kind: 'tool', name: tool.name, tool });
   }
   for (const agent of servedAgents(kernel, serve.agents)) {
