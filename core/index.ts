@@ -29,6 +29,7 @@ export type {
   ToolProgressEvent,
 } from './agent/events.ts';
 export { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './agent/messages.ts';
+export { type GateDeps, gateToolCall } from './agent/permission-gate.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export type { AgentHandle, AgentSpec } from './agent/spec.ts';
 export { type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';

@@ -1,10 +1,11 @@
 import {
   type AgentEvent,
-  createPolicy,
-  describeVerdict,
   executeTool,
+  gateToolCall,
   HubosError,
   type KernelView,
+  type Policy,
+  type Tool,
   type Usage,
 } from '../../core/index.ts';
 import type { StarsEvent, StarsRunResult } from '../stars/types.ts';
@@ -27,6 +28,8 @@ export interface TeamLike {
 /** What leaf steps reach: the kernel's agents, tools and policy, and the Stars teams. */
 export interface StepDeps {
   kernel: KernelView;
+  /** The config's permission policy, built once per workflow. */
+  policy: Policy;
   team(name: string): TeamLike;
 }
 
@@ -110,65 +113,39 @@ async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): 
     }),
     ctx.signal,
   );
-  if (!result.ok) {
-    const code = result.error.code === 'TOOL_DENIED' ? 'TOOL_FAILED' : result.error.code;
-    throw new HubosError(code, `${at}: ${result.error.message}`);
-  }
+  if (!result.ok) throw toolFailure(result.error, at);
   return result.output;
 }
 
-/** The config's permission policy holds for workflow tool calls too; `ask` waits for an approval. */
-async function checkPermission(
-  step: ToolStep,
-  ctx: LeafContext,
-  tool: { name: string; permissions?: readonly string[] },
-  input: unknown,
-) {
-  const { kernel } = ctx.deps;
-  const policy = createPolicy(kernel.config.permissions);
-  const verdict = policy.decide(tool);
-  if (verdict.decision === 'allow') return;
-  const at = where(ctx, step.id);
-  if (verdict.decision === 'deny')
-    throw new HubosError('TOOL_FAILED', `${at}: permission denied: ${describeVerdict(verdict, tool)}`, {
-      details: { denied: true },
-    });
-  const callId = `${ctx.key}#${ctx.attempt}`;
-  const final = await kernel.approvals.request(
+/**
+ * The config's permission policy holds for workflow tool calls too, through the gate agents use:
+ * `deny` refuses, `ask` waits for an approval (its events tagged with the step).
+ */
+async function checkPermission(step: ToolStep, ctx: LeafContext, tool: Tool, input: unknown): Promise<void> {
+  const { kernel, policy } = ctx.deps;
+  const refused = await gateToolCall(
+    { policy, approvals: kernel.approvals, registry: kernel.registry },
     {
-      runId: ctx.runId,
-      agent: `workflow:${ctx.workflow}`,
+      run: {
+        runId: ctx.runId,
+        agent: `workflow:${ctx.workflow}`,
+        sessionId: undefined,
+        input: '',
+        signal: ctx.signal,
+      },
       step: 0,
-      callId,
-      tool: tool.name,
-      input,
-      permissions: [...(tool.permissions ?? [])],
-      ...(verdict.rule ? { rule: verdict.rule } : {}),
+      call: { id: `${ctx.key}#${ctx.attempt}`, name: tool.name, input },
     },
-    {
-      signal: ctx.signal,
-      timeoutMs: policy.approvalTimeoutMs,
-      onOpen: (record) =>
-        ctx.emit({
-          type: 'approval-request',
-          runId: ctx.runId,
-          step: 0,
-          callId,
-          tool: tool.name,
-          input: record.input,
-          permissions: record.permissions,
-          ...(record.rule ? { rule: record.rule } : {}),
-          expiresAt: record.expiresAt,
-          stepId: step.id,
-          workflowRunId: ctx.runId,
-        }),
-    },
+    tool,
+    (event) => ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId }),
   );
-  if (final.status !== 'approved')
-    throw new HubosError(
-      'TOOL_FAILED',
-      `${at}: the call to "${tool.name}" was not approved (${final.status}${final.reason ? `: ${final.reason}` : ''})`,
-    );
+  if (refused && !refused.ok) throw toolFailure(refused.error, where(ctx, step.id));
+}
+
+/** A refused or failed call as the step's error (a denial reads as the tool failing for the step). */
+function toolFailure(error: { code: string; message: string }, at: string): HubosError {
+  const code = error.code === 'TOOL_DENIED' ? 'TOOL_FAILED' : (error.code as 'TOOL_FAILED');
+  return new HubosError(code, `${at}: ${error.message}`);
 }
 
 async function runFunction(step: FunctionStep, state: WorkflowState, ctx: LeafContext): Promise<unknown> {

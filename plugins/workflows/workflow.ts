@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { streamEvents } from '../../core/agent/event-queue.ts';
 import {
   createAjv,
+  createPolicy,
   describeErrors,
   HubosError,
   type JSONSchema,
   type KernelView,
+  type Policy,
   type Store,
 } from '../../core/index.ts';
 import { checkDefinition } from './define.ts';
@@ -85,6 +87,14 @@ export class Workflow<I = unknown> {
 
   get description(): string | undefined {
     return this.definition.description;
+  }
+
+  #builtPolicy: Policy | undefined;
+
+  /** The config's permission policy, built on first use (the kernel's config is final by then). */
+  get #policy(): Policy {
+    this.#builtPolicy ??= createPolicy(this.#deps.kernel.config.permissions);
+    return this.#builtPolicy;
   }
 
   get #store(): Store {
@@ -271,6 +281,7 @@ export class Workflow<I = unknown> {
     const ctx: ExecContext = {
       deps: {
         kernel: this.#deps.kernel,
+        policy: this.#policy,
         team:
           this.#deps.team ??
           ((name) => {
