@@ -5,6 +5,7 @@ import { HubosError } from '../../../core/index.ts';
 import { readBody } from '../body.ts';
 import { HttpError } from '../http-error.ts';
 import type { HubOS, StarsLike } from '../hubos.ts';
+import { sseEventWriter } from '../sse-event.ts';
 
 export const STARS_RUN_BODY = {
   type: 'object',
@@ -179,11 +180,7 @@ export function starsRoutes(app: Hono, hubos: HubOS): void {
       const events = stars.stream(task, { signal })[Symbol.asyncIterator]();
       const first = await mapped(() => events.next());
       return streamSSE(c, async (stream) => {
-        const write = (event: unknown) =>
-          stream.writeSSE({
-            event: String((event as { type?: string }).type ?? 'message'),
-            data: JSON.stringify(event),
-          });
+        const write = sseEventWriter(stream);
         try {
           for (let next = first; !next.done; next = await events.next()) await write(next.value);
         } catch (error) {

@@ -7,6 +7,7 @@ import { readBody } from '../body.ts';
 import { onClientGone } from '../client-gone.ts';
 import { HttpError } from '../http-error.ts';
 import type { HubOS, WorkflowLike } from '../hubos.ts';
+import { sseEventWriter } from '../sse-event.ts';
 
 export const WORKFLOW_RUN_BODY = {
   type: 'object',
@@ -114,11 +115,7 @@ export function workflowRoutes(app: Hono, hubos: HubOS): void {
     }
     if (streaming) {
       return streamSSE(c, async (stream) => {
-        const write = (event: unknown) =>
-          stream.writeSSE({
-            event: String((event as { type?: string }).type ?? 'message'),
-            data: JSON.stringify(event),
-          });
+        const write = sseEventWriter(stream);
         try {
           await tracked(write);
         } catch (error) {
