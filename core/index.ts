@@ -1,3 +1,4 @@
+export { abortable } from './abort.ts';
 export { Agent, type AgentDeps, type RunOptions } from './agent/agent.ts';
 export {
   type AgentHooks,

@@ -1,5 +1,6 @@
 import {
   type AgentEvent,
+  abortable,
   executeTool,
   gateToolCall,
   HubosError,
@@ -176,23 +177,4 @@ async function runStars(step: StarsStep, state: WorkflowState, ctx: LeafContext)
       `${at}: team "${step.team}" failed: ${result.error?.message ?? 'unknown error'}`,
     );
   return result.text;
-}
-
-/** Settles when the work does or when the signal aborts, whichever is first: a step that ignores its signal still stops. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

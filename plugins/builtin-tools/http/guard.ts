@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { errorMessage, HubosError } from '../../../core/index.ts';
+import { abortable, errorMessage, HubosError } from '../../../core/index.ts';
 import { classifyAddress } from './address.ts';
 import { type AllowList, normalizeHost } from './allow-list.ts';
 import type { Resolver } from './options.ts';
@@ -100,14 +100,4 @@ function blocked(subject: string, hint: string): HubosError {
 
 function refused(message: string): HubosError {
   return new HubosError('TOOL_FAILED', message);
-}
-
-/** Settles with `promise`, or rejects as soon as `signal` aborts (a DNS lookup cannot be cancelled). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
