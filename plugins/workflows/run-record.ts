@@ -114,10 +114,15 @@ export async function loadRunHeader(store: Store, runId: string): Promise<RunHea
   return (await store.get(WORKFLOW_RUNS_NAMESPACE, runId)) as RunHeader | undefined;
 }
 
-/** Reads a run back, its steps in the order they finished; undefined when there is none. */
-export async function loadRunRecord(store: Store, runId: string): Promise<WorkflowRunRecord | undefined> {
+/** Reads a run of `workflow` back, its steps in the order they finished; undefined when there is none. */
+export async function loadRunRecord(
+  store: Store,
+  runId: string,
+  workflow: string,
+): Promise<WorkflowRunRecord | undefined> {
   const header = await loadRunHeader(store, runId);
-  if (!header) return undefined;
+  // Another workflow's run is not read any further (HubOS asks each workflow in turn).
+  if (header?.workflow !== workflow) return undefined;
   const keys = await store.list(WORKFLOW_STEPS_NAMESPACE, `${runId}/`);
   const steps = (await Promise.all(
     keys.map((key) => store.get(WORKFLOW_STEPS_NAMESPACE, key)),

@@ -160,8 +160,7 @@ export class Workflow<I = unknown> {
 
   /** A run of this workflow as recorded (running, finished, or interrupted). */
   async getRun(runId: string): Promise<WorkflowRunRecord | undefined> {
-    const record = await loadRunRecord(this.#store, runId);
-    return record?.workflow === this.name ? record : undefined;
+    return loadRunRecord(this.#store, runId, this.name);
   }
 
   /** This workflow's recorded runs (without their steps), newest first. */
