@@ -705,16 +705,7 @@ async function send(input) {
         const entry = tool(event.callId, event.tool);
         entry.item.input = event.input;
         entry.item.args = show(event.input);
-        entry.item.approval = {
-          runId: event.runId,
-          callId: event.callId,
-          tool: event.tool,
-          input: event.input,
-          permissions: event.permissions ?? [],
-          rule: event.rule,
-          expiresAt: event.expiresAt,
-          status: 'pending',
-        };
+        entry.item.approval = pendingApproval(event);
         entry.view.update();
         const focused = document.activeElement;
         if (!focused || focused === document.body || (focused === el.message && !el.message.value))
@@ -847,3 +838,17 @@ document.addEventListener('keydown', (event) => {
 
 if (storage('local')?.getItem(KEY_STORAGE)) el.keyButton.hidden = false;
 void loadAgents();
+
+/** An approval-request event as the approval prompt's state (also used by workflows.js). */
+function pendingApproval(event) {
+  return {
+    runId: event.runId,
+    callId: event.callId,
+    tool: event.tool,
+    input: event.input,
+    permissions: event.permissions ?? [],
+    rule: event.rule,
+    expiresAt: event.expiresAt,
+    status: 'pending',
+  };
+}

@@ -248,18 +248,7 @@ function stepFinished(entry, record) {
 
 /** A tool call of the step waits for approval: app.js's prompt, reused. */
 function approvalAsked(entry, event) {
-  const item = {
-    approval: {
-      runId: event.runId,
-      callId: event.callId,
-      tool: event.tool,
-      input: event.input,
-      permissions: event.permissions ?? [],
-      rule: event.rule,
-      expiresAt: event.expiresAt,
-      status: 'pending',
-    },
-  };
+  const item = { approval: pendingApproval(event) };
   const box = approvalView(item, () => box.update());
   entry.approvals.set(event.callId, { item, box });
   entry.text.before(box.node);
