@@ -6,7 +6,7 @@
  * Run with `node --expose-gc bench/cosmos.bench.ts` for exact heap numbers (npm run bench passes it).
  */
 import type { LanguageModel, ModelChunk } from '../core/index.ts';
-import cosmos, { getCosmos } from '../plugins/cosmos/index.ts';
+import cosmos from '../plugins/cosmos/index.ts';
 import { bootKernel } from '../testing/index.ts';
 import { noopToolPlugin } from './noop-tool.ts';
 
@@ -28,7 +28,7 @@ const kernel = await bootKernel({
   plugins: [noopToolPlugin, cosmos({ maxAgents: N })],
   config: { agents: { worker: { description: 'A worker', instructions: 'Work.', model, tools: ['noop'] } } },
 });
-const space = getCosmos(kernel);
+const space = kernel.service('cosmos');
 
 // Baseline: the kernel alone, no Cosmos bookkeeping.
 let started = performance.now();

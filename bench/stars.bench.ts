@@ -4,7 +4,7 @@
  * same message into 100 plain arrays. Target: at least 100,000 delivered per second.
  */
 import type { LanguageModel, ModelChunk } from '../core/index.ts';
-import cosmos, { getCosmos } from '../plugins/cosmos/index.ts';
+import cosmos from '../plugins/cosmos/index.ts';
 import { RoleLeader, RoleWorker, Stars } from '../plugins/stars/index.ts';
 import { bootKernel } from '../testing/index.ts';
 
@@ -22,7 +22,7 @@ const kernel = await bootKernel({
   plugins: [cosmos({ maxAgents: MEMBERS })],
   config: { agents: { member: { description: 'A member', model } } },
 });
-const space = getCosmos(kernel);
+const space = kernel.service('cosmos');
 const team = new Stars(space, 'bench', { store: kernel.store });
 for (let i = 0; i < MEMBERS; i++) {
   await space.create({ agentId: `m-${i}`, templateId: 'member' });

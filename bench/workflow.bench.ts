@@ -8,7 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../core/index.ts';
-import workflows, { defineWorkflow, getWorkflows } from '../plugins/workflows/index.ts';
+import workflows, { defineWorkflow } from '../plugins/workflows/index.ts';
 import { bootKernel } from '../testing/index.ts';
 import { opsPerSecond, report } from './measure.ts';
 
@@ -21,7 +21,7 @@ const steps = Array.from({ length: STEPS }, (_, i) => ({
   run: (state: { steps: Readonly<Record<string, unknown>> }) => Number(state.steps[`s${i - 1}`] ?? 0) + 1,
 }));
 const kernel = await bootKernel({ store, plugins: [workflows([defineWorkflow({ name: 'chain', steps })])] });
-const chain = getWorkflows(kernel).get('chain')!;
+const chain = kernel.service('workflows').get('chain')!;
 
 let runs = 0;
 const baseline = await opsPerSecond(async () => {

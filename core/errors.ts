@@ -1,58 +1,142 @@
-/** Stable error codes: callers branch on `code`, never on message text. */
-export type HubosErrorCode =
-  | 'CONFIG_NOT_FOUND'
-  | 'CONFIG_LOAD_FAILED'
-  | 'CONFIG_INVALID'
-  | 'PLUGIN_INVALID'
-  | 'PLUGIN_NOT_FOUND'
-  | 'PLUGIN_LOAD_FAILED'
-  | 'PLUGIN_DUPLICATE'
-  | 'PLUGIN_DEPENDENCY_MISSING'
-  | 'PLUGIN_DEPENDENCY_CYCLE'
-  | 'PLUGIN_APPLY_FAILED'
-  | 'PLUGIN_APPLY_TIMEOUT'
-  | 'HOOK_FAILED'
-  | 'KERNEL_STATE'
-  | 'TOOL_INVALID'
-  | 'TOOL_DUPLICATE'
-  | 'TOOL_NOT_FOUND'
-  | 'TOOL_INPUT_INVALID'
-  | 'TOOL_FAILED'
-  | 'MODEL_NOT_FOUND'
-  | 'MODEL_CONFIG'
-  | 'MODEL_HTTP_ERROR'
-  | 'MODEL_TIMEOUT'
-  | 'MODEL_RESPONSE_INVALID'
-  | 'AGENT_EXISTS'
-  | 'AGENT_NOT_FOUND'
-  | 'AGENT_INVALID'
-  | 'RUN_CANCELLED'
-  | 'RUN_FAILED'
-  | 'RUN_NOT_RUNNING'
-  | 'APPROVAL_NOT_FOUND'
-  | 'APPROVAL_DECIDED'
-  | 'STORE_FAILED'
-  | 'MODEL_DUPLICATE'
-  | 'COSMOS_FULL'
-  | 'TEMPLATE_NOT_FOUND';
+/** What a coded error answers over HTTP: its status, and headers that go with it. */
+export interface ErrorCodeSpec {
+  status: number;
+  headers?: Record<string, string>;
+}
+
+interface DeclaredCode extends ErrorCodeSpec {
+  owner: string;
+}
+
+// Kept on globalThis: a plugin built against another copy of the package declares into the same table.
+const TABLE = Symbol.for('hubos.error-codes');
+const shared = globalThis as { [TABLE]?: Map<string, DeclaredCode> };
+shared[TABLE] ??= new Map();
+const declared = shared[TABLE];
+
+/** The codes an owner declared, and a typed way to raise them. */
+export interface ErrorCodes<C extends string> {
+  readonly owner: string;
+  readonly codes: { readonly [K in C]: ErrorCodeSpec };
+  /** A HubosError with this code (its status and headers as declared). */
+  create(code: C, message: string, options?: HubosErrorOptions): HubosError;
+}
+
+/**
+ * Declares an owner's error codes with their HTTP statuses, in one place (a status, or
+ * `{ status, headers }`). A server answers any HubosError by the status its code declares.
+ * A code belongs to one owner: declaring it again for another owner throws.
+ *
+ * `const errors = defineErrorCodes('billing', { BILLING_LIMIT: 402 })` then
+ * `throw errors.create('BILLING_LIMIT', 'the monthly limit is reached: raise billing.limit')`.
+ */
+export function defineErrorCodes<const C extends Record<string, number | ErrorCodeSpec>>(
+  owner: string,
+  specs: C,
+): ErrorCodes<Extract<keyof C, string>> {
+  const codes: Record<string, ErrorCodeSpec> = {};
+  for (const [code, value] of Object.entries(specs)) {
+    const spec: ErrorCodeSpec = typeof value === 'number' ? { status: value } : value;
+    if (!/^[A-Z][A-Z0-9_]*$/.test(code))
+      throw new TypeError(`error code "${code}" of "${owner}": use UPPER_SNAKE_CASE`);
+    if (!Number.isInteger(spec.status) || spec.status < 400 || spec.status > 599)
+      throw new TypeError(
+        `error code "${code}" of "${owner}": status must be an HTTP error status (400-599)`,
+      );
+    const other = declared.get(code);
+    if (other && other.owner !== owner)
+      throw new TypeError(`error code "${code}" of "${owner}" is already declared by "${other.owner}"`);
+    declared.set(code, { ...spec, owner });
+    codes[code] = spec;
+  }
+  return Object.freeze({
+    owner,
+    codes: Object.freeze(codes) as ErrorCodes<Extract<keyof C, string>>['codes'],
+    create: (code: string, message: string, options?: HubosErrorOptions) =>
+      new HubosError(code, message, options),
+  });
+}
+
+/** The status and headers declared for a code, and who declared it; undefined for an undeclared code. */
+export function errorCodeSpec(code: string): Readonly<DeclaredCode> | undefined {
+  return declared.get(code);
+}
+
+/** The kernel's own error codes, each with the HTTP status a server answers it with. */
+export const CORE_ERROR_CODES = defineErrorCodes('core', {
+  CONFIG_NOT_FOUND: 500,
+  CONFIG_LOAD_FAILED: 500,
+  CONFIG_INVALID: 400,
+  PLUGIN_INVALID: 500,
+  PLUGIN_NOT_FOUND: 500,
+  PLUGIN_LOAD_FAILED: 500,
+  PLUGIN_DUPLICATE: 500,
+  PLUGIN_DEPENDENCY_MISSING: 500,
+  PLUGIN_DEPENDENCY_CYCLE: 500,
+  PLUGIN_APPLY_FAILED: 500,
+  PLUGIN_APPLY_TIMEOUT: 500,
+  SERVICE_NOT_FOUND: 500,
+  SERVICE_DUPLICATE: 500,
+  HOOK_FAILED: 500,
+  KERNEL_STATE: 500,
+  TOOL_INVALID: 400,
+  TOOL_DUPLICATE: 409,
+  TOOL_NOT_FOUND: 404,
+  TOOL_INPUT_INVALID: 400,
+  TOOL_FAILED: 500,
+  MODEL_NOT_FOUND: 400,
+  MODEL_CONFIG: 500,
+  MODEL_HTTP_ERROR: 502,
+  MODEL_TIMEOUT: 504,
+  MODEL_RESPONSE_INVALID: 502,
+  MODEL_DUPLICATE: 409,
+  AGENT_EXISTS: 409,
+  AGENT_NOT_FOUND: 404,
+  AGENT_INVALID: 400,
+  RUN_CANCELLED: 409,
+  RUN_FAILED: 500,
+  RUN_NOT_RUNNING: 409,
+  APPROVAL_NOT_FOUND: 404,
+  APPROVAL_DECIDED: 409,
+  STORE_FAILED: 500,
+});
+
+/** The kernel's codes. Plugins declare theirs with `defineErrorCodes`; callers branch on `code`, never on message text. */
+export type CoreErrorCode = keyof typeof CORE_ERROR_CODES.codes;
+
+/** Any error code: the kernel's, or one a plugin declared. */
+export type HubosErrorCode = CoreErrorCode | (string & {});
 
 export interface HubosErrorOptions {
   cause?: unknown;
   /** Structured facts about the failure (plugin name, hook name, key path...). */
   details?: Record<string, unknown>;
+  /** Overrides the status its code declares (e.g. an HTTP error raised by a route). */
+  status?: number;
+  /** Response headers that go with it over HTTP (`retry-after`, `www-authenticate`). */
+  headers?: Record<string, string>;
 }
 
 const BRAND = Symbol.for('hubos.error');
 
+/**
+ * The one error type of HubOS and its plugins: a stable `code`, a message that says what to do,
+ * and the HTTP `status` (with `headers`) its code was declared with, so any server answers it the same way.
+ */
 export class HubosError extends Error {
   readonly code: HubosErrorCode;
   readonly details: Record<string, unknown>;
+  readonly status: number;
+  readonly headers: Record<string, string>;
 
   constructor(code: HubosErrorCode, message: string, options: HubosErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'HubosError';
     this.code = code;
     this.details = options.details ?? {};
+    const spec = declared.get(code);
+    this.status = options.status ?? spec?.status ?? 500;
+    this.headers = { ...spec?.headers, ...options.headers };
     Object.defineProperty(this, BRAND, { value: true });
   }
 

@@ -18,6 +18,7 @@ export {
   Approvals,
   type ApprovalsOptions,
 } from './agent/approvals.ts';
+export { streamEvents } from './agent/event-queue.ts';
 export type {
   AgentEvent,
   AgentEventType,
@@ -44,7 +45,18 @@ export {
 } from './config.ts';
 export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
 export { CORE_CONFIG_SCHEMA } from './config-schema.ts';
-export { errorMessage, HubosError, type HubosErrorCode } from './errors.ts';
+export {
+  CORE_ERROR_CODES,
+  type CoreErrorCode,
+  defineErrorCodes,
+  type ErrorCodeSpec,
+  type ErrorCodes,
+  errorCodeSpec,
+  errorMessage,
+  HubosError,
+  type HubosErrorCode,
+  type HubosErrorOptions,
+} from './errors.ts';
 export { globToRegex, matchesAnyGlob } from './glob.ts';
 export { createHooksAccessor, type KernelLike } from './hook-owner.ts';
 export {
@@ -101,6 +113,7 @@ export {
   workspacePath,
 } from './sandbox/confine.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
+export type { HubosServices, ServiceName, ServiceOf } from './services.ts';
 export { MemoryStore } from './store/memory.ts';
 export { openStore, type StoreConfig } from './store/open-store.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';

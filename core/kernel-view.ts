@@ -8,6 +8,7 @@ import type { KernelHooks } from './hooks.ts';
 import type { Logger } from './logger.ts';
 import type { ModelRegistry } from './model/registry.ts';
 import type { Sandbox } from './sandbox/sandbox.ts';
+import type { ServiceName, ServiceOf } from './services.ts';
 import type { Store } from './store/store.ts';
 import type { Registry } from './tools/registry.ts';
 
@@ -38,6 +39,11 @@ export interface KernelView {
   agent(id: string): Agent;
   listAgents(): Agent[];
   destroyAgent(id: string): Promise<boolean>;
+  /** Provides a service to the other plugins (once per name; declare it in the plugin's `provides`). */
+  provide<N extends ServiceName>(name: N, value: ServiceOf<N>): void;
+  /** A service another plugin provides; throws naming the plugin to add when none does. */
+  service<N extends ServiceName>(name: N): ServiceOf<N>;
+  hasService(name: ServiceName): boolean;
   readonly [KERNEL_OF]: object;
   readonly [PLUGIN_OF]?: string;
 }

@@ -19,6 +19,7 @@ import type { Plugin, PluginOption } from './plugin.ts';
 import { orderPlugins } from './plugin-order.ts';
 import { resolvePlugins } from './plugin-resolve.ts';
 import { openWorkspace, type Sandbox } from './sandbox/sandbox.ts';
+import { type ServiceName, type ServiceOf, Services } from './services.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
 import { Registry } from './tools/registry.ts';
@@ -68,6 +69,7 @@ export class Kernel {
   readonly #options: KernelOptions;
   readonly #owned = new Map<string, Record<string, TappableHook>>();
   readonly #agents = new Map<string, Agent>();
+  readonly #services = new Services();
   #store: Store | undefined;
   #sessions: Sessions | undefined;
   #sandbox: Sandbox | undefined;
@@ -160,6 +162,7 @@ export class Kernel {
     const baseDir = this.configFile ? dirname(this.configFile) : this.cwd;
     const resolved = await resolvePlugins([...this.#extra, ...(loaded.plugins ?? [])], baseDir);
     this.#plugins = orderPlugins(resolved);
+    for (const plugin of this.#plugins) this.#services.declare(plugin.name, plugin.provides ?? []);
     const owned = this.#ownedConfigKeys();
     for (const plugin of this.#plugins) await this.#apply(plugin);
     await this.hooks.pluginsApplied.promise({ plugins: this.#plugins });
@@ -187,6 +190,13 @@ export class Kernel {
     for (const [name, template] of Object.entries(this.#config.agents ?? {}))
       await this.createAgent({ ...template, name });
     await this.hooks.ready.promise({ config: this.#config });
+    const [missing] = this.#services.missing();
+    if (missing)
+      throw new HubosError(
+        'PLUGIN_INVALID',
+        `plugin "${missing.plugin}" declares that it provides the "${missing.service}" service but did not provide it during boot: call kernel.provide("${missing.service}", value) by the "ready" hook, or drop it from "provides"`,
+        { details: { plugin: missing.plugin, service: missing.service } },
+      );
   }
 
   #ownedConfigKeys(): Map<string, OwnedKey> {
@@ -270,6 +280,9 @@ export class Kernel {
       agent: (id: string) => this.agent(id),
       listAgents: () => this.listAgents(),
       destroyAgent: (id: string) => this.destroyAgent(id),
+      provide: (name: string, value: unknown) => this.#services.provide(name, value, plugin.name),
+      service: ((name: string) => this.#services.get(name, plugin.name)) as KernelView['service'],
+      hasService: (name: string) => this.#services.has(name),
       [KERNEL_OF]: this,
       [PLUGIN_OF]: plugin.name,
     });
@@ -350,6 +363,20 @@ export class Kernel {
       await this.models.close();
       await this.#store?.close();
     }
+  }
+
+  /** Provides a service to the plugins (e.g. one made outside them, in a test). */
+  provide<N extends ServiceName>(name: N, value: ServiceOf<N>): void {
+    this.#services.provide(name, value);
+  }
+
+  /** A service a plugin provides (`kernel.service('hubos')`); throws naming the plugin to add when none does. */
+  service<N extends ServiceName>(name: N): ServiceOf<N> {
+    return this.#services.get(name) as ServiceOf<N>;
+  }
+
+  hasService(name: ServiceName): boolean {
+    return this.#services.has(name);
   }
 
   /** The store sessions and plugins keep their data in (open after boot). */

@@ -7,6 +7,11 @@ export interface Plugin {
   version?: string;
   /** Names of plugins that must be present; they are applied before this one. */
   dependencies?: readonly string[];
+  /**
+   * Services this plugin provides with `kernel.provide(name, value)` during boot. Declared, a missing
+   * one is named at boot and asking for it early says when it comes.
+   */
+  provides?: readonly string[];
   /** `pre` plugins are applied first, `post` last, the rest in the order given. */
   enforce?: 'pre' | 'post';
   /** Top-level config keys this plugin owns, with the JSON Schema each must satisfy. */

@@ -24,15 +24,12 @@ export {
   type CosmosOverrides,
   type CosmosStats,
   type CreateOptions as CosmosCreateOptions,
-  cosmosRoutes,
   default as cosmos,
-  getCosmos,
   getCosmosHooks,
 } from './cosmos/index.ts';
 export { defaultPlugins } from './defaults.ts';
 export {
   default as hubos,
-  getHubOS,
   getHubOSHooks,
   HttpError,
   HubOS,
@@ -42,12 +39,10 @@ export {
   type RouteDoc,
   type RoutesContext,
   type RunRecord,
-  type StarsLike,
 } from './hubos/index.ts';
 export {
   createMcpServer,
   default as mcp,
-  getMcpClients,
   McpClients,
   type McpConfig,
   type McpHttpServerConfig,
@@ -64,7 +59,6 @@ export {
   BROADCAST_TOOL as STARS_BROADCAST_TOOL,
   DELEGATE_TOOL as STARS_DELEGATE_TOOL,
   default as stars,
-  getStars,
   getStarsHooks,
   RoleLeader,
   RoleWorker,
@@ -99,7 +93,6 @@ export {
   type BranchStep,
   default as workflows,
   defineWorkflow,
-  getWorkflows,
   type LoopStep,
   type StepRecord,
   type StepShape,

@@ -1,9 +1,4 @@
-import {
-  formatDelay,
-  getMcpClients,
-  type McpClients,
-  type McpServerStatus,
-} from '../../plugins/mcp/index.ts';
+import { formatDelay, type McpServerStatus } from '../../plugins/mcp/index.ts';
 import type { CliIO } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 
@@ -18,14 +13,12 @@ const NONE =
 export async function mcpListCommand(flags: KernelFlags & { json?: boolean }, io: CliIO): Promise<number> {
   const kernel = await loadKernel('mcp', flags, io);
   try {
-    let clients: McpClients;
-    try {
-      clients = getMcpClients(kernel);
-    } catch {
+    if (!kernel.hasService('mcp')) {
       if (flags.json) io.stdout.write(`${JSON.stringify({ servers: [] }, null, 2)}\n`);
       else io.stdout.write(NONE);
       return 0;
     }
+    const { clients } = kernel.service('mcp');
     await clients.settled();
     const servers = clients.list();
     if (flags.json) io.stdout.write(`${JSON.stringify({ servers }, null, 2)}\n`);

@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createMcpServer, serveConfigOf, servedTools } from '../../plugins/mcp/server/index.ts';
+import { createMcpServer, servedTools } from '../../plugins/mcp/index.ts';
 import type { CliIO } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 import { hubosVersion } from '../version.ts';
@@ -14,7 +14,9 @@ export async function mcpCommand(flags: KernelFlags, io: CliIO, signal: AbortSig
   try {
     const kernel = await loadKernel('mcp', flags, io);
     try {
-      const serve = serveConfigOf(kernel);
+      const serve = kernel.hasService('mcp')
+        ? kernel.service('mcp').serveConfig()
+        : kernel.config.mcp?.serve || {};
       const server = createMcpServer(kernel, { serve, name: 'hubos', version: hubosVersion() });
       const transport = new StdioServerTransport(process.stdin, process.stdout);
       const stopped = whenStopped(transport, signal);

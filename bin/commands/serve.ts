@@ -1,4 +1,3 @@
-import { getHubOS } from '../../plugins/hubos/index.ts';
 import type { CliIO } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 
@@ -12,7 +11,7 @@ export async function serveCommand(
   stop: AbortSignal,
 ): Promise<number> {
   const kernel = await loadKernel('serve', flags, io);
-  const hubos = getHubOS(kernel);
+  const hubos = kernel.service('hubos');
   if (flags.port !== undefined) hubos.options.port = flags.port;
   if (flags.host !== undefined) hubos.options.host = flags.host;
   try {
@@ -23,9 +22,11 @@ export async function serveCommand(
     );
     for (const agent of hubos.listAgents())
       io.stdout.write(`  agent      ${agent.id} · model ${agent.modelRef}\n`);
-    for (const name of hubos.stars.keys())
+    const teams = kernel.hasService('stars') ? kernel.service('stars') : new Map();
+    for (const name of teams.keys())
       io.stdout.write(`  team       ${name} · POST ${url}${hubos.apiPrefix}/stars/${name}/run\n`);
-    for (const name of hubos.workflows.keys())
+    const workflows = kernel.hasService('workflows') ? kernel.service('workflows') : new Map();
+    for (const name of workflows.keys())
       io.stdout.write(`  workflow   ${url}${hubos.apiPrefix}/workflows/${name}\n`);
     // Plugins' endpoints that clients connect to (MCP), as their route docs name them.
     const mcp = hubos.docs.find((doc) => doc.tags?.includes('mcp') && doc.method === 'post');

@@ -1,11 +1,5 @@
 import { HubosError, type Kernel } from '../../core/index.ts';
-import {
-  getWorkflows,
-  type StepShape,
-  type Workflow,
-  type WorkflowEvent,
-  type WorkflowRunResult,
-} from '../../plugins/workflows/index.ts';
+import type { StepShape, Workflow, WorkflowEvent, WorkflowRunResult } from '../../plugins/workflows/index.ts';
 import { type CliIO, UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 
@@ -76,23 +70,20 @@ function parseInput(text: string | undefined): unknown {
   }
 }
 
-function workflowsOf(kernel: Kernel): Map<string, Workflow> {
-  try {
-    return getWorkflows(kernel);
-  } catch {
-    throw new HubosError(
-      'CONFIG_INVALID',
-      'this config has no workflows: add a "workflows" key (see defineWorkflow)',
-    );
-  }
+function workflowsOf(kernel: Kernel): ReadonlyMap<string, Workflow> {
+  if (kernel.hasService('workflows')) return kernel.service('workflows');
+  throw new HubosError(
+    'CONFIG_INVALID',
+    'this config has no workflows: add a "workflows" key (see defineWorkflow)',
+  );
 }
 
-async function findRun(workflows: Map<string, Workflow>, runId: string): Promise<Workflow> {
+async function findRun(workflows: ReadonlyMap<string, Workflow>, runId: string): Promise<Workflow> {
   for (const workflow of workflows.values()) if (await workflow.getRun(runId)) return workflow;
   throw new HubosError('RUN_NOT_RUNNING', `no workflow run "${runId}" in this config's store`);
 }
 
-function list(workflows: Map<string, Workflow>, json: boolean, io: CliIO): number {
+function list(workflows: ReadonlyMap<string, Workflow>, json: boolean, io: CliIO): number {
   const shapes = [...workflows.values()].map((workflow) => workflow.describe());
   if (json) {
     io.stdout.write(`${JSON.stringify(shapes, null, 2)}\n`);

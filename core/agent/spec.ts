@@ -17,6 +17,11 @@ export interface AgentTemplate {
   temperature?: number;
   maxTokens?: number;
   metadata?: Record<string, unknown>;
+  /**
+   * An agent that works for other agents (a sub-agent, a helper a workflow calls): not served on its
+   * own over HTTP, A2A, AG-UI or MCP, nor listed on the page.
+   */
+  internal?: boolean;
   /** This agent's own permission rules: checked before the config's `permissions`, so they override them. */
   permissions?: PermissionsConfig;
 }
@@ -46,6 +51,7 @@ export const AGENT_TEMPLATE_SCHEMA = {
     temperature: { type: 'number', minimum: 0, maximum: 2 },
     maxTokens: { type: 'integer', minimum: 1 },
     metadata: { type: 'object' },
+    internal: { type: 'boolean' },
     permissions: permissionsSchema(false),
   },
   additionalProperties: false,

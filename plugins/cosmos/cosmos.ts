@@ -11,6 +11,7 @@ import {
   type StoreValue,
   type Usage,
 } from '../../core/index.ts';
+import { COSMOS_ERROR_CODES } from './errors.ts';
 import { type DestroyReason, getCosmosHooks } from './hooks.ts';
 import {
   AGENT_ID_PATTERN,
@@ -142,9 +143,13 @@ export class Cosmos {
     }
     if (typeof templateId !== 'string' || !Object.hasOwn(this.templates, templateId)) {
       const known = Object.keys(this.templates).join(', ') || 'none';
-      throw new HubosError('TEMPLATE_NOT_FOUND', `no agent template "${templateId}" (templates: ${known})`, {
-        details: { template: templateId },
-      });
+      throw COSMOS_ERROR_CODES.create(
+        'TEMPLATE_NOT_FOUND',
+        `no agent template "${templateId}" (templates: ${known})`,
+        {
+          details: { template: templateId },
+        },
+      );
     }
     if (this.#entries.has(agentId) || this.#pending.has(agentId) || this.#kernel.getAgent(agentId)) {
       throw new HubosError('AGENT_EXISTS', `an agent named "${agentId}" already exists`, {
@@ -152,7 +157,7 @@ export class Cosmos {
       });
     }
     if (this.size >= this.maxAgents) {
-      throw new HubosError(
+      throw COSMOS_ERROR_CODES.create(
         'COSMOS_FULL',
         `cosmos is full: it holds at most ${this.maxAgents} agents (maxAgents); delete one first`,
         { details: { maxAgents: this.maxAgents } },

@@ -1,11 +1,12 @@
-import { HubosError, KERNEL_OF, type KernelView, type Plugin } from '../../core/index.ts';
+import type { KernelView, Plugin } from '../../core/index.ts';
 import { Cosmos } from './cosmos.ts';
 import { tapCosmosRoutes } from './routes.ts';
 import { COSMOS_CONFIG_SCHEMA, type CosmosConfig } from './types.ts';
 
 export { COSMOS_NAMESPACE, Cosmos, DEFAULT_MAX_AGENTS } from './cosmos.ts';
+export { COSMOS_ERROR_CODES, RETRY_AFTER_SECONDS } from './errors.ts';
 export { type CosmosHooks, type DestroyReason, getCosmosHooks, type SpawnContext } from './hooks.ts';
-export { CREATE_BODY, cosmosRoutes, RETRY_AFTER_SECONDS } from './routes.ts';
+export { CREATE_BODY, cosmosRoutes } from './routes.ts';
 export {
   AGENT_ID_PATTERN,
   type AgentState,
@@ -26,33 +27,27 @@ declare module '../../core/config.js' {
   }
 }
 
-const instances = new WeakMap<object, Cosmos>();
-
-/** The Cosmos the plugin built for this kernel (from `configResolved` on). */
-export function getCosmos(kernel: { readonly [KERNEL_OF]: object }): Cosmos {
-  const cosmos = instances.get(kernel[KERNEL_OF]);
-  if (!cosmos)
-    throw new HubosError(
-      'KERNEL_STATE',
-      'no Cosmos on this kernel: add the cosmos plugin and boot the kernel',
-    );
-  return cosmos;
+declare module '../../core/services.js' {
+  interface HubosServices {
+    /** The kernel's Cosmos (from `configResolved` on). */
+    cosmos: Cosmos;
+  }
 }
 
 /**
  * The `cosmos` plugin: owns the `cosmos` config key (the options win over it), builds a Cosmos
- * over the kernel, restores persisted agents in `ready`, and adds its routes to HubOS.
+ * over the kernel (the `cosmos` service), restores persisted agents in `ready`, and mounts its routes on HubOS.
  */
 export default function cosmos(options: CosmosConfig = {}): Plugin {
   return {
     name: 'cosmos',
+    provides: ['cosmos'],
     configSchema: { cosmos: COSMOS_CONFIG_SCHEMA },
     apply(kernel: KernelView) {
-      const key = kernel[KERNEL_OF];
       let instance: Cosmos | undefined;
       kernel.hooks.configResolved.tap('cosmos', ({ config }) => {
         instance = new Cosmos({ ...config.cosmos, ...options, dependencies: kernel });
-        instances.set(key, instance);
+        kernel.provide('cosmos', instance);
       });
       // Restored before the server starts (`hubos serve` serves after boot); HubOS serves later agents too.
       kernel.hooks.ready.tapPromise('cosmos', async () => {

@@ -3,16 +3,14 @@ import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
 import { a2aRoutes } from './a2a/index.ts';
 import { aguiRoutes } from './agui/index.ts';
-import { errorResponse, HttpError } from './http-error.ts';
 import type { HubOS } from './hubos.ts';
+import { errorResponse, HttpError } from './kit/http-error.ts';
 import { apiKeyAuth } from './middleware/auth.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { runRoutes } from './routes/runs.ts';
-import { starsRoutes } from './routes/stars.ts';
 import { systemRoutes } from './routes/system.ts';
-import { workflowRoutes } from './routes/workflows.ts';
 import { uiRoutes } from './ui/index.ts';
 
 /** Paths served without an API key: liveness, and what a browser or an A2A client needs to discover. */
@@ -56,12 +54,14 @@ export async function buildApp(hubos: HubOS): Promise<void> {
     );
   app.use('*', async (c, next) => {
     if (hubos.stopping && !hubos.passesWhileStopping(c)) {
-      throw new HttpError(503, 'SHUTTING_DOWN', 'the server is shutting down', { 'retry-after': '5' });
+      throw new HttpError(503, 'SHUTTING_DOWN', 'the server is shutting down');
     }
     return next();
   });
-  const auth = apiKeyAuth(hubos.apiKeys);
-  app.use('*', (c, next) => (PUBLIC.some((pattern) => pattern.test(c.req.path)) ? next() : auth(c, next)));
+  app.use(
+    '*',
+    apiKeyAuth(hubos.apiKeys, (path) => PUBLIC.some((pattern) => pattern.test(path))),
+  );
   if (options.rateLimit !== false) {
     app.use(
       '*',
@@ -91,8 +91,6 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   agentRoutes(app, hubos);
   runRoutes(app, hubos);
   approvalRoutes(app, hubos);
-  starsRoutes(app, hubos);
-  workflowRoutes(app, hubos);
   await a2aRoutes(app, hubos);
   await aguiRoutes(app, hubos);
   await uiRoutes(app, hubos);

@@ -2,9 +2,18 @@ import type { Hono } from 'hono';
 import { AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
 import { createHooksAccessor, type TapMeta } from '../../core/index.ts';
 import type { HubOS } from './hubos.ts';
+import type { HubOSEnv } from './kit/principal.ts';
 
 export interface RoutesContext {
-  /** The Hono app: add routes with `app.get(...)`, `app.route(...)`. Auth and limits already apply. */
+  /**
+   * Mounts a plugin's own Hono sub-app at `path` (under `api` for REST routes): auth, rate and body
+   * limits and error answers apply to it as to the built-in routes, and the routes it documents with
+   * `describeRoute` join the OpenAPI document. Add its routes before mounting it.
+   */
+  mount(path: string, app: Hono<HubOSEnv>): void;
+  /** The REST prefix (`server.apiPrefix`, default `/api`). */
+  api: string;
+  /** The root app, for what a sub-app cannot express; prefer `mount`. */
   app: Hono;
   hubos: HubOS;
 }

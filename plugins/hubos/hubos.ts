@@ -11,30 +11,11 @@ import {
 } from '../../core/index.ts';
 import { buildApp } from './app.ts';
 import { getHubOSHooks } from './hooks.ts';
-import { HttpError } from './http-error.ts';
+import { HttpError } from './kit/http-error.ts';
+import type { HubOSEnv } from './kit/principal.ts';
+import { type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
 import { type HubOSServerOptions, isLoopback } from './options.ts';
-import type { RouteDoc } from './route-docs.ts';
 import { RunManager } from './runs.ts';
-
-/** A multi-agent team HubOS can serve (Stars): run a task, optionally as a stream of events. */
-export interface StarsLike {
-  run(task: string, options: { signal?: AbortSignal }): Promise<unknown>;
-  stream?(task: string, options: { signal?: AbortSignal }): AsyncIterable<unknown>;
-}
-
-/** A declared workflow HubOS can serve (the workflows plugin's `Workflow`). */
-export interface WorkflowLike {
-  readonly description?: string | undefined;
-  /** Its steps as data a page can draw. */
-  describe(): unknown;
-  run(input: unknown, options: { signal?: AbortSignal; runId?: string }): Promise<unknown>;
-  stream(input: unknown, options: { signal?: AbortSignal; runId?: string }): AsyncIterable<unknown>;
-  resume(runId: string, options: { signal?: AbortSignal }): Promise<unknown>;
-  resumeStream(runId: string, options: { signal?: AbortSignal }): AsyncIterable<unknown>;
-  getRun(runId: string): Promise<unknown | undefined>;
-  listRuns(limit?: number): Promise<unknown[]>;
-  cancel(runId: string): boolean;
-}
 
 export interface HubOSOptions extends HubOSServerOptions {
   /** Shown in /health, the OpenAPI title and A2A cards. */
@@ -43,8 +24,6 @@ export interface HubOSOptions extends HubOSServerOptions {
   kernel?: KernelView;
   /** Where run records are kept (default: the kernel's store, else memory). */
   store?: Store;
-  /** Agent lifecycle manager, when one is in use (its routes arrive with it). */
-  cosmos?: unknown;
   version?: string;
 }
 
@@ -54,8 +33,6 @@ export class HubOS {
   readonly version: string;
   readonly app = new Hono();
   readonly runs: RunManager;
-  readonly stars = new Map<string, StarsLike>();
-  readonly workflows = new Map<string, WorkflowLike>();
   readonly #passWhileStopping: ((c: Context) => boolean)[] = [];
   readonly docs: RouteDoc[] = [];
   readonly options: HubOSOptions;
@@ -112,11 +89,6 @@ export class HubOS {
     return this.#agents.delete(name);
   }
 
-  registerStars(name: string, stars: StarsLike): this {
-    this.stars.set(name, stars);
-    return this;
-  }
-
   /**
    * Requests that still get through while the server drains (everything else answers 503): what
    * running work needs to finish, such as an MCP session's answers to a pending approval.
@@ -128,19 +100,6 @@ export class HubOS {
   /** Whether a request gets through while the server is stopping. */
   passesWhileStopping(c: Context): boolean {
     return c.req.path === '/health' || this.#passWhileStopping.some((test) => test(c));
-  }
-
-  /** Serves a workflow under `/api/workflows/<name>`. */
-  registerWorkflow(name: string, workflow: WorkflowLike): this {
-    if (!/^[A-Za-z0-9_-]+$/.test(name) || name === 'runs')
-      throw new HubosError(
-        'CONFIG_INVALID',
-        `cannot serve a workflow named "${name}": use letters, digits, "_" or "-" (and not "runs", which names the runs route)`,
-      );
-    if (this.workflows.has(name))
-      throw new HubosError('CONFIG_INVALID', `HubOS already serves a workflow named "${name}"`);
-    this.workflows.set(name, workflow);
-    return this;
   }
 
   listAgents(): Agent[] {
@@ -165,16 +124,27 @@ export class HubOS {
     return this.options.kernel?.approvals ?? this.listAgents()[0]?.approvals;
   }
 
-  /** Adds routes to the OpenAPI document. */
+  /** Adds routes to the OpenAPI document (`describeRoute` on a mounted app does it for you). */
   document(...docs: RouteDoc[]): void {
     this.docs.push(...docs);
+  }
+
+  /** Mounts a sub-app at `path` behind the server's middleware, its described routes documented. */
+  mount(path: string, app: Hono<HubOSEnv>): void {
+    this.app.route(path, app);
+    this.document(...routeDocsOf(app, path));
   }
 
   /** Builds the app: middleware, the built-in routes, then the routes plugins add. Runs once. */
   init(): Promise<void> {
     this.#init ??= buildApp(this).then(async () => {
       if (this.options.kernel)
-        await getHubOSHooks(this.options.kernel).routes.promise({ app: this.app, hubos: this });
+        await getHubOSHooks(this.options.kernel).routes.promise({
+          app: this.app,
+          api: this.apiPrefix,
+          hubos: this,
+          mount: (path, app) => this.mount(path, app),
+        });
     });
     return this.#init;
   }

@@ -2,15 +2,24 @@ import type { KernelView, Plugin } from '../../core/index.ts';
 import { startMcpClients } from './client/index.ts';
 import { MCP_CONFIG_SCHEMA, type McpConfig } from './config.ts';
 import { tapMcpEndpoint } from './server/index.ts';
+import { McpService } from './service.ts';
 
 export * from './client/index.ts';
 export * from './config.ts';
 export * from './server/index.ts';
+export { McpService } from './service.ts';
 
 declare module '../../core/config.js' {
   interface HubosConfig {
     /** MCP: servers whose tools HubOS uses, and what HubOS serves to MCP clients. */
     mcp?: McpConfig;
+  }
+}
+
+declare module '../../core/services.js' {
+  interface HubosServices {
+    /** MCP both ways: the servers used as tool sources (`clients`) and what is served (`serveConfig()`). */
+    mcp: McpService;
   }
 }
 
@@ -22,11 +31,16 @@ declare module '../../core/config.js' {
 export default function mcp(options: McpConfig = {}): Plugin {
   return {
     name: 'mcp',
+    provides: ['mcp'],
     configSchema: { mcp: MCP_CONFIG_SCHEMA },
     apply(kernel: KernelView) {
-      const config = (): McpConfig => ({ ...kernel.config.mcp, ...options });
-      startMcpClients(kernel, config);
-      tapMcpEndpoint(kernel, config);
+      const service = new McpService((): McpConfig => ({ ...kernel.config.mcp, ...options }));
+      kernel.provide('mcp', service);
+      const changed = () => service.agentsChanged();
+      kernel.hooks.agentCreated.tap('mcp', changed);
+      kernel.hooks.agentDestroy.tap('mcp', changed);
+      startMcpClients(kernel, service);
+      tapMcpEndpoint(kernel, service);
     },
   };
 }

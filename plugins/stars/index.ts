@@ -1,19 +1,13 @@
-import { HubosError, KERNEL_OF, type KernelView, type Plugin } from '../../core/index.ts';
-import { getCosmos } from '../cosmos/index.ts';
-import { getHubOSHooks } from '../hubos/hooks.ts';
+import type { KernelView, Plugin } from '../../core/index.ts';
 import { getStarsHooks } from './hooks.ts';
+import { tapStarsRoutes } from './routes.ts';
 import { Stars } from './stars.ts';
 import { STARS_CONFIG_SCHEMA, type StarsConfig } from './types.ts';
 
+export { STARS_ERROR_CODES, type StarsErrorCode, starsError } from './errors.ts';
 export { getStarsHooks, type StarsHooks } from './hooks.ts';
-export {
-  DEFAULT_HISTORY_LIMIT,
-  DEFAULT_MAX_TURNS,
-  STARS_NAMESPACE,
-  Stars,
-  type StarsErrorCode,
-  starsError,
-} from './stars.ts';
+export { STARS_JOIN_BODY, STARS_MESSAGE_BODY, STARS_RUN_BODY, starsRoutes } from './routes.ts';
+export { DEFAULT_HISTORY_LIMIT, DEFAULT_MAX_TURNS, STARS_NAMESPACE, Stars } from './stars.ts';
 export { BROADCAST_TOOL, DELEGATE_TOOL, SEND_TOOL } from './team-run.ts';
 export {
   RoleLeader,
@@ -38,32 +32,29 @@ declare module '../../core/config.js' {
   }
 }
 
-const teams = new WeakMap<object, Map<string, Stars>>();
-
-/** The teams the plugin built for this kernel (after boot), by name. */
-export function getStars(kernel: { readonly [KERNEL_OF]: object }): Map<string, Stars> {
-  const found = teams.get(kernel[KERNEL_OF]);
-  if (!found)
-    throw new HubosError('KERNEL_STATE', 'no Stars on this kernel: add the stars plugin and boot the kernel');
-  return found;
+declare module '../../core/services.js' {
+  interface HubosServices {
+    /** The kernel's Stars teams by name (filled in `ready`). */
+    stars: ReadonlyMap<string, Stars>;
+  }
 }
 
 /**
  * The `stars` plugin (needs `cosmos`): owns the `stars` config key (the options win over it) and,
  * once the kernel is ready, builds each team, creating its member agents in Cosmos from their
- * templates; HubOS serves every team under `/api/stars`.
+ * templates; the teams are the `stars` service, and HubOS serves them under `/api/stars`.
  */
 export default function stars(options: StarsConfig = {}): Plugin {
   return {
     name: 'stars',
     dependencies: ['cosmos'],
+    provides: ['stars'],
     configSchema: { stars: STARS_CONFIG_SCHEMA },
     apply(kernel: KernelView) {
-      const key = kernel[KERNEL_OF];
       const built = new Map<string, Stars>();
-      teams.set(key, built);
+      kernel.provide('stars', built);
       kernel.hooks.ready.tapPromise('stars', async ({ config }) => {
-        const cosmos = getCosmos(kernel);
+        const cosmos = kernel.service('cosmos');
         for (const [name, team] of Object.entries({ ...config.stars, ...options })) {
           const stars = new Stars(cosmos, name, {
             store: kernel.store,
@@ -81,9 +72,7 @@ export default function stars(options: StarsConfig = {}): Plugin {
           await getStarsHooks(kernel).teamCreated.promise({ stars });
         }
       });
-      getHubOSHooks(kernel).routes.tap('stars', ({ hubos }) => {
-        for (const [name, team] of built) if (!hubos.stars.has(name)) hubos.registerStars(name, team);
-      });
+      tapStarsRoutes(kernel, built);
     },
   };
 }

@@ -1,13 +1,13 @@
-import { streamEvents } from '../../core/agent/event-queue.ts';
 import {
   type Agent,
   HubosError,
-  type HubosErrorCode,
   MemoryStore,
   type Store,
   type StoreValue,
+  streamEvents,
 } from '../../core/index.ts';
-import type { Cosmos } from '../cosmos/cosmos.ts';
+import type { Cosmos } from '../cosmos/index.ts';
+import { starsError } from './errors.ts';
 import { runTeam } from './team-run.ts';
 import {
   RoleLeader,
@@ -26,18 +26,6 @@ export const DEFAULT_HISTORY_LIMIT = 1000;
 export const DEFAULT_MAX_TURNS = 20;
 
 /** Why a Stars call failed, in `error.details.stars` (the routes answer with it as the code). */
-export type StarsErrorCode =
-  | 'STARS_NOT_MEMBER'
-  | 'STARS_AGENT_NOT_FOUND'
-  | 'STARS_MEMBER_EXISTS'
-  | 'STARS_LEADER_EXISTS'
-  | 'STARS_NO_LEADER'
-  | 'STARS_INVALID';
-
-export function starsError(code: HubosErrorCode, stars: StarsErrorCode, message: string): HubosError {
-  return new HubosError(code, message, { details: { stars } });
-}
-
 interface Member {
   role: StarsRole;
   inbox: StarsMessage[];
@@ -82,26 +70,19 @@ export class Stars {
   join(agentId: string, role: StarsRole): StarsMember {
     if (role !== RoleLeader && role !== RoleWorker)
       throw starsError(
-        'AGENT_INVALID',
         'STARS_INVALID',
         `stars "${this.name}": role must be "leader" or "worker" (got ${JSON.stringify(role)})`,
       );
     if (!this.cosmos.has(agentId))
       throw starsError(
-        'AGENT_NOT_FOUND',
         'STARS_AGENT_NOT_FOUND',
         `stars "${this.name}": no agent "${agentId}" in Cosmos: create it there first`,
       );
     if (this.#members.has(agentId))
-      throw starsError(
-        'AGENT_EXISTS',
-        'STARS_MEMBER_EXISTS',
-        `stars "${this.name}": "${agentId}" is already a member`,
-      );
+      throw starsError('STARS_MEMBER_EXISTS', `stars "${this.name}": "${agentId}" is already a member`);
     const leader = this.leader;
     if (role === RoleLeader && leader)
       throw starsError(
-        'AGENT_EXISTS',
         'STARS_LEADER_EXISTS',
         `stars "${this.name}": "${leader}" is already the leader (a team has one)`,
       );
@@ -134,7 +115,6 @@ export class Stars {
     const agent = this.cosmos.get(agentId);
     if (!agent)
       throw starsError(
-        'AGENT_NOT_FOUND',
         'STARS_AGENT_NOT_FOUND',
         `stars "${this.name}": member "${agentId}" is no longer in Cosmos`,
       );
@@ -206,7 +186,6 @@ export class Stars {
     const member = this.#members.get(agentId);
     if (!member)
       throw starsError(
-        'AGENT_NOT_FOUND',
         'STARS_NOT_MEMBER',
         `stars "${this.name}": "${agentId}" is not a member (members: ${[...this.#members.keys()].join(', ') || 'none'})`,
       );
@@ -219,11 +198,7 @@ export class Stars {
 
   #record(from: string, to: string, content: string, kind: StarsMessage['kind']): StarsMessage {
     if (typeof content !== 'string' || content === '')
-      throw starsError(
-        'AGENT_INVALID',
-        'STARS_INVALID',
-        `stars "${this.name}": a message needs non-empty content`,
-      );
+      throw starsError('STARS_INVALID', `stars "${this.name}": a message needs non-empty content`);
     const message: StarsMessage = { seq: ++this.#seq, from, to, content, kind, at: new Date().toISOString() };
     this.#history.push(message);
     if (this.#history.length > this.historyLimit)

@@ -10,8 +10,8 @@ import {
   type ToolDefinition,
   type Usage,
 } from '../../core/index.ts';
+import { starsError } from './errors.ts';
 import type { Stars } from './stars.ts';
-import { starsError } from './stars.ts';
 import {
   RoleLeader,
   RoleWorker,
@@ -82,15 +82,10 @@ export async function runTeam(
   emit: Emit,
 ): Promise<StarsRunResult> {
   if (typeof task !== 'string' || task.trim() === '')
-    throw starsError(
-      'AGENT_INVALID',
-      'STARS_INVALID',
-      `stars "${stars.name}": the task must be a non-empty string`,
-    );
+    throw starsError('STARS_INVALID', `stars "${stars.name}": the task must be a non-empty string`);
   const leader = stars.leader;
   if (!leader)
     throw starsError(
-      'AGENT_INVALID',
       'STARS_NO_LEADER',
       `stars "${stars.name}" has no leader: join one with role "leader" first`,
     );

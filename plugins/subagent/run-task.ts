@@ -99,6 +99,7 @@ function subagentSpec(request: TaskRequest): AgentSpec {
     maxSteps: type.maxSteps ?? limits.maxSteps,
     // A delegate never escapes its caller's own permission rules.
     ...(parent.spec.permissions ? { permissions: parent.spec.permissions } : {}),
+    internal: true,
     metadata: {
       subagent: { type: type.name, parent: parent.id, taskId: request.taskId, depth: request.depth },
     },

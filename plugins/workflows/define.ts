@@ -29,6 +29,7 @@ export function checkDefinition(definition: WorkflowDefinition): void {
   if (!definition || typeof definition !== 'object') problem('a workflow must be an object { name, steps }');
   if (typeof definition.name !== 'string' || !NAME.test(definition.name))
     problem('"name" must be letters, digits, "_" or "-" (it appears in URLs)');
+  if (definition.name === 'runs') problem('"runs" names the route of workflow runs: pick another name');
   if (definition.output !== undefined && typeof definition.output !== 'function')
     problem('"output" must be a function of the state');
   const seen = new Set<string>();

@@ -1,17 +1,18 @@
-import { HubosError, type HubosErrorCode } from '../../core/index.ts';
+import { defineErrorCodes, type HubosError } from '../../core/index.ts';
 
-/** Workflow failures a caller can branch on (in `error.details.workflow`); HubOS maps each to a status. */
-export type WorkflowErrorCode =
-  | 'WORKFLOW_INPUT_INVALID'
-  | 'WORKFLOW_NOT_FOUND'
-  | 'WORKFLOW_RUN_NOT_FOUND'
-  | 'WORKFLOW_RUN_ACTIVE'
-  | 'WORKFLOW_RUN_FINISHED';
+/** The workflows plugin's own error codes and their HTTP statuses. */
+export const WORKFLOW_ERROR_CODES = defineErrorCodes('workflows', {
+  WORKFLOW_INPUT_INVALID: 400,
+  WORKFLOW_NOT_FOUND: 404,
+  WORKFLOW_RUN_NOT_FOUND: 404,
+  WORKFLOW_RUN_ACTIVE: 409,
+  WORKFLOW_RUN_FINISHED: 409,
+  WORKFLOW_RUN_NOT_RUNNING: 409,
+});
 
-export function workflowError(
-  code: HubosErrorCode,
-  workflow: WorkflowErrorCode,
-  message: string,
-): HubosError {
-  return new HubosError(code, message, { details: { workflow } });
+/** Workflow failures a caller can branch on, as `error.code`. */
+export type WorkflowErrorCode = keyof typeof WORKFLOW_ERROR_CODES.codes;
+
+export function workflowError(code: WorkflowErrorCode, message: string): HubosError {
+  return WORKFLOW_ERROR_CODES.create(code, message);
 }

@@ -1,14 +1,14 @@
-import { HubosError, KERNEL_OF, type KernelView, type Plugin } from '../../core/index.ts';
-import { getHubOSHooks } from '../hubos/hooks.ts';
-import { getStars } from '../stars/index.ts';
+import { HubosError, type KernelView, type Plugin } from '../../core/index.ts';
 import type { TeamLike } from './leaf-steps.ts';
+import { tapWorkflowRoutes } from './routes.ts';
 import type { AnyWorkflowDefinition, WorkflowDefinition, WorkflowsConfig } from './types.ts';
 import { Workflow } from './workflow.ts';
 
 export { checkDefinition, defineWorkflow } from './define.ts';
 export type { StepShape, WorkflowShape } from './describe.ts';
-export { type WorkflowErrorCode, workflowError } from './errors.ts';
+export { WORKFLOW_ERROR_CODES, type WorkflowErrorCode, workflowError } from './errors.ts';
 export type { StepDeps, TeamLike } from './leaf-steps.ts';
+export { WORKFLOW_RESUME_BODY, WORKFLOW_RUN_BODY, workflowRoutes } from './routes.ts';
 export { type RunHeader, WORKFLOW_RUNS_NAMESPACE, WORKFLOW_STEPS_NAMESPACE } from './run-record.ts';
 export type * from './types.ts';
 export { Workflow, type WorkflowDeps } from './workflow.ts';
@@ -17,6 +17,13 @@ declare module '../../core/config.js' {
   interface HubosConfig {
     /** Workflows made with `defineWorkflow`: fixed compositions of agents, tools, functions and teams. */
     workflows?: WorkflowsConfig;
+  }
+}
+
+declare module '../../core/services.js' {
+  interface HubosServices {
+    /** The kernel's workflows by name (built in `ready`). */
+    workflows: ReadonlyMap<string, Workflow>;
   }
 }
 
@@ -30,31 +37,15 @@ export const WORKFLOWS_CONFIG_SCHEMA = {
   },
 } as const;
 
-const built = new WeakMap<object, Map<string, Workflow>>();
-
-/** The workflows the plugin built for this kernel (after boot), by name. */
-export function getWorkflows(kernel: { readonly [KERNEL_OF]: object }): Map<string, Workflow> {
-  const found = built.get(kernel[KERNEL_OF]);
-  if (!found)
-    throw new HubosError(
-      'KERNEL_STATE',
-      'no workflows on this kernel: add the workflows plugin and boot the kernel',
-    );
-  return found;
-}
-
 /** Finds a Stars team of this kernel for `stars` steps, saying what is missing when it is not there. */
 function teamFinder(kernel: KernelView): (name: string) => TeamLike {
   return (name) => {
-    let teams: Map<string, TeamLike>;
-    try {
-      teams = getStars(kernel);
-    } catch {
+    if (!kernel.hasService('stars'))
       throw new HubosError(
         'CONFIG_INVALID',
         `no Stars team "${name}": Stars is not on (add a "stars" config key)`,
       );
-    }
+    const teams: ReadonlyMap<string, TeamLike> = kernel.service('stars');
     const team = teams.get(name);
     if (!team)
       throw new HubosError(
@@ -67,15 +58,17 @@ function teamFinder(kernel: KernelView): (name: string) => TeamLike {
 
 /**
  * The `workflows` plugin: owns the `workflows` config key (the options add to it), builds each
- * workflow once the kernel is ready (its agents exist), and HubOS serves them under `/api/workflows`.
+ * workflow once the kernel is ready (its agents exist) as the `workflows` service, and HubOS serves them
+ * under `/api/workflows`.
  */
 export default function workflows(options: AnyWorkflowDefinition[] = []): Plugin {
   return {
     name: 'workflows',
+    provides: ['workflows'],
     configSchema: { workflows: WORKFLOWS_CONFIG_SCHEMA },
     apply(kernel: KernelView) {
       const byName = new Map<string, Workflow>();
-      built.set(kernel[KERNEL_OF], byName);
+      kernel.provide('workflows', byName);
       kernel.hooks.ready.tap('workflows', ({ config }) => {
         const team = teamFinder(kernel);
         for (const definition of [...(config.workflows ?? []), ...options]) {
@@ -95,10 +88,7 @@ export default function workflows(options: AnyWorkflowDefinition[] = []): Plugin
           [...byName.values()].map((workflow) => workflow.close(`the kernel is closing (${reason})`)),
         );
       });
-      getHubOSHooks(kernel).routes.tap('workflows', ({ hubos }) => {
-        for (const [name, workflow] of byName)
-          if (!hubos.workflows.has(name)) hubos.registerWorkflow(name, workflow);
-      });
+      tapWorkflowRoutes(kernel, byName);
     },
   };
 }

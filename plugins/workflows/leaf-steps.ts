@@ -9,7 +9,7 @@ import {
   type Tool,
   type Usage,
 } from '../../core/index.ts';
-import type { StarsEvent, StarsRunResult } from '../stars/types.ts';
+import type { StarsEvent, StarsRunResult } from '../stars/index.ts';
 import { renderDeep, renderTemplate } from './template.ts';
 import type {
   AgentStep,

@@ -1,5 +1,5 @@
 import type { AgentEvent, JSONSchema, Usage } from '../../core/index.ts';
-import type { StarsEvent } from '../stars/types.ts';
+import type { StarsEvent } from '../stars/index.ts';
 
 /**
  * What steps read: the validated input and each finished step's output under its id. Outputs are

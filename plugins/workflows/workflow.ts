@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { streamEvents } from '../../core/agent/event-queue.ts';
 import {
   createAjv,
   createPolicy,
@@ -9,6 +8,7 @@ import {
   type KernelView,
   type Policy,
   type Store,
+  streamEvents,
 } from '../../core/index.ts';
 import { checkDefinition } from './define.ts';
 import { describeWorkflow, type WorkflowShape } from './describe.ts';
@@ -176,7 +176,6 @@ export class Workflow<I = unknown> {
   #reserve(runId: string): Opened['controller'] {
     if (this.#active.has(runId))
       throw workflowError(
-        'AGENT_EXISTS',
         'WORKFLOW_RUN_ACTIVE',
         `workflow run "${runId}" is running in this process: wait for it or cancel it`,
       );
@@ -195,7 +194,6 @@ export class Workflow<I = unknown> {
   async #start(input: I, runId: string = randomUUID()): Promise<Opened> {
     if (typeof runId !== 'string' || !RUN_ID.test(runId))
       throw workflowError(
-        'TOOL_INPUT_INVALID',
         'WORKFLOW_INPUT_INVALID',
         `invalid run id ${JSON.stringify(runId)}: use 1 to 200 letters, digits, "_", ".", ":" or "-"`,
       );
@@ -203,17 +201,12 @@ export class Workflow<I = unknown> {
     const data = toJson(input, `workflow "${this.name}" input`);
     if (!this.#validate(data)) {
       const problems = describeErrors(this.#validate.errors, data).join('; ');
-      throw workflowError(
-        'TOOL_INPUT_INVALID',
-        'WORKFLOW_INPUT_INVALID',
-        `invalid input for workflow "${this.name}": ${problems}`,
-      );
+      throw workflowError('WORKFLOW_INPUT_INVALID', `invalid input for workflow "${this.name}": ${problems}`);
     }
     const controller = this.#reserve(runId);
     try {
       if (await loadRunHeader(this.#store, runId))
         throw workflowError(
-          'AGENT_EXISTS',
           'WORKFLOW_RUN_ACTIVE',
           `workflow run "${runId}" already exists: pick another run id`,
         );
@@ -231,14 +224,9 @@ export class Workflow<I = unknown> {
     try {
       const record = await this.getRun(runId);
       if (!record)
-        throw workflowError(
-          'RUN_NOT_RUNNING',
-          'WORKFLOW_RUN_NOT_FOUND',
-          `workflow "${this.name}" has no run "${runId}"`,
-        );
+        throw workflowError('WORKFLOW_RUN_NOT_FOUND', `workflow "${this.name}" has no run "${runId}"`);
       if (record.status === 'completed')
         throw workflowError(
-          'RUN_NOT_RUNNING',
           'WORKFLOW_RUN_FINISHED',
           `workflow run "${runId}" already completed: start a new run`,
         );

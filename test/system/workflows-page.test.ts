@@ -9,7 +9,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type Kernel } from '../../core/index.ts';
 import { HubOS } from '../../plugins/hubos/hubos.ts';
-import workflows, { defineWorkflow, getWorkflows } from '../../plugins/workflows/index.ts';
+import workflows, { defineWorkflow } from '../../plugins/workflows/index.ts';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -312,7 +312,7 @@ describe('the workflow view of the chat page', () => {
     const { url } = await serve();
     const { page, errors } = await openPage(`${url}/?workflow=brief`);
     await expect.poll(() => page.locator('#workflow-run').isEnabled(), POLL).toBe(true);
-    const runs = (await getWorkflows(kernel).get('brief')!.listRuns()).length;
+    const runs = (await kernel.service('workflows').get('brief')!.listRuns()).length;
 
     await page.getByRole('button', { name: 'Run' }).click(); // topic is still ''
     const alert = page.locator('#workflow-error[role="alert"]');
@@ -327,7 +327,7 @@ describe('the workflow view of the chat page', () => {
     await page.locator('#workflow-input').press('Control+Enter');
     await expect.poll(() => alert.innerText(), POLL).toMatch(/^The input is not valid JSON: /);
     expect(await page.locator('#workflow-input:focus').count()).toBe(1);
-    expect((await getWorkflows(kernel).get('brief')!.listRuns()).length).toBe(runs);
+    expect((await kernel.service('workflows').get('brief')!.listRuns()).length).toBe(runs);
     // The browser reports the 400 answer as a failed load; nothing else went wrong.
     expect(errors.filter((error) => !/status of 400/.test(error))).toEqual([]);
     await page.context().close();
@@ -387,7 +387,7 @@ describe('the workflow view of the chat page', () => {
     expect(await badge(page, 'facts')).toBe('stopped');
     expect(await status(page, 'assemble')).toBe('pending');
     await expect.poll(() => hubos.runs.running, POLL).toBe(0);
-    const [latest] = await getWorkflows(kernel).get('brief')!.listRuns();
+    const [latest] = await kernel.service('workflows').get('brief')!.listRuns();
     expect(latest).toMatchObject({ status: 'cancelled', input: { topic: 'storms', words: 50 } });
     expect(await page.locator('#workflow-run:focus').count()).toBe(1);
     model.assertConsumed();

@@ -1,7 +1,7 @@
 import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import type { Context, Hono } from 'hono';
-import { HttpError } from '../http-error.ts';
 import type { HubOS } from '../hubos.ts';
+import { HttpError } from '../kit/http-error.ts';
 import { A2AEndpoints } from './endpoints.ts';
 import { handleJsonRpc } from './json-rpc.ts';
 import { legacyCard, wantsLegacy } from './legacy-card.ts';

@@ -18,7 +18,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
-import { HttpError } from '../http-error.ts';
+import { HttpError } from '../kit/http-error.ts';
 import type { A2AEndpoint } from './endpoints.ts';
 
 type Id = string | number | null;

@@ -1,6 +1,6 @@
 import { type Message as AguiMessage, type Tool as AguiTool, contentToText } from '@ag-ui/core';
 import type { Agent, JSONSchemaObject, Message, RunOptions, ToolDefinition } from '../../../core/index.ts';
-import { HttpError } from '../http-error.ts';
+import { HttpError } from '../kit/http-error.ts';
 
 export type ToolResultMessage = Extract<Message, { role: 'tool' }>;
 

@@ -2,7 +2,7 @@ import { type Message as AguiMessage, contentToText, type RunAgentInput } from '
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { Context } from 'hono';
 import type { Agent } from '../../../core/index.ts';
-import { HttpError } from '../http-error.ts';
+import { HttpError } from '../kit/http-error.ts';
 import { RUN_BODY } from '../routes/agents.ts';
 import { type AguiRunOptions, toClientTools, toToolResults } from './client-tools.ts';
 

@@ -1,23 +1,39 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { HttpError } from '../http-error.ts';
+import { HttpError } from '../kit/http-error.ts';
+import { ANONYMOUS, keyPrincipal, type Principal } from '../kit/principal.ts';
 
-/** `Authorization: Bearer <key>` against the configured keys; no keys means no auth (loopback only). */
-export function apiKeyAuth(keys: readonly string[]): MiddlewareHandler {
-  const accepted = keys.map((key) => Buffer.from(key));
+/**
+ * `Authorization: Bearer <key>` against the configured keys, setting `c.get('principal')`; no keys
+ * means no auth (loopback only) and every caller is `anonymous`. `open(c)` names the paths served
+ * without a key (they still get the caller's principal when a valid key is sent).
+ */
+export function apiKeyAuth(keys: readonly string[], open: (path: string) => boolean): MiddlewareHandler {
+  const accepted = keys.map((key) => ({ bytes: Buffer.from(key), principal: keyPrincipal(key) }));
+  const match = (header: string): Principal | undefined => {
+    const bearer = /^Bearer\s+(.+)$/i.exec(header);
+    if (!bearer) return undefined;
+    const given = Buffer.from(bearer[1]!.trim());
+    return accepted.find(({ bytes }) => bytes.length === given.length && timingSafeEqual(bytes, given))
+      ?.principal;
+  };
   return async (c, next) => {
-    if (accepted.length === 0) return next();
-    const header = c.req.header('authorization') ?? '';
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    if (!match)
-      throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send "Authorization: Bearer <key>"', {
-        'www-authenticate': 'Bearer',
-      });
-    const given = Buffer.from(match[1]!.trim());
-    if (!accepted.some((key) => key.length === given.length && timingSafeEqual(key, given))) {
-      throw new HttpError(401, 'UNAUTHORIZED', 'invalid API key', { 'www-authenticate': 'Bearer' });
+    if (accepted.length === 0) {
+      c.set('principal', ANONYMOUS);
+      return next();
     }
-    c.set('apiKey' as never, match[1]!.trim() as never);
-    return next();
+    const header = c.req.header('authorization') ?? '';
+    const principal = header === '' ? undefined : match(header);
+    if (principal) {
+      c.set('principal', principal);
+      return next();
+    }
+    if (open(c.req.path)) {
+      c.set('principal', ANONYMOUS);
+      return next();
+    }
+    if (!/^Bearer\s+/i.test(header))
+      throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send "Authorization: Bearer <key>"');
+    throw new HttpError(401, 'UNAUTHORIZED', 'invalid API key');
   };
 }

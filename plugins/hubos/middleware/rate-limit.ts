@@ -1,12 +1,13 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
-import { HttpError } from '../http-error.ts';
+import { HttpError } from '../kit/http-error.ts';
 
-/** Fixed-window request counting per API key (or client address): 429 with Retry-After past `max`. */
+/** Fixed-window request counting per caller (API key, else client address): 429 with Retry-After past `max`. */
 export function rateLimit(options: { windowMs: number; max: number }): MiddlewareHandler {
   const windows = new Map<string, { start: number; count: number }>();
   return async (c, next) => {
-    const key = (c.get('apiKey' as never) as string | undefined) ?? clientAddress(c);
+    const principal = c.get('principal');
+    const key = principal && principal.kind !== 'anonymous' ? principal.id : clientAddress(c);
     const now = Date.now();
     let window = windows.get(key);
     if (!window || now - window.start >= options.windowMs) {

@@ -1,10 +1,10 @@
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Agent } from '../../../core/index.ts';
-import { readBody } from '../body.ts';
-import { onClientGone } from '../client-gone.ts';
-import { HttpError } from '../http-error.ts';
 import type { HubOS } from '../hubos.ts';
+import { onClientGone } from '../kit/client-gone.ts';
+import { HttpError } from '../kit/http-error.ts';
+import { readBody } from '../kit/read-body.ts';
 
 export const RUN_BODY = {
   type: 'object',

@@ -1,8 +1,8 @@
 import type { Context, Hono } from 'hono';
 import { type ApprovalRecord, type Approvals, HubosError } from '../../../core/index.ts';
-import { readBody } from '../body.ts';
-import { HttpError } from '../http-error.ts';
 import type { HubOS } from '../hubos.ts';
+import { HttpError } from '../kit/http-error.ts';
+import { readBody } from '../kit/read-body.ts';
 
 export const DECISION_BODY = {
   type: 'object',

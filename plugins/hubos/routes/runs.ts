@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
-import { HttpError } from '../http-error.ts';
 import type { HubOS } from '../hubos.ts';
+import { HttpError } from '../kit/http-error.ts';
 
 /** `GET /runs/:id` (status and result) and `POST /runs/:id/cancel`. */
 export function runRoutes(app: Hono, hubos: HubOS): void {

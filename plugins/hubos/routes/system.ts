@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { errorMessage } from '../../../core/index.ts';
 import { getHubOSHooks, type HealthBody } from '../hooks.ts';
 import type { HubOS } from '../hubos.ts';
-import { openApiDocument } from '../route-docs.ts';
+import { openApiDocument } from '../kit/route-doc.ts';
 
 /** `GET /health` (always open) and `GET <api>/openapi.json`. */
 export function systemRoutes(app: Hono, hubos: HubOS): void {

@@ -1,46 +1,45 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { KernelView } from '../../../core/index.ts';
-import { getHubOSHooks } from '../../hubos/hooks.ts';
-import { HttpError } from '../../hubos/http-error.ts';
-import type { HubOS } from '../../hubos/hubos.ts';
+import { describeRoute, getHubOSHooks, HttpError, type HubOSEnv } from '../../hubos/index.ts';
 import type { McpClients } from './mcp-clients.ts';
 
-/** `GET <api>/mcp/servers` and `GET <api>/mcp/servers/:name`: each server's full status (behind the API key). */
-export function mcpServerRoutes(app: Hono, hubos: HubOS, clients: McpClients): void {
-  const base = `${hubos.apiPrefix}/mcp/servers`;
-  hubos.document(
-    {
-      method: 'get',
-      path: base,
-      summary: 'The MCP servers used as tool sources: state, tools, last error, next retry',
-      tags: ['mcp'],
-    },
-    {
-      method: 'get',
-      path: `${base}/{name}`,
-      summary: 'One MCP server used as a tool source',
-      tags: ['mcp'],
-      responses: { 404: 'No such server' },
-    },
-  );
-  app.get(base, (c) => c.json({ servers: clients.list() }));
-  app.get(`${base}/:name`, (c) => {
-    const name = c.req.param('name');
-    const status = clients.get(name);
-    if (!status) {
-      const known =
-        clients
-          .list()
-          .map((server) => server.name)
-          .join(', ') || 'none';
-      throw new HttpError(
-        404,
-        'MCP_SERVER_NOT_FOUND',
-        `no MCP server "${name}" is configured (servers: ${known})`,
-      );
-    }
-    return c.json(status);
-  });
+/** `GET /` and `GET /:name`, mounted at `<api>/mcp/servers`: each server's full status (behind the API key). */
+export function mcpServerRoutes(clients: McpClients): Hono<HubOSEnv> {
+  const tags = ['mcp'];
+  return new Hono<HubOSEnv>()
+    .get(
+      '/',
+      describeRoute({
+        summary: 'The MCP servers used as tool sources: state, tools, last error, next retry',
+        tags,
+      }),
+      (c) => c.json({ servers: clients.list() }),
+    )
+    .get(
+      '/:name',
+      describeRoute({
+        summary: 'One MCP server used as a tool source',
+        tags,
+        responses: { 404: 'No such server' },
+      }),
+      (c) => {
+        const name = c.req.param('name');
+        const status = clients.get(name);
+        if (!status) {
+          const known =
+            clients
+              .list()
+              .map((server) => server.name)
+              .join(', ') || 'none';
+          throw new HttpError(
+            404,
+            'MCP_SERVER_NOT_FOUND',
+            `no MCP server "${name}" is configured (servers: ${known})`,
+          );
+        }
+        return c.json(status);
+      },
+    );
 }
 
 /**
@@ -68,8 +67,8 @@ export function tapMcpHubOS(kernel: KernelView, clients: () => McpClients | unde
     const status = current.degraded && body.status === 'ok' ? 'degraded' : body.status;
     return { ...body, status, mcp: { servers } };
   });
-  hooks.routes.tap('mcp-client', ({ app, hubos }) => {
+  hooks.routes.tap('mcp-client', ({ api, mount }) => {
     const current = clients();
-    if (current) mcpServerRoutes(app, hubos, current);
+    if (current) mount(`${api}/mcp/servers`, mcpServerRoutes(current));
   });
 }

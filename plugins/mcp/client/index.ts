@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
-import { HubosError, KERNEL_OF, type KernelView } from '../../../core/index.ts';
-import type { McpConfig } from '../config.ts';
+import type { KernelView } from '../../../core/index.ts';
+import type { McpService } from '../service.ts';
 import { clientVersion } from './client-info.ts';
 import { tapMcpHubOS } from './hubos-routes.ts';
 import { McpClients } from './mcp-clients.ts';
@@ -14,36 +14,22 @@ export { formatDelay } from './timeouts.ts';
 export { hubosToolName } from './tool-adapter.ts';
 export type { SyncedTool } from './tool-sync.ts';
 
-const instances = new WeakMap<object, McpClients>();
-
-/** The MCP servers the plugin connected for this kernel (from `registerTools` on). */
-export function getMcpClients(kernel: { readonly [KERNEL_OF]: object }): McpClients {
-  const clients = instances.get(kernel[KERNEL_OF]);
-  if (!clients)
-    throw new HubosError(
-      'KERNEL_STATE',
-      'no MCP clients on this kernel: add an `mcp` key to agent.config.ts (or the mcp plugin) and boot the kernel',
-    );
-  return clients;
-}
-
 /**
  * MCP servers as tool sources. In `registerTools` every enabled server is started at once and boot
  * waits for them (at most `bootWaitMs`), so agents built from the config see their tools; a server
  * that fails does not stop the boot: it is reported, its prefix reserved, and retried with backoff.
  * They are closed (stdio children stopped) when the kernel closes.
  */
-export function startMcpClients(kernel: KernelView, config: () => McpConfig): void {
-  const key = kernel[KERNEL_OF];
+export function startMcpClients(kernel: KernelView, service: McpService): void {
   let clients: McpClients | undefined;
   kernel.hooks.registerTools.tapPromise('mcp-client', async (registry) => {
-    clients = new McpClients(config(), {
+    clients = new McpClients(service.config, {
       registry,
       logger: kernel.logger,
       baseDir: kernel.configFile ? dirname(kernel.configFile) : kernel.cwd,
       version: clientVersion(),
     });
-    instances.set(key, clients);
+    service.attach(clients);
     await clients.start();
   });
   kernel.hooks.beforeClose.tap('mcp-client', () => clients?.stopRetrying());

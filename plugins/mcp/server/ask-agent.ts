@@ -37,7 +37,7 @@ export const askToolName = (agentId: string): string => `ask_${agentId}`;
 /** The agents `serve.agents` offers: `true` all but sub-agents (they live for one task), a list those named. */
 export function servedAgents(kernel: KernelView, wanted: boolean | readonly string[] | undefined): Agent[] {
   if (!wanted) return [];
-  const agents = kernel.listAgents().filter((agent) => !agent.spec.metadata?.subagent);
+  const agents = kernel.listAgents().filter((agent) => !agent.spec.internal);
   return wanted === true ? agents : agents.filter((agent) => matchesAnyGlob(agent.id, wanted));
 }
 

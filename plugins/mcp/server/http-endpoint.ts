@@ -1,12 +1,9 @@
 import type { Hono } from 'hono';
 import type { KernelView } from '../../../core/index.ts';
-import { getHubOSHooks } from '../../hubos/hooks.ts';
-import type { HubOS } from '../../hubos/hubos.ts';
-import type { McpConfig } from '../config.ts';
+import { getHubOSHooks, type HubOS } from '../../hubos/index.ts';
+import type { McpService } from '../service.ts';
 import { HttpSessions } from './http-sessions.ts';
-import { tapAgentChanges } from './list-changes.ts';
 import { createMcpServer } from './mcp-server.ts';
-import { rememberServeConfig } from './serve-config.ts';
 
 /** Sessions nobody used for an hour are closed (clients then start a new one, as MCP says). */
 const IDLE_MS = 60 * 60_000;
@@ -28,9 +25,8 @@ const JSON_RPC_MESSAGE = {
  * Serves the kernel's tools over MCP (Streamable HTTP) at `serve.path` (default `/mcp`) on every
  * HubOS built on the kernel, behind its API-key auth and body limit. `serve: false` turns it off.
  */
-export function tapMcpEndpoint(kernel: KernelView, config: () => McpConfig): void {
-  rememberServeConfig(kernel, config);
-  tapAgentChanges(kernel);
+export function tapMcpEndpoint(kernel: KernelView, service: McpService): void {
+  const config = () => service.config;
   const endpoints = new WeakMap<HubOS, HttpSessions>();
   const hooks = getHubOSHooks(kernel);
   hooks.routes.tap('mcp', ({ app, hubos }) => {
@@ -101,7 +97,7 @@ function mcpRoute(app: Hono, hubos: HubOS, path: string, sessions: HttpSessions)
         allow: 'GET, POST, DELETE',
       });
     }
-    const answer = await sessions.handle(c.req.raw, c.get('apiKey' as never) as string | undefined);
+    const answer = await sessions.handle(c.req.raw, c.get('principal').id);
     if (answer instanceof Response) return answer;
     return c.json(rpcError(answer.message, answer.status === 404 ? -32001 : -32000), answer.status);
   });

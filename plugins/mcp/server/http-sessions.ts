@@ -20,8 +20,8 @@ export interface HttpSessionsOptions {
 interface Session {
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
-  /** The API key that opened it: only that key may use it. */
-  apiKey: string | undefined;
+  /** The caller (principal id) that opened it: only that caller may use it. */
+  principal: string;
   lastSeen: number;
   running: number;
 }
@@ -37,7 +37,7 @@ export type Refusal = { status: 400 | 404 | 503; message: string };
 export class HttpSessions {
   readonly #sessions = new Map<string, Session>();
   readonly #calls = new Set<Promise<unknown>>();
-  readonly #opening = new Set<{ apiKey: string | undefined }>();
+  readonly #opening = new Set<{ principal: string }>();
   readonly #factory: ServerFactory;
   readonly #options: HttpSessionsOptions;
   #reaper: NodeJS.Timeout | undefined;
@@ -57,13 +57,13 @@ export class HttpSessions {
   }
 
   /** Answers one request of the MCP endpoint: to its session, or opening one on `initialize`. */
-  async handle(request: Request, apiKey: string | undefined): Promise<Response | Refusal> {
+  async handle(request: Request, principal: string): Promise<Response | Refusal> {
     const id = request.headers.get('mcp-session-id');
     // While it drains, existing sessions still talk (their running calls may wait on an answer); no new ones.
     if (this.#closed && id === null) return { status: 503, message: 'the MCP endpoint is shutting down' };
     if (id !== null) {
       const session = this.#sessions.get(id);
-      if (!session || session.apiKey !== apiKey) {
+      if (!session || session.principal !== principal) {
         return {
           status: 404,
           message: `no MCP session "${id}": it was closed, sat idle too long, or the server restarted. Start a new session (initialize).`,
@@ -88,19 +88,21 @@ export class HttpSessions {
     }
     // One API key cannot take every session from the others.
     const perKey = Math.max(1, Math.floor(this.#options.maxSessions / 10));
-    const owned = [...this.#sessions.values(), ...this.#opening].filter((s) => s.apiKey === apiKey).length;
+    const owned = [...this.#sessions.values(), ...this.#opening].filter(
+      (s) => s.principal === principal,
+    ).length;
     if (owned >= perKey) {
       return {
         status: 503,
         message: `this API key has ${owned} MCP sessions open (at most ${perKey}): end unused ones (DELETE) or retry later`,
       };
     }
-    const opening = { apiKey };
+    const opening = { principal };
     this.#opening.add(opening);
     let session: Session;
     let response: Response;
     try {
-      session = await this.#open(apiKey);
+      session = await this.#open(principal);
       // The session is kept (by id) once initialize is handled: until then it counts as opening.
       response = await session.transport.handleRequest(request);
     } finally {
@@ -111,8 +113,8 @@ export class HttpSessions {
     return response;
   }
 
-  async #open(apiKey: string | undefined): Promise<Session> {
-    const session = { apiKey, lastSeen: Date.now(), running: 0 } as Session;
+  async #open(principal: string): Promise<Session> {
+    const session = { principal, lastSeen: Date.now(), running: 0 } as Session;
     session.server = this.#factory((call) => {
       session.running += 1;
       this.#calls.add(call);

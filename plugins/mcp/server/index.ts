@@ -2,5 +2,4 @@ export { ASK_AGENT_SCHEMA, askToolName } from './ask-agent.ts';
 export { MCP_AGENT_ID } from './call-tool.ts';
 export { tapMcpEndpoint } from './http-endpoint.ts';
 export { createMcpServer, type McpServerOptions } from './mcp-server.ts';
-export { serveConfigOf } from './serve-config.ts';
 export { type ServedTool, servedTools } from './served-tools.ts';

@@ -1,29 +1,14 @@
-import { KERNEL_OF, type KernelView } from '../../../core/index.ts';
-
-const agentListeners = new WeakMap<object, Set<() => void>>();
-
-/**
- * Taps the kernel's agent lifecycle (once per kernel), so servers can tell their clients when the
- * `ask_<agent>` tools change. Plugins tap hooks in `apply`: the mcp plugin calls this there.
- */
-export function tapAgentChanges(kernel: KernelView): void {
-  const key = kernel[KERNEL_OF];
-  if (agentListeners.has(key)) return;
-  const listeners = new Set<() => void>();
-  agentListeners.set(key, listeners);
-  const notify = () => {
-    for (const listener of listeners) listener();
-  };
-  kernel.hooks.agentCreated.tap('mcp', notify);
-  kernel.hooks.agentDestroy.tap('mcp', notify);
-}
+import type { KernelView } from '../../../core/index.ts';
 
 /**
  * Calls `listener` when the served tools may have changed (a tool registered or removed, an agent
- * created or destroyed), at most once per turn of the event loop, so a batch makes one notification.
- * Returns the unsubscribe function.
+ * created or destroyed, as the `mcp` service reports), at most once per turn of the event loop, so
+ * a batch makes one notification. Returns the unsubscribe function.
  */
-export function onToolListChange(kernel: KernelView, listener: () => void): () => void {
+export function onToolListChange(
+  kernel: Pick<KernelView, 'registry' | 'hasService' | 'service'>,
+  listener: () => void,
+): () => void {
   let pending: NodeJS.Immediate | undefined;
   const changed = () => {
     pending ??= setImmediate(() => {
@@ -31,12 +16,13 @@ export function onToolListChange(kernel: KernelView, listener: () => void): () =
       listener();
     });
   };
-  const agents = agentListeners.get(kernel[KERNEL_OF]);
-  agents?.add(changed);
+  const offAgents = kernel.hasService('mcp')
+    ? kernel.service('mcp').onAgentsChange(changed)
+    : () => undefined;
   const offRegistry = kernel.registry.onChange(changed);
   return () => {
     offRegistry();
-    agents?.delete(changed);
+    offAgents();
     if (pending) clearImmediate(pending);
   };
 }

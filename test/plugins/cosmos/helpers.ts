@@ -1,6 +1,6 @@
 import { afterEach } from 'vitest';
 import type { HubosConfig, Kernel, KernelOptions, Plugin } from '../../../core/index.ts';
-import cosmos, { type CosmosConfig, getCosmos } from '../../../plugins/cosmos/index.ts';
+import cosmos, { type CosmosConfig } from '../../../plugins/cosmos/index.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
 
 const kernels: Kernel[] = [];
@@ -32,7 +32,7 @@ export async function bootCosmos(setup: Setup = {}) {
     },
   });
   kernels.push(kernel);
-  return { kernel, model, cosmos: getCosmos(kernel) };
+  return { kernel, model, cosmos: kernel.service('cosmos') };
 }
 
 /** Resolves once `check` holds (polling), or fails after `ms`. */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { SqliteStore } from '../../../core/index.ts';
-import cosmos, { COSMOS_NAMESPACE, getCosmos } from '../../../plugins/cosmos/index.ts';
-import hubos, { getHubOS } from '../../../plugins/hubos/index.ts';
+import cosmos, { COSMOS_NAMESPACE } from '../../../plugins/cosmos/index.ts';
+import hubos from '../../../plugins/hubos/index.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cosmos-persist-'));
@@ -22,7 +22,7 @@ function boot(file: string, script: ScriptStep[], persist = true) {
 it('keeps definitions in the store and restores them at startup; their sessions continue', async () => {
   const file = join(dir, 'one.db');
   const first = await boot(file, ['Noted: the code is 42.']);
-  const cosmos1 = getCosmos(first.kernel);
+  const cosmos1 = first.kernel.service('cosmos');
   const agent = await cosmos1.create({
     agentId: 'keeper',
     templateId: 'worker',
@@ -36,13 +36,13 @@ it('keeps definitions in the store and restores them at startup; their sessions 
 
   const second = await boot(file, ['It is 42.']);
   try {
-    const cosmos2 = getCosmos(second.kernel);
+    const cosmos2 = second.kernel.service('cosmos');
     expect(cosmos2.list().map((a) => a.id)).toEqual(['keeper']);
     const restored = cosmos2.get('keeper')!;
     expect(restored.spec.instructions).toBe('Remember things.');
     expect(cosmos2.info('keeper')!.template).toBe('worker');
     // Served like any agent, and its session goes on where it was.
-    const url = await getHubOS(second.kernel).serve();
+    const url = await second.kernel.service('hubos').serve();
     const response = await fetch(`${url}/api/agents/keeper/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -66,7 +66,7 @@ it('keeps definitions in the store and restores them at startup; their sessions 
 it('without persist nothing is stored; a definition whose template is gone is skipped and kept', async () => {
   const file = join(dir, 'two.db');
   const first = await boot(file, [], false);
-  await getCosmos(first.kernel).create({ agentId: 'temp', templateId: 'worker' });
+  await first.kernel.service('cosmos').create({ agentId: 'temp', templateId: 'worker' });
   expect(await first.kernel.store.list(COSMOS_NAMESPACE)).toEqual([]);
   await first.kernel.store.set(COSMOS_NAMESPACE, 'orphan', {
     agentId: 'orphan',
@@ -78,7 +78,7 @@ it('without persist nothing is stored; a definition whose template is gone is sk
 
   const second = await boot(file, []);
   try {
-    expect(getCosmos(second.kernel).list()).toEqual([]);
+    expect(second.kernel.service('cosmos').list()).toEqual([]);
     expect(await second.kernel.store.list(COSMOS_NAMESPACE)).toEqual(['orphan']);
   } finally {
     await second.kernel.close();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../../core/index.ts';
-import cosmos, { getCosmos, RETRY_AFTER_SECONDS } from '../../../plugins/cosmos/index.ts';
-import hubos, { getHubOS } from '../../../plugins/hubos/index.ts';
+import cosmos, { RETRY_AFTER_SECONDS } from '../../../plugins/cosmos/index.ts';
+import hubos from '../../../plugins/hubos/index.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.
@@ -20,8 +20,8 @@ async function serve(script: ScriptStep[] = [], maxAgents = 3) {
     plugins: [cosmos({ maxAgents }), hubos({ port: 0, rateLimit: false })],
     config: { agents: { worker: { description: 'A worker', instructions: 'Work.', model } } },
   });
-  const url = await getHubOS(kernel).serve();
-  return { url, model, cosmos: getCosmos(kernel) };
+  const url = await kernel.service('hubos').serve();
+  return { url, model, cosmos: kernel.service('cosmos') };
 }
 
 function send(url: string, method: string, body?: unknown): Promise<Response> {

@@ -2,7 +2,6 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { executeTool } from '../../../core/index.ts';
-import { getMcpClients } from '../../../plugins/mcp/index.ts';
 import { startHttpMcpServer } from '../../fixtures/mcp/http-server.ts';
 import { bootMcp } from './client-helpers.ts';
 
@@ -43,7 +42,7 @@ describe('mcp client: an HTTP error answering one call', () => {
     const big = await executeTool(kernel.registry, 'h_echo', { text: 'x'.repeat(5_000) }, env);
     expect(big.ok).toBe(false);
     if (!big.ok) expect(big.error.message).toMatch(/refused the call with HTTP 413: .*payload too large/);
-    expect(getMcpClients(kernel).get('h')?.state).toBe('ready');
+    expect(kernel.service('mcp').clients.get('h')?.state).toBe('ready');
     const small = await executeTool(kernel.registry, 'h_echo', { text: 'small' }, env);
     expect(small).toEqual({ ok: true, output: 'http: small' });
   });

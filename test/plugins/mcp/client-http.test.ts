@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { getMcpClients } from '../../../plugins/mcp/index.ts';
 import { ScriptedModel } from '../../../testing/index.ts';
 import { type HttpMcpServer, startHttpMcpServer } from '../../fixtures/mcp/http-server.ts';
 import { bootMcp, recordingLogger, until } from './client-helpers.ts';
@@ -30,7 +29,7 @@ describe('mcp client: a Streamable HTTP server', () => {
       description: 'Echoes its text back over HTTP.',
       permissions: ['mcp:web'],
     });
-    const status = getMcpClients(kernel).get('web')!;
+    const status = kernel.service('mcp').clients.get('web')!;
     expect(status).toMatchObject({ transport: 'http', state: 'ready', target: server.url });
     const result = await kernel.agent('dev').run('go');
     expect(result.toolCalls[0]).toMatchObject({ ok: true, output: 'http: hi' });
@@ -47,12 +46,12 @@ describe('mcp client: a Streamable HTTP server', () => {
       { servers: { web: { url: `http://127.0.0.1:${port}/mcp` } } },
       { logger, config: { agents: { dev: { model: new ScriptedModel(), tools: ['web_echo'] } } } },
     );
-    const status = getMcpClients(kernel).get('web')!;
+    const status = kernel.service('mcp').clients.get('web')!;
     expect(status.state).toBe('failed');
     expect(status.error).toContain(`cannot reach http://127.0.0.1:${port}/mcp`);
     expect(logger.warnings()[0]).toContain('MCP server "web" failed to start: cannot reach');
     await probe.start();
-    await until(() => getMcpClients(kernel).get('web')!.state === 'ready', 'the connection');
+    await until(() => kernel.service('mcp').clients.get('web')!.state === 'ready', 'the connection');
     await until(() => kernel.agent('dev').tools.length === 1, 'the agent to get web_echo');
   });
 
@@ -78,9 +77,9 @@ describe('mcp client: a Streamable HTTP server', () => {
     expect(down.toolCalls[0]!.error!.message).toMatch(
       /MCP server "web" (could not be reached|is not connected)/,
     );
-    await until(() => getMcpClients(kernel).get('web')!.state !== 'ready', 'the loss to be noticed');
+    await until(() => kernel.service('mcp').clients.get('web')!.state !== 'ready', 'the loss to be noticed');
     await server.start();
-    await until(() => getMcpClients(kernel).get('web')!.state === 'ready', 'the reconnection');
+    await until(() => kernel.service('mcp').clients.get('web')!.state === 'ready', 'the reconnection');
     expect((await agent.run('3')).toolCalls[0]).toMatchObject({ ok: true, output: 'http: three' });
   });
 });

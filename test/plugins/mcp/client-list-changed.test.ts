@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { getMcpClients } from '../../../plugins/mcp/index.ts';
 import { ScriptedModel } from '../../../testing/index.ts';
 import { bootMcp, fixtureServer, until } from './client-helpers.ts';
 
@@ -32,8 +31,9 @@ describe('mcp client: notifications/tools/list_changed', () => {
     const greeted = await agent.run('greet');
     expect(greeted.toolCalls[0]).toMatchObject({ ok: true, output: 'hello from greet' });
     expect(
-      getMcpClients(kernel)
-        .get('fx')!
+      kernel
+        .service('mcp')
+        .clients.get('fx')!
         .tools.map((tool) => tool.name),
     ).toContain('fx_greet');
     const before = kernel.registry.get('fx_greet');

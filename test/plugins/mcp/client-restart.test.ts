@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getMcpClients } from '../../../plugins/mcp/index.ts';
+import type { Kernel } from '../../../core/index.ts';
 import { ScriptedModel } from '../../../testing/index.ts';
 import { alive, bootMcp, fixtureServer, pidsWithArg, recordingLogger, until } from './client-helpers.ts';
 
@@ -13,8 +13,7 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const statusOf = (kernel: Parameters<typeof getMcpClients>[0], name: string) =>
-  getMcpClients(kernel).get(name)!;
+const statusOf = (kernel: Kernel, name: string) => kernel.service('mcp').clients.get(name)!;
 
 describe('mcp client: servers that fail', () => {
   it('restarts a server that crashed; meanwhile its tools say it is not connected', async () => {
@@ -69,7 +68,7 @@ describe('mcp client: servers that fail', () => {
       /^warn: MCP server "bad" failed to start: cannot run .* \(attempt 1\); retrying in/,
     );
     await until(() => statusOf(kernel, 'bad').attempts >= 3, 'more attempts');
-    expect(getMcpClients(kernel).degraded).toBe(true);
+    expect(kernel.service('mcp').clients.degraded).toBe(true);
     // An agent naming its tools runs; the model hears the tool is not there.
     const result = await kernel.agent('dev').run('go');
     expect(result.toolCalls[0]).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_FOUND' } });

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { getMcpClients } from '../../../plugins/mcp/index.ts';
 import { ScriptedModel } from '../../../testing/index.ts';
 import { bootMcp, fixtureServer } from './client-helpers.ts';
 
@@ -35,7 +34,7 @@ describe('mcp client: a stdio server as a tool source', () => {
     expect(echo.metadata).toEqual({ mcp: { server: 'fx', tool: 'echo' } });
     // The schema is the one input is checked against, before anything reaches the server.
     expect(kernel.registry.checkInput('fx_echo', { text: 3 }).ok).toBe(false);
-    const [status] = getMcpClients(kernel).list();
+    const [status] = kernel.service('mcp').clients.list();
     expect(status).toMatchObject({ name: 'fx', transport: 'stdio', state: 'ready', attempts: 0 });
     expect(status!.server).toEqual({ name: 'fixture', version: '1.0.0' });
     expect(status!.tools).toContainEqual({
@@ -141,8 +140,8 @@ describe('mcp client: a stdio server as a tool source', () => {
       { servers: { off: fixtureServer([], { enabled: false }) } },
       { config: { agents: { dev: { model, tools: ['off_*'] } } } },
     );
-    expect(getMcpClients(kernel).list()[0]).toMatchObject({ state: 'stopped', tools: [] });
-    expect(getMcpClients(kernel).degraded).toBe(false);
+    expect(kernel.service('mcp').clients.list()[0]).toMatchObject({ state: 'stopped', tools: [] });
+    expect(kernel.service('mcp').clients.degraded).toBe(false);
     expect(kernel.agent('dev').tools).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, type HubosConfig, type Kernel, type Plugin } from '../../../core/index.ts';
 import builtinTools from '../../../plugins/builtin-tools/index.ts';
-import hubos, { getHubOS } from '../../../plugins/hubos/index.ts';
+import hubos from '../../../plugins/hubos/index.ts';
 import type { HubOSServerOptions } from '../../../plugins/hubos/options.ts';
 import mcp from '../../../plugins/mcp/index.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
@@ -140,7 +140,7 @@ export async function serveMcp(
       },
     },
   });
-  const url = await getHubOS(kernel).serve();
+  const url = await kernel.service('hubos').serve();
   return {
     kernel,
     url,

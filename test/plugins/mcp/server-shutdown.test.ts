@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { getHubOS } from '../../../plugins/hubos/index.ts';
 import { connect, serveMcp, textOf } from './server-helpers.ts';
 
 describe('/mcp during a shutdown', () => {
@@ -42,7 +41,7 @@ describe('/mcp during a shutdown', () => {
       })
       .then((result) => ({ isError: result.isError, text: textOf(result) }));
     await wasAsked;
-    const stopping = getHubOS(served.kernel).close();
+    const stopping = served.kernel.service('hubos').close();
     answerNow();
     const answer = await call;
     expect(answer.isError).toBeFalsy();

@@ -1,6 +1,6 @@
 import { afterEach } from 'vitest';
 import type { Kernel, Plugin } from '../../../core/index.ts';
-import cosmos, { getCosmos } from '../../../plugins/cosmos/index.ts';
+import cosmos from '../../../plugins/cosmos/index.ts';
 import { Stars } from '../../../plugins/stars/index.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
 
@@ -32,7 +32,7 @@ export async function bootTeam(
     },
   });
   kernels.push(kernel);
-  const space = getCosmos(kernel);
+  const space = kernel.service('cosmos');
   return { kernel, models, cosmos: space };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import hubos, { getHubOS } from '../../../plugins/hubos/index.ts';
-import stars, { getStars } from '../../../plugins/stars/index.ts';
+import hubos from '../../../plugins/hubos/index.ts';
+import stars from '../../../plugins/stars/index.ts';
 import { bootTeam } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.
@@ -20,8 +20,8 @@ async function serve(scripts: Parameters<typeof bootTeam>[0] = {}) {
     }),
     hubos({ port: 0, rateLimit: false }),
   ]);
-  const url = await getHubOS(setup.kernel).serve();
-  return { ...setup, url, crew: getStars(setup.kernel).get('crew')! };
+  const url = await setup.kernel.service('hubos').serve();
+  return { ...setup, url, crew: setup.kernel.service('stars').get('crew')! };
 }
 
 function send(

@@ -195,7 +195,7 @@ describe('Stars collaborative run', () => {
     const leaderless = new Stars(cosmos, 'leaderless');
     leaderless.join('solo', 'worker');
     const error = await leaderless.run('Task.').catch((e: unknown) => e);
-    expect(HubosError.is(error) && error.details.stars).toBe('STARS_NO_LEADER');
+    expect(HubosError.is(error) && error.code).toBe('STARS_NO_LEADER');
     expect((error as Error).message).toContain('has no leader');
   });
 });

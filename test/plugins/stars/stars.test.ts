@@ -34,17 +34,16 @@ describe('Stars membership', () => {
     ]);
 
     const stranger = caught(() => stars.join('ghost', RoleWorker));
-    expect(stranger.code).toBe('AGENT_NOT_FOUND');
-    expect(stranger.details.stars).toBe('STARS_AGENT_NOT_FOUND');
+    expect(stranger.code).toBe('STARS_AGENT_NOT_FOUND');
     expect(stranger.message).toContain('no agent "ghost" in Cosmos');
     // A configured agent (not Cosmos's) cannot join either.
-    expect(caught(() => stars.join('lead', RoleWorker)).details.stars).toBe('STARS_AGENT_NOT_FOUND');
+    expect(caught(() => stars.join('lead', RoleWorker)).code).toBe('STARS_AGENT_NOT_FOUND');
     const twice = caught(() => stars.join('ann', RoleWorker));
-    expect([twice.code, twice.details.stars]).toEqual(['AGENT_EXISTS', 'STARS_MEMBER_EXISTS']);
+    expect([twice.code, twice.status]).toEqual(['STARS_MEMBER_EXISTS', 409]);
     const second = caught(() => stars.join('boss2', RoleLeader));
-    expect([second.code, second.details.stars]).toEqual(['AGENT_EXISTS', 'STARS_LEADER_EXISTS']);
+    expect([second.code, second.status]).toEqual(['STARS_LEADER_EXISTS', 409]);
     expect(second.message).toContain('"boss" is already the leader');
-    expect(caught(() => stars.join('boss2', 'captain' as never)).details.stars).toBe('STARS_INVALID');
+    expect(caught(() => stars.join('boss2', 'captain' as never)).code).toBe('STARS_INVALID');
 
     expect(stars.leave('boss')).toBe(true);
     expect(stars.leave('boss')).toBe(false);
@@ -74,10 +73,10 @@ describe('Stars messages', () => {
     expect(stars.takeInbox('alice')).toHaveLength(2);
     expect(stars.inbox('alice')).toEqual([]);
 
-    expect(caught(() => stars.send('leader', 'zed', 'x')).details.stars).toBe('STARS_NOT_MEMBER');
-    expect(caught(() => stars.send('zed', 'alice', 'x')).details.stars).toBe('STARS_NOT_MEMBER');
-    expect(caught(() => stars.broadcast('zed', 'x')).code).toBe('AGENT_NOT_FOUND');
-    expect(caught(() => stars.send('leader', 'alice', '')).details.stars).toBe('STARS_INVALID');
+    expect(caught(() => stars.send('leader', 'zed', 'x')).code).toBe('STARS_NOT_MEMBER');
+    expect(caught(() => stars.send('zed', 'alice', 'x')).code).toBe('STARS_NOT_MEMBER');
+    expect(caught(() => stars.broadcast('zed', 'x')).code).toBe('STARS_NOT_MEMBER');
+    expect(caught(() => stars.send('leader', 'alice', '')).code).toBe('STARS_INVALID');
     expect(stars.history()).toHaveLength(3);
   });
 

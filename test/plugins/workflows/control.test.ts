@@ -211,10 +211,10 @@ describe('parallel steps, cancellation and resume', () => {
     expect(result.result.resumes).toBe(1);
     expect(result.result.steps.filter((s) => s.status !== 'completed')).toEqual([]);
     await expect(pipeline.resume(first.runId)).rejects.toMatchObject({
-      details: { workflow: 'WORKFLOW_RUN_FINISHED' },
+      code: 'WORKFLOW_RUN_FINISHED',
     });
     await expect(pipeline.resume('no-such-run')).rejects.toMatchObject({
-      details: { workflow: 'WORKFLOW_RUN_NOT_FOUND' },
+      code: 'WORKFLOW_RUN_NOT_FOUND',
     });
   });
 
@@ -229,9 +229,9 @@ describe('parallel steps, cancellation and resume', () => {
     const held = workflows.get('held')!;
     const running = held.run({}, { runId: 'r1' });
     await expect.poll(() => held.active).toEqual(['r1']);
-    await expect(held.resume('r1')).rejects.toMatchObject({ details: { workflow: 'WORKFLOW_RUN_ACTIVE' } });
+    await expect(held.resume('r1')).rejects.toMatchObject({ code: 'WORKFLOW_RUN_ACTIVE' });
     await expect(held.run({}, { runId: 'r1' })).rejects.toMatchObject({
-      details: { workflow: 'WORKFLOW_RUN_ACTIVE' },
+      code: 'WORKFLOW_RUN_ACTIVE',
     });
     release();
     expect((await running).status).toBe('completed');

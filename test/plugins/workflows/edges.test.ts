@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import workflows, { defineWorkflow, getWorkflows } from '../../../plugins/workflows/index.ts';
+import workflows, { defineWorkflow } from '../../../plugins/workflows/index.ts';
 import { bootKernel } from '../../../testing/index.ts';
 import { bootWorkflows, wait } from './helpers.ts';
 
@@ -72,7 +72,7 @@ describe('workflow edge cases', () => {
     const results = await Promise.allSettled([once.resume(runId), once.resume(runId)]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
-      details: { workflow: 'WORKFLOW_RUN_ACTIVE' },
+      code: 'WORKFLOW_RUN_ACTIVE',
     });
     expect(runs).toBe(2);
     const starts = await Promise.allSettled([
@@ -128,7 +128,7 @@ describe('workflow edge cases', () => {
         ]),
       ],
     });
-    const slow = getWorkflows(kernel).get('slow')!;
+    const slow = kernel.service('workflows').get('slow')!;
     const running = slow.run({}, { runId: 'r' });
     await expect.poll(() => slow.active).toEqual(['r']);
     await kernel.close();

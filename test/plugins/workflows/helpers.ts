@@ -1,7 +1,7 @@
 import { afterEach } from 'vitest';
 import type { Kernel, KernelOptions, Plugin } from '../../../core/index.ts';
 import { defineTool } from '../../../core/index.ts';
-import workflows, { getWorkflows, type WorkflowEvent } from '../../../plugins/workflows/index.ts';
+import workflows, { type WorkflowEvent } from '../../../plugins/workflows/index.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
 
 const kernels: Kernel[] = [];
@@ -52,7 +52,7 @@ export async function bootWorkflows(
     },
   });
   kernels.push(kernel);
-  return { kernel, models, workflows: getWorkflows(kernel) };
+  return { kernel, models, workflows: kernel.service('workflows') };
 }
 
 /** Collects a stream's events. */

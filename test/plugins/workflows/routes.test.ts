@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import hubos, { getHubOS } from '../../../plugins/hubos/index.ts';
+import hubos from '../../../plugins/hubos/index.ts';
 import { defineWorkflow } from '../../../plugins/workflows/index.ts';
 import { bootWorkflows, wait } from './helpers.ts';
 
@@ -40,7 +40,7 @@ async function serve(script: string[] = ['Hello Ada']) {
     { writer: script },
     { plugins: [hubos({ port: 0, rateLimit: false })] },
   );
-  const url = await getHubOS(setup.kernel).serve();
+  const url = await setup.kernel.service('hubos').serve();
   return { ...setup, url };
 }
 

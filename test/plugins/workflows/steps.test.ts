@@ -64,7 +64,7 @@ describe('workflow steps', () => {
   it('rejects input that does not match inputSchema before any step runs', async () => {
     const { workflows, models } = await bootWorkflows([draftAndReview]);
     await expect(workflows.get('draft')!.run({ topic: '' } as never)).rejects.toMatchObject({
-      details: { workflow: 'WORKFLOW_INPUT_INVALID' },
+      code: 'WORKFLOW_INPUT_INVALID',
       message: expect.stringContaining('topic'),
     });
     expect(models.writer.requests).toHaveLength(0);

@@ -1,8 +1,9 @@
-import type { JSONSchemaObject } from '../../core/index.ts';
+import type { MiddlewareHandler } from 'hono';
+import type { JSONSchemaObject } from '../../../core/index.ts';
 
 /** What the OpenAPI document says of one route; routes register theirs as they are added. */
 export interface RouteDoc {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path, e.g. `/api/agents/{name}`. */
   path: string;
   summary: string;
@@ -13,6 +14,46 @@ export interface RouteDoc {
   sse?: boolean;
   responses?: Record<string, string>;
 }
+
+/** What a route says of itself; its method and path come from where it is mounted. */
+export type RouteDescription = Omit<RouteDoc, 'method' | 'path'>;
+
+const DOC = Symbol.for('hubos.route-doc');
+type Described = MiddlewareHandler & { [DOC]?: RouteDescription };
+
+/**
+ * Documents the route it is added to, for `/api/openapi.json`:
+ * `app.post('/notes', describeRoute({ summary: 'Add a note', body: NOTE }), handler)`. Give `body`
+ * the same schema `readBody` validates with, so the document and the check never disagree.
+ */
+export function describeRoute(description: RouteDescription): MiddlewareHandler {
+  const described: Described = (_c, next) => next();
+  described[DOC] = description;
+  return described;
+}
+
+/** The docs of an app's described routes, with paths as they are served under `prefix` (`:id` → `{id}`). */
+export function routeDocsOf(
+  app: { readonly routes: readonly { method: string; path: string; handler: unknown }[] },
+  prefix = '',
+): RouteDoc[] {
+  const docs: RouteDoc[] = [];
+  for (const route of app.routes) {
+    const description = (route.handler as Described)[DOC];
+    if (!description) continue;
+    const method = route.method.toLowerCase();
+    if (!METHODS.includes(method as RouteDoc['method'])) continue;
+    const path = `${prefix.replace(/\/$/, '')}${route.path === '/' ? '' : route.path}` || '/';
+    docs.push({
+      method: method as RouteDoc['method'],
+      path: path.replace(/:(\w+)(\{[^}]*\})?\??/g, '{$1}'),
+      ...description,
+    });
+  }
+  return docs;
+}
+
+const METHODS: readonly RouteDoc['method'][] = ['get', 'post', 'put', 'patch', 'delete'];
 
 const ERROR_SCHEMA = {
   type: 'object',

@@ -1,12 +1,19 @@
 import type { Context } from 'hono';
-import { createAjv, describeErrors, type JSONSchemaObject } from '../../core/index.ts';
+import { createAjv, describeErrors, type InputOf, type JSONSchemaObject } from '../../../core/index.ts';
 import { HttpError } from './http-error.ts';
 
 const ajv = createAjv();
 const validators = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 
-/** Reads the JSON body and validates it with `schema` (the same schema the OpenAPI document shows). */
-export async function readBody<T>(c: Context, schema: JSONSchemaObject): Promise<T> {
+/**
+ * Reads the JSON body and validates it with `schema` (the one `describeRoute` shows in the OpenAPI
+ * document): 400 `INVALID_JSON` or `INVALID_BODY` saying what is wrong. Typed from an `as const` schema,
+ * or by the type argument. An empty body reads as `{}`.
+ */
+export async function readBody<T = never, const S extends JSONSchemaObject = JSONSchemaObject>(
+  c: Context,
+  schema: S,
+): Promise<[T] extends [never] ? InputOf<S> : T> {
   let body: unknown;
   try {
     const text = await c.req.text();
@@ -31,5 +38,5 @@ export async function readBody<T>(c: Context, schema: JSONSchemaObject): Promise
       `invalid request body: ${describeErrors(validate.errors, body).join('; ')}`,
     );
   }
-  return body as T;
+  return body as [T] extends [never] ? InputOf<S> : T;
 }

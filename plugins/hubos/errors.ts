@@ -1,0 +1,18 @@
+import { defineErrorCodes } from '../../core/index.ts';
+
+/** The HubOS server's own error codes and their statuses (the kernel's and other plugins' are declared with them). */
+export const HUBOS_ERROR_CODES = defineErrorCodes('hubos', {
+  UNAUTHORIZED: { status: 401, headers: { 'www-authenticate': 'Bearer' } },
+  INVALID_JSON: 400,
+  INVALID_BODY: 400,
+  NO_INPUT: 400,
+  TOOL_CONFLICT: 400,
+  NOT_FOUND: 404,
+  RUN_NOT_FOUND: 404,
+  RUN_ENDED: 409,
+  RUN_TIMEOUT: 504,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  SHUTTING_DOWN: { status: 503, headers: { 'retry-after': '5' } },
+  INTERNAL: 500,
+});

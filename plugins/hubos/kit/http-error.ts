@@ -1,0 +1,43 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { errorMessage, HubosError } from '../../../core/index.ts';
+
+/**
+ * A coded error raised by a route with its status given on the spot:
+ * `throw new HttpError(404, 'NOTE_NOT_FOUND', 'no note "x"')`. It is a HubosError, so it is answered
+ * like every other coded error. Codes used in more than one place are better declared once with
+ * `defineErrorCodes` (their status with them) and raised with `HubosError` or the catalog's `create`.
+ */
+export class HttpError extends HubosError {
+  constructor(
+    status: ContentfulStatusCode,
+    code: string,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(code, message, { status, headers });
+    this.name = 'HttpError';
+  }
+}
+
+/**
+ * The one mapping from anything a route throws to a response: `{ error: { code, message } }` with the
+ * status (and headers) its code declares; Hono's own HTTP errors keep their status; anything else is a 500.
+ */
+export function errorResponse(c: Context, error: unknown): Response {
+  if (HubosError.is(error)) {
+    return c.json(
+      { error: { code: error.code, message: error.message } },
+      error.status as ContentfulStatusCode,
+      error.headers,
+    );
+  }
+  if (error instanceof HTTPException) {
+    return c.json(
+      { error: { code: 'HTTP_ERROR', message: error.message } },
+      error.status as ContentfulStatusCode,
+    );
+  }
+  return c.json({ error: { code: 'INTERNAL', message: errorMessage(error) } }, 500);
+}

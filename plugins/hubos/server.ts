@@ -1,0 +1,13 @@
+/**
+ * `hubos/server`: the HTTP kit for plugins — what the built-in routes use, for routes of your own.
+ * A plugin mounts a Hono sub-app through the hubos plugin's `routes` hook; HubOS's auth, rate limit,
+ * body limit and error answers apply to it, and its described routes join `/api/openapi.json`.
+ */
+export { getHubOSHooks, type HealthBody, type HubOSHooks, type RoutesContext } from './hooks.ts';
+export type { HubOS } from './hubos.ts';
+export { onClientGone } from './kit/client-gone.ts';
+export { errorResponse, HttpError } from './kit/http-error.ts';
+export type { HubOSEnv, Principal } from './kit/principal.ts';
+export { readBody } from './kit/read-body.ts';
+export { describeRoute, type RouteDescription, type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
+export { sseEventWriter, sseResponse } from './kit/sse.ts';

@@ -1,0 +1,133 @@
+import { Hono } from 'hono';
+import type { KernelView } from '../../core/index.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv, readBody, sseResponse } from '../hubos/index.ts';
+import { starsError } from './errors.ts';
+import type { Stars } from './stars.ts';
+
+export const STARS_RUN_BODY = {
+  type: 'object',
+  properties: { task: { type: 'string', minLength: 1, maxLength: 1_000_000 } },
+  required: ['task'],
+  additionalProperties: false,
+} as const;
+
+export const STARS_JOIN_BODY = {
+  type: 'object',
+  properties: {
+    agentId: { type: 'string', minLength: 1, description: 'A Cosmos agent id.' },
+    role: { type: 'string', enum: ['leader', 'worker'] },
+  },
+  required: ['agentId', 'role'],
+  additionalProperties: false,
+} as const;
+
+export const STARS_MESSAGE_BODY = {
+  type: 'object',
+  properties: {
+    from: { type: 'string', minLength: 1, description: 'The sending member.' },
+    to: { type: 'string', minLength: 1, description: 'The recipient member; omitted: a broadcast.' },
+    content: { type: 'string', minLength: 1, maxLength: 1_000_000 },
+  },
+  required: ['from', 'content'],
+  additionalProperties: false,
+} as const;
+
+/**
+ * The teams, mounted at `<api>/stars`: `GET /`, `POST /:name/run` (JSON, or SSE),
+ * `GET|POST /:name/members`, `DELETE /:name/members/:agentId`, `GET|POST /:name/messages`
+ * (a body without `to` broadcasts).
+ */
+export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
+  const tags = ['stars'];
+  const notFound = { 404: 'No such team or member' };
+  const team = (name: string): Stars => {
+    const stars = teams.get(name);
+    if (!stars)
+      throw starsError(
+        'STARS_NOT_FOUND',
+        `no Stars team "${name}" (teams: ${[...teams.keys()].join(', ') || 'none'})`,
+      );
+    return stars;
+  };
+  return new Hono<HubOSEnv>()
+    .get('/', describeRoute({ summary: 'List Stars teams', tags }), (c) =>
+      c.json({ stars: [...teams].map(([name, stars]) => ({ name, members: stars.members() })) }),
+    )
+    .post(
+      '/:name/run',
+      describeRoute({
+        summary: 'Run a Stars team on a task (JSON, or SSE with Accept: text/event-stream)',
+        tags,
+        body: STARS_RUN_BODY,
+        sse: true,
+        responses: { 400: 'Invalid body', 404: 'No such team', 409: 'The team has no leader' },
+      }),
+      async (c) => {
+        const stars = team(c.req.param('name'));
+        const { task } = await readBody(c, STARS_RUN_BODY);
+        const signal = c.req.raw.signal;
+        if ((c.req.header('accept') ?? '').includes('text/event-stream'))
+          return sseResponse(c, stars.stream(task, { signal }));
+        return c.json(await stars.run(task, { signal }));
+      },
+    )
+    .get(
+      '/:name/members',
+      describeRoute({ summary: "A team's members and roles", tags, responses: notFound }),
+      (c) => c.json({ members: team(c.req.param('name')).members() }),
+    )
+    .post(
+      '/:name/members',
+      describeRoute({
+        summary: 'Add a Cosmos agent to a team',
+        tags,
+        body: STARS_JOIN_BODY,
+        responses: {
+          201: 'Joined',
+          400: 'Invalid body',
+          ...notFound,
+          409: 'Already a member, or a second leader',
+        },
+      }),
+      async (c) => {
+        const stars = team(c.req.param('name'));
+        const { agentId, role } = await readBody(c, STARS_JOIN_BODY);
+        return c.json(stars.join(agentId, role), 201);
+      },
+    )
+    .delete(
+      '/:name/members/:agentId',
+      describeRoute({ summary: 'Remove a member from a team', tags, responses: notFound }),
+      (c) => {
+        const agentId = c.req.param('agentId');
+        if (!team(c.req.param('name')).leave(agentId))
+          throw starsError('STARS_NOT_MEMBER', `"${agentId}" is not a member of "${c.req.param('name')}"`);
+        return c.json({ left: agentId });
+      },
+    )
+    .get(
+      '/:name/messages',
+      describeRoute({ summary: "A team's message history", tags, responses: notFound }),
+      (c) => c.json({ messages: team(c.req.param('name')).history() }),
+    )
+    .post(
+      '/:name/messages',
+      describeRoute({
+        summary: 'Send a message between members (without `to`: broadcast)',
+        tags,
+        body: STARS_MESSAGE_BODY,
+        responses: { 201: 'Sent', 400: 'Invalid body', ...notFound },
+      }),
+      async (c) => {
+        const stars = team(c.req.param('name'));
+        const { from, to, content } = await readBody(c, STARS_MESSAGE_BODY);
+        const message = to === undefined ? stars.broadcast(from, content) : stars.send(from, to, content);
+        return c.json({ message }, 201);
+      },
+    );
+}
+
+/** Mounts the team routes on every HubOS built on this kernel, at `<api>/stars`. */
+export function tapStarsRoutes(kernel: KernelView, teams: ReadonlyMap<string, Stars>): void {
+  getHubOSHooks(kernel).routes.tap('stars', ({ api, mount }) => mount(`${api}/stars`, starsRoutes(teams)));
+}

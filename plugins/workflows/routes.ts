@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { type Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { HubosError, type KernelView } from '../../core/index.ts';
+import {
+  describeRoute,
+  getHubOSHooks,
+  type HubOS,
+  type HubOSEnv,
+  onClientGone,
+  readBody,
+  sseEventWriter,
+} from '../hubos/index.ts';
+import { workflowError } from './errors.ts';
+import type { Workflow } from './workflow.ts';
+
+export const WORKFLOW_RUN_BODY = {
+  type: 'object',
+  properties: {
+    input: { description: "The workflow's input, checked against its inputSchema (default {})." },
+    runId: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_.:-]{1,200}$',
+      description: 'The run id (default: a UUID).',
+    },
+    async: {
+      type: 'boolean',
+      description: 'true: answer 202 at once; follow it at GET /workflows/runs/{id}.',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const WORKFLOW_RESUME_BODY = {
+  type: 'object',
+  properties: { async: WORKFLOW_RUN_BODY.properties.async },
+  additionalProperties: false,
+} as const;
+
+type AnyWorkflow = Workflow<never>;
+const wantsStream = (c: Context) => (c.req.header('accept') ?? '').includes('text/event-stream');
+
+/**
+ * The workflows, mounted at `<api>/workflows`: list, describe (steps as data), recent runs, run
+ * (JSON, SSE, or `async: true` for 202 at once), and by run id: status, resume, cancel. Runs are
+ * tracked by `hubos` so its graceful shutdown drains them.
+ */
+export function workflowRoutes(
+  workflows: ReadonlyMap<string, AnyWorkflow>,
+  hubos: HubOS,
+  base: string,
+): Hono<HubOSEnv> {
+  const tags = ['workflows'];
+  const noRun = { 404: 'No such run' };
+  const found = (name: string): AnyWorkflow => {
+    const workflow = workflows.get(name);
+    if (!workflow)
+      throw workflowError(
+        'WORKFLOW_NOT_FOUND',
+        `no workflow "${name}" (workflows: ${[...workflows.keys()].join(', ') || 'none'})`,
+      );
+    return workflow;
+  };
+  /** The workflow a run id belongs to, with its record. */
+  const owner = async (runId: string) => {
+    for (const workflow of workflows.values()) {
+      const run = await workflow.getRun(runId);
+      if (run) return { workflow, run };
+    }
+    throw workflowError('WORKFLOW_RUN_NOT_FOUND', `no workflow run "${runId}"`);
+  };
+
+  /** Answers a run as SSE, JSON when it ends, or 202 at once; tracked so shutdown drains it. */
+  const answer = async (
+    c: Context,
+    background: boolean,
+    start: (signal: AbortSignal) => AsyncIterable<unknown>,
+  ) => {
+    const controller = new AbortController();
+    const streaming = !background && wantsStream(c);
+    // A client that goes away cancels what it waits for; a background run goes on.
+    const unwatch = background
+      ? () => undefined
+      : onClientGone(c, () => controller.abort(new HubosError('RUN_CANCELLED', 'the client went away')));
+    const events = start(controller.signal)[Symbol.asyncIterator]();
+    // The first event (workflow-start) comes after the input check: an error keeps its status.
+    const first = await events.next();
+    const runId = (first.value as { runId?: string } | undefined)?.runId;
+    let result: unknown;
+    const consume = async (write?: (event: unknown) => Promise<unknown>) => {
+      for (let next = first; !next.done; next = await events.next()) {
+        const event = next.value as { type?: string; result?: unknown };
+        if (event.type === 'workflow-finish') result = event.result;
+        await write?.(event);
+      }
+    };
+    const tracked = (write?: (event: unknown) => Promise<unknown>) => {
+      const done = consume(write);
+      hubos.runs.track(controller, done);
+      return done;
+    };
+    const started = () => c.json({ runId, status: 'running', url: `${base}/runs/${runId}` }, 202);
+    if (background) {
+      void tracked().catch(() => undefined);
+      return started();
+    }
+    if (streaming) {
+      return streamSSE(c, async (stream) => {
+        const write = sseEventWriter(stream);
+        try {
+          await tracked(write);
+        } catch (error) {
+          const code = HubosError.is(error) ? error.code : 'RUN_FAILED';
+          await write({ type: 'error', error: { code, message: (error as Error).message } });
+        }
+      });
+    }
+    // A JSON answer waits at most the request timeout; past it the run goes on and 202 says where to follow it.
+    const done = tracked();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), hubos.requestTimeoutMs);
+    });
+    try {
+      if ((await Promise.race([done, late])) === 'late') {
+        unwatch();
+        void done.catch(() => undefined);
+        return started();
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    return c.json(result);
+  };
+
+  return new Hono<HubOSEnv>()
+    .get('/', describeRoute({ summary: 'List workflows', tags }), (c) =>
+      c.json({
+        workflows: [...workflows].map(([name, workflow]) => {
+          const shape = workflow.describe();
+          return {
+            name,
+            ...(workflow.description ? { description: workflow.description } : {}),
+            steps: shape.steps.length,
+            inputSchema: shape.inputSchema,
+          };
+        }),
+      }),
+    )
+    .get(
+      '/runs/:id',
+      describeRoute({
+        summary: 'A workflow run: status, every step with output, timing and usage',
+        tags,
+        responses: noRun,
+      }),
+      async (c) => c.json((await owner(c.req.param('id'))).run),
+    )
+    .post(
+      '/runs/:id/resume',
+      describeRoute({
+        summary: 'Resume a run that did not complete, from its last finished step',
+        tags,
+        body: WORKFLOW_RESUME_BODY,
+        sse: true,
+        responses: { 202: 'Resumed (async)', ...noRun, 409: 'Completed, or still running' },
+      }),
+      async (c) => {
+        const { async: background = false } = await readBody(c, WORKFLOW_RESUME_BODY);
+        const { workflow } = await owner(c.req.param('id'));
+        return answer(c, background, (signal) => workflow.resumeStream(c.req.param('id'), { signal }));
+      },
+    )
+    .post(
+      '/runs/:id/cancel',
+      describeRoute({
+        summary: 'Cancel a running workflow run',
+        tags,
+        responses: { ...noRun, 409: 'Not running in this server' },
+      }),
+      async (c) => {
+        const id = c.req.param('id');
+        const { workflow } = await owner(id);
+        if (!workflow.cancel(id))
+          throw workflowError(
+            'WORKFLOW_RUN_NOT_RUNNING',
+            `workflow run "${id}" is not running in this server (see its status at ${base}/runs/${id}; resume it to continue)`,
+          );
+        return c.json({ runId: id, cancelled: true });
+      },
+    )
+    .get(
+      '/:name',
+      describeRoute({ summary: "A workflow's steps, as data", tags, responses: { 404: 'No such workflow' } }),
+      (c) => c.json(found(c.req.param('name')).describe()),
+    )
+    .get(
+      '/:name/runs',
+      describeRoute({
+        summary: "A workflow's recent runs, newest first",
+        tags,
+        responses: { 404: 'No such workflow' },
+      }),
+      async (c) => c.json({ runs: await found(c.req.param('name')).listRuns() }),
+    )
+    .post(
+      '/:name/run',
+      describeRoute({
+        summary:
+          'Run a workflow (JSON when it ends, SSE with Accept: text/event-stream, or 202 with async: true)',
+        tags,
+        body: WORKFLOW_RUN_BODY,
+        sse: true,
+        responses: {
+          202: 'Started (async)',
+          400: 'Invalid body or input',
+          404: 'No such workflow',
+          409: 'The run id is taken',
+        },
+      }),
+      async (c) => {
+        const workflow = found(c.req.param('name'));
+        const body = await readBody(c, WORKFLOW_RUN_BODY);
+        const runId = body.runId ?? randomUUID();
+        const input = ('input' in body ? body.input : {}) as never;
+        return answer(c, body.async === true, (signal) => workflow.stream(input, { signal, runId }));
+      },
+    );
+}
+
+/** Mounts the workflow routes on every HubOS built on this kernel, at `<api>/workflows`. */
+export function tapWorkflowRoutes(kernel: KernelView, workflows: ReadonlyMap<string, AnyWorkflow>): void {
+  getHubOSHooks(kernel).routes.tap('workflows', ({ api, hubos, mount }) =>
+    mount(`${api}/workflows`, workflowRoutes(workflows, hubos, `${api}/workflows`)),
+  );
+}
