@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^hubos$/, replacement: here('./core/index.ts') },
       { find: /^hubos\/plugins$/, replacement: here('./plugins/index.ts') },
+      { find: /^hubos\/server$/, replacement: here('./plugins/hubos/server.ts') },
       { find: /^hubos\/testing$/, replacement: here('./testing/index.ts') },
     ],
   },

@@ -67,7 +67,7 @@ export class Services {
       throw new HubosError(
         'KERNEL_STATE',
         `${who}, which plugin "${declaredBy}" provides during boot but has not yet: use it from the "ready" hook on`,
-        { details: { service: name, plugin: declaredBy } },
+        { details: { service: name, provider: declaredBy, ...(asker ? { plugin: asker } : {}) } },
       );
     throw new HubosError(
       'SERVICE_NOT_FOUND',

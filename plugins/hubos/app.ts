@@ -72,7 +72,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   const tooLarge = () =>
     new HttpError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${maxSize} bytes`);
   // Hono's bodyLimit re-wraps every body in a counting stream (a quarter of the throughput); a
-  // declared Content-Length is checked directly, and only chunked bodies are counted as they stream.
+  // declared Content-Length is checked directly, and only bodies without one are counted as they stream.
   const countChunked = bodyLimit({
     maxSize,
     onError: () => {
@@ -85,7 +85,8 @@ export async function buildApp(hubos: HubOS): Promise<void> {
       if (Number(length) > maxSize) throw tooLarge();
       return next();
     }
-    return c.req.header('transfer-encoding') ? countChunked(c, next) : next();
+    // No declared length (chunked, or a Request built in process): counted as it is read.
+    return countChunked(c, next);
   });
   systemRoutes(app, hubos);
   agentRoutes(app, hubos);
