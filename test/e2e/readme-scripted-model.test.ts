@@ -1,10 +1,10 @@
-// The README's "Testing agents with ScriptedModel" example, as written there
+// The ScriptedModel example of docs/guide/testing.md (the README's tour has a shorter one), as written there
 // (the clock plugin is imported from its fixture folder instead of node_modules).
 import { expect, it } from 'vitest';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
 import clock from '../fixtures/packages/hubos-plugin-clock/index.js';
 
-it('runs the README example of testing an agent with ScriptedModel', async () => {
+it('runs the docs example of testing an agent with ScriptedModel', async () => {
   const model = new ScriptedModel([
     { toolCalls: [{ name: 'clock_now', input: { timezone: 'Asia/Tokyo' } }] }, // step 1: call a tool
     (request) => `It is ${JSON.parse(request.messages.at(-1)!.content).formatted}.`, // step 2: answer from the result
