@@ -11,6 +11,7 @@ export function resolveHubosToSelf(): void {
   const entries: Record<string, string> = {
     hubos: new URL(`../core/index${ext}`, import.meta.url).href,
     'hubos/plugins': new URL(`../plugins/index${ext}`, import.meta.url).href,
+    'hubos/server': new URL(`../plugins/hubos/server${ext}`, import.meta.url).href,
     'hubos/testing': new URL(`../testing/index${ext}`, import.meta.url).href,
   };
   registerHooks({

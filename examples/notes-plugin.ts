@@ -1,6 +1,5 @@
-import { Hono } from 'hono';
 import { defineErrorCodes, definePlugin, defineTool, type Store } from 'hubos';
-import { describeRoute, getHubOSHooks, type HubOSEnv } from 'hubos/server';
+import { describeRoute, getHubOSHooks, Hono, type HubOSEnv } from 'hubos/server';
 
 export interface NotesOptions {
   /** How many notes the store keeps before refusing new ones. */

@@ -3,6 +3,8 @@
  * A plugin mounts a Hono sub-app through the hubos plugin's `routes` hook; HubOS's auth, rate limit,
  * body limit and error answers apply to it, and its described routes join `/api/openapi.json`.
  */
+// The Hono HubOS runs on: a plugin that builds its sub-app with it needs no copy of its own.
+export { Hono } from 'hono';
 export { getHubOSHooks, type HealthBody, type HubOSHooks, type RoutesContext } from './hooks.ts';
 export type { HubOS } from './hubos.ts';
 export { onClientGone } from './kit/client-gone.ts';
