@@ -9,7 +9,7 @@ export { getHubOSHooks, type HealthBody, type HubOSHooks, type RoutesContext } f
 export type { HubOS } from './hubos.ts';
 export { onClientGone } from './kit/client-gone.ts';
 export { errorResponse, HttpError } from './kit/http-error.ts';
-export type { HubOSEnv, Principal } from './kit/principal.ts';
+export { type HubOSEnv, keyPrincipal, type Principal } from './kit/principal.ts';
 export { readBody } from './kit/read-body.ts';
 export { describeRoute, type RouteDescription, type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
 export { sseEventWriter, sseResponse } from './kit/sse.ts';

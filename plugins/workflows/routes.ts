@@ -163,7 +163,12 @@ export function workflowRoutes(
         tags,
         body: WORKFLOW_RESUME_BODY,
         sse: true,
-        responses: { 202: 'Resumed (async)', ...noRun, 409: 'Completed, or still running' },
+        responses: {
+          200: 'The run ended (JSON, or SSE events)',
+          202: 'Resumed (async)',
+          ...noRun,
+          409: 'Completed, or still running',
+        },
       }),
       async (c) => {
         const { async: background = false } = await readBody(c, WORKFLOW_RESUME_BODY);
@@ -212,6 +217,7 @@ export function workflowRoutes(
         body: WORKFLOW_RUN_BODY,
         sse: true,
         responses: {
+          200: 'The run ended (JSON, or SSE events)',
           202: 'Started (async)',
           400: 'Invalid body or input',
           404: 'No such workflow',

@@ -79,12 +79,19 @@ export function openApiDocument(title: string, version: string, docs: readonly R
     }));
     const ok: Record<string, unknown> = { 'application/json': { schema: {} } };
     if (doc.sse) ok['text/event-stream'] = { schema: { type: 'string' } };
-    const responses: Record<string, unknown> = {
-      200: { description: doc.responses?.['200'] ?? 'OK', content: ok },
-    };
-    for (const [status, description] of Object.entries(doc.responses ?? {})) {
-      if (status !== '200')
-        responses[status] = { description, content: { 'application/json': { schema: ERROR_SCHEMA } } };
+    const listed = Object.entries(doc.responses ?? {});
+    // A route that lists none of its success statuses answers 200.
+    const responses: Record<string, unknown> = listed.some(([status]) => status.startsWith('2'))
+      ? {}
+      : { 200: { description: 'OK', content: ok } };
+    for (const [status, description] of listed) {
+      const code = Number(status);
+      responses[status] =
+        code >= 400
+          ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } }
+          : code === 204
+            ? { description }
+            : { description, content: ok };
     }
     paths[doc.path] ??= {};
     paths[doc.path]![doc.method] = {

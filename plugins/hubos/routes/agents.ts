@@ -55,6 +55,7 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
       body: RUN_BODY,
       sse: true,
       responses: {
+        200: 'The run ended (JSON, or SSE events)',
         202: 'Run started (async)',
         400: 'Invalid body',
         404: 'No such agent',

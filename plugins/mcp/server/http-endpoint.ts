@@ -1,6 +1,6 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { KernelView } from '../../../core/index.ts';
-import { getHubOSHooks, type HubOS } from '../../hubos/index.ts';
+import { getHubOSHooks, type HubOS, type HubOSEnv } from '../../hubos/index.ts';
 import type { McpService } from '../service.ts';
 import { HttpSessions } from './http-sessions.ts';
 import { createMcpServer } from './mcp-server.ts';
@@ -29,7 +29,7 @@ export function tapMcpEndpoint(kernel: KernelView, service: McpService): void {
   const config = () => service.config;
   const endpoints = new WeakMap<HubOS, HttpSessions>();
   const hooks = getHubOSHooks(kernel);
-  hooks.routes.tap('mcp', ({ app, hubos }) => {
+  hooks.routes.tap('mcp', ({ hubos, mount }) => {
     const serve = config().serve;
     if (serve === false) return;
     const sessions = new HttpSessions(
@@ -49,14 +49,15 @@ export function tapMcpEndpoint(kernel: KernelView, service: McpService): void {
     // While the server drains, a session's messages (an approval's answer, a cancellation) still
     // reach it: the calls waiting on them are what the drain waits for.
     hubos.passWhileStopping((c) => c.req.path === path && c.req.header('mcp-session-id') !== undefined);
-    mcpRoute(app, hubos, path, sessions);
+    mount(path, mcpRoute(hubos, path, sessions));
   });
   hooks.beforeStop.tapPromise('mcp', async ({ hubos }) => {
     await endpoints.get(hubos)?.close(hubos.options.shutdownTimeoutMs ?? 10_000);
   });
 }
 
-function mcpRoute(app: Hono, hubos: HubOS, path: string, sessions: HttpSessions): void {
+/** The endpoint as a sub-app answering at its mount path (documented by hand: one handler serves three methods). */
+function mcpRoute(hubos: HubOS, path: string, sessions: HttpSessions): Hono<HubOSEnv> {
   const tags = ['mcp'];
   const responses = {
     400: 'Not an MCP message, or no Mcp-Session-Id outside initialize',
@@ -82,7 +83,7 @@ function mcpRoute(app: Hono, hubos: HubOS, path: string, sessions: HttpSessions)
     },
     { method: 'delete', path, summary: 'MCP: end the session', tags, responses },
   );
-  app.all(path, async (c) => {
+  return new Hono<HubOSEnv>().all('/', async (c) => {
     const origin = c.req.header('origin');
     if (origin !== undefined && !originAllowed(origin, c.req.header('host'), hubos)) {
       return c.json(

@@ -177,6 +177,15 @@ describe('a plugin route mounted with the HTTP kit', () => {
       required: true,
       content: { 'application/json': { schema: NOTE } },
     });
+    // Listed success statuses replace the default 200; error statuses get the error body's schema.
+    const added = doc.paths['/v1/notes']?.post as unknown as {
+      responses: Record<string, { content?: object }>;
+    };
+    expect(Object.keys(added.responses)).toEqual(['201']);
+    expect(added.responses['201']?.content).toHaveProperty(['application/json']);
+    const one = doc.paths['/v1/notes/{index}']?.get as unknown as { responses: Record<string, unknown> };
+    expect(Object.keys(one.responses).sort()).toEqual(['200', '404']);
+    expect(JSON.stringify(one.responses['404'])).toContain('"required":["code","message"]');
     expect(doc.paths['/v1/notes']?.get?.summary).toBe("The caller's notes");
     expect(doc.paths['/v1/notes/{index}']?.get?.parameters).toEqual([
       { name: 'index', in: 'path', required: true, schema: { type: 'string' } },
