@@ -1,7 +1,7 @@
 import { lstat, unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { defineTool } from '../../../core/index.ts';
-import { childPath, confinePath, openDirInside, workspacePath } from '../../../core/sandbox/confine.ts';
+import { childPath, confinePath, openDirInside, workspacePath } from './confine.ts';
 import { fsError } from './errors.ts';
 import { removeTree } from './remove-tree.ts';
 import { type EntryType, entryType } from './walk.ts';

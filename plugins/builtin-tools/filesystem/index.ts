@@ -1,6 +1,6 @@
 /**
  * The built-in filesystem tools: read, write, list, delete and search files inside the workspace
- * (`sandbox.root`). Every path is confined to it — see core/sandbox/confine.ts for how.
+ * (`sandbox.root`). Every path is confined to it — see ./confine.ts for how.
  */
 import type { Tool } from '../../../core/index.ts';
 import { deleteTool } from './delete.ts';

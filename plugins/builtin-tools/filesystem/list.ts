@@ -1,6 +1,6 @@
 import { lstat, readlink } from 'node:fs/promises';
 import { defineTool } from '../../../core/index.ts';
-import { childPath, confinePath, openDirInside, workspacePath } from '../../../core/sandbox/confine.ts';
+import { childPath, confinePath, openDirInside, workspacePath } from './confine.ts';
 import { fsError } from './errors.ts';
 import type { FilesystemLimits } from './options.ts';
 import { type EntryType, type WalkEntry, walk } from './walk.ts';

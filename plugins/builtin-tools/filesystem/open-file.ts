@@ -9,7 +9,7 @@ import {
   openDirInside,
   type PinnedDir,
   realpathInside,
-} from '../../../core/sandbox/confine.ts';
+} from './confine.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = constants;
 

@@ -1,5 +1,5 @@
 import { defineTool } from '../../../core/index.ts';
-import { confinePath, workspacePath } from '../../../core/sandbox/confine.ts';
+import { confinePath, workspacePath } from './confine.ts';
 import { fsError } from './errors.ts';
 import { openForRead } from './open-file.ts';
 import type { FilesystemLimits } from './options.ts';

@@ -1,5 +1,5 @@
 import { readdir, rmdir, unlink } from 'node:fs/promises';
-import { childPath, dirPath, openChildDir, type PinnedDir } from '../../../core/sandbox/confine.ts';
+import { childPath, dirPath, openChildDir, type PinnedDir } from './confine.ts';
 
 const MAX_DEPTH = 256;
 const errno = (error: unknown) => (error as NodeJS.ErrnoException).code;

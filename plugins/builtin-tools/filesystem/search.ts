@@ -1,13 +1,7 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { defineTool } from '../../../core/index.ts';
-import {
-  confinePath,
-  openAt,
-  openDirInside,
-  type PinnedDir,
-  workspacePath,
-} from '../../../core/sandbox/confine.ts';
+import { confinePath, openAt, openDirInside, type PinnedDir, workspacePath } from './confine.ts';
 import { fsError } from './errors.ts';
 import { globMatcher, type TextMatcher, textMatcher } from './matcher.ts';
 import { openForRead } from './open-file.ts';

@@ -1,6 +1,6 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { dirPath, openChildDir, type PinnedDir } from '../../../core/sandbox/confine.ts';
+import { dirPath, openChildDir, type PinnedDir } from './confine.ts';
 
 export type EntryType =
   | 'file'

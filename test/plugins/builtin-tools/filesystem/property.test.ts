@@ -9,7 +9,11 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, executeTool, MemoryStore, Registry } from '../../../../core/index.ts';
-import { confinePath, isInside, realpathInside } from '../../../../core/sandbox/confine.ts';
+import {
+  confinePath,
+  isInside,
+  realpathInside,
+} from '../../../../plugins/builtin-tools/filesystem/confine.ts';
 import { filesystemTools } from '../../../../plugins/builtin-tools/filesystem/index.ts';
 import { SECRET } from './helpers.ts';
 

@@ -16,7 +16,7 @@ import {
   openDirInside,
   PROC_FD,
   realpathInside,
-} from '../../../../core/sandbox/confine.ts';
+} from '../../../../plugins/builtin-tools/filesystem/confine.ts';
 import { filesystemTools } from '../../../../plugins/builtin-tools/filesystem/index.ts';
 import { openForRead } from '../../../../plugins/builtin-tools/filesystem/open-file.ts';
 import { walk } from '../../../../plugins/builtin-tools/filesystem/walk.ts';

@@ -135,13 +135,13 @@ export function childPath(dir: PinnedDir, name: string): string {
  * The real path of what `handle` refers to. Linux reads it from the descriptor; elsewhere it is
  * the realpath of `openedAs`, accepted only if it is the same file (dev/ino) as the descriptor.
  */
-export async function descriptorPath(handle: FileHandle, openedAs: string): Promise<string> {
+async function descriptorPath(handle: FileHandle, openedAs: string): Promise<string> {
   if (PROC_FD) return readlink(`/proc/self/fd/${handle.fd}`);
   return realpathByInode(handle, openedAs);
 }
 
 /** The portable check: realpath(openedAs), and proof by dev/ino that the descriptor is that file. */
-export async function realpathByInode(handle: FileHandle, openedAs: string): Promise<string> {
+async function realpathByInode(handle: FileHandle, openedAs: string): Promise<string> {
   const [opened, real] = await Promise.all([handle.stat(), realpath(openedAs)]);
   const current = await lstat(real);
   if (opened.dev !== current.dev || opened.ino !== current.ino) {
