@@ -46,7 +46,10 @@ export function defineConfig<const T extends ConfigExport>(config: T): T {
   return config;
 }
 
-/** Calls/awaits a config export and checks it is an object. */
+/**
+ * Calls/awaits a config export and checks it is an object.
+ * @internal
+ */
 export async function resolveConfigExport(
   exported: unknown,
   env: ConfigEnv,

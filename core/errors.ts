@@ -4,7 +4,8 @@ export interface ErrorCodeSpec {
   headers?: Record<string, string>;
 }
 
-interface DeclaredCode extends ErrorCodeSpec {
+/** A declared code's spec and the owner that declared it. */
+export interface DeclaredCode extends ErrorCodeSpec {
   owner: string;
 }
 

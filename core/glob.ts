@@ -13,7 +13,10 @@ export function globToRegex(glob: string): RegExp {
 
 const compiled = new Map<string, RegExp>();
 
-/** Whether `name` matches one of the globs (each compiled once: callers test on every request). */
+/**
+ * Whether `name` matches one of the globs (each compiled once: callers test on every request).
+ * @internal
+ */
 export function matchesAnyGlob(name: string, globs: readonly string[]): boolean {
   return globs.some((glob) => {
     let regex = compiled.get(glob);

@@ -2,10 +2,16 @@ import { HubosError } from './errors.ts';
 import { callableView, type TappableHook } from './hook-utils.ts';
 import { KERNEL_OF, PLUGIN_OF } from './kernel-view.ts';
 
-/** Lets a kernel list hooks that plugins own, next to its own, in `inspect()`. */
+/**
+ * Lets a kernel list hooks that plugins own, next to its own, in `inspect()`.
+ * @internal
+ */
 export const REGISTER_OWNED_HOOKS = Symbol.for('hubos.register-owned-hooks');
 
-type HookCatalog = Record<string, TappableHook>;
+/** A plugin's own hooks, by name: tapable hooks (or wrap hooks), made by its `createHooksAccessor` factory. */
+export type HookCatalog = Record<string, TappableHook>;
+
+/** What a hook accessor takes: the kernel, or the kernel view a plugin's `apply()` received. */
 export interface KernelLike {
   readonly [KERNEL_OF]: object;
   readonly [PLUGIN_OF]?: string;

@@ -6,10 +6,15 @@ type TapOptions = string | { name: string; stage?: number; before?: string };
 // biome-ignore lint/suspicious/noExplicitAny: hooks of every argument shape
 type AnyFn = (...args: any[]) => any;
 
-/** The part of a tapable hook every hook here has. */
+/** The part of a tapable hook every hook here has: what a hook catalog may hold. */
 export interface TappableHook {
-  tap(options: TapOptions & {}, fn: AnyFn): void;
-  tapPromise(options: TapOptions & {}, fn: AnyFn): void;
+  // biome-ignore lint/suspicious/noExplicitAny: taps of every argument shape
+  tap(options: string | { name: string; stage?: number; before?: string }, fn: (...args: any[]) => any): void;
+  tapPromise(
+    options: string | { name: string; stage?: number; before?: string },
+    // biome-ignore lint/suspicious/noExplicitAny: taps of every argument shape
+    fn: (...args: any[]) => any,
+  ): void;
   // biome-ignore lint/complexity/noBannedTypes: tapable types tap functions as Function
   taps: ReadonlyArray<{ name: string; type: string; stage?: number; fn: Function } & TapMeta>;
   intercept(interceptor: object): void;
@@ -23,7 +28,7 @@ export type TapOnlyHooks<C> = { readonly [K in keyof C]: TapOnly<C[K]> };
 const passThrough = new WeakSet<object>();
 
 /** Re-throws `error` naming the plugin and hook; errors already attributed pass unchanged. */
-export function attributeError(error: unknown, plugin: string, hook: string): never {
+function attributeError(error: unknown, plugin: string, hook: string): never {
   if (typeof error === 'object' && error !== null) {
     if (passThrough.has(error)) throw error;
     if (HubosError.is(error) && error.details.plugin !== undefined) throw error;
@@ -89,9 +94,12 @@ export function tapView<H extends TappableHook>(
 }
 
 /** Tap-only views of a whole hook catalog for one plugin. */
-export function tapViews<C extends Record<string, TappableHook>>(hooks: C, plugin: string): TapOnlyHooks<C> {
+export function tapViews<C extends { readonly [K in keyof C]: TappableHook }>(
+  hooks: C,
+  plugin: string,
+): TapOnlyHooks<C> {
   const views = Object.fromEntries(
-    Object.entries(hooks).map(([name, hook]) => [name, tapView(hook, name, plugin)]),
+    Object.entries<TappableHook>(hooks).map(([name, hook]) => [name, tapView(hook, name, plugin)]),
   );
   return Object.freeze(views) as TapOnlyHooks<C>;
 }
@@ -137,8 +145,11 @@ export function runWrapHook<C, R>(hook: WrapHook<C, R>, ctx: C, inner: Next<C, R
 // ---- tracing ----
 
 /** Logs every call of every hook and each tap as it runs, e.g. `HUBOS_TRACE_HOOKS=1`. */
-export function traceHooks(hooks: Record<string, TappableHook>, write: (line: string) => void): void {
-  for (const [name, hook] of Object.entries(hooks)) {
+export function traceHooks<C extends { readonly [K in keyof C]: TappableHook }>(
+  hooks: C,
+  write: (line: string) => void,
+): void {
+  for (const [name, hook] of Object.entries<TappableHook>(hooks)) {
     hook.intercept({
       call: () => write(`hook ${name}`),
       tap: (tap: { name: string } & TapMeta) => write(`  -> ${tap.plugin ?? tap.name}`),

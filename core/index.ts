@@ -1,16 +1,24 @@
+/**
+ * `hubos`: the kernel and what a config, a plugin, a tool or a model provider is written against.
+ *
+ * Names tagged `@internal` are exported for the built-in plugins (which import the core only from
+ * here) and are not part of the public API: they may change in any release.
+ */
 export { abortable } from './abort.ts';
 export { Agent, type AgentDeps, type RunOptions } from './agent/agent.ts';
-export {
-  type AgentHooks,
-  createAgentHooks,
-  type ModelCallContext,
-  type ModelResponse,
-  type RunContext,
-  type ToolCallContext,
-  type ToolCallDecision,
+export type {
+  AfterModelCallContext,
+  AfterRunContext,
+  AfterToolCallContext,
+  AgentHooks,
+  ModelCallContext,
+  ModelResponse,
+  RunContext,
+  ToolCallContext,
+  ToolCallDecision,
+  ToolErrorContext,
 } from './agent/agent-hooks.ts';
 export {
-  APPROVALS_NAMESPACE,
   type ApprovalDecision,
   type ApprovalRecord,
   type ApprovalRequest,
@@ -33,8 +41,7 @@ export type {
 export { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './agent/messages.ts';
 export { type GateDeps, gateToolCall } from './agent/permission-gate.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
-export type { AgentHandle, AgentSpec } from './agent/spec.ts';
-export { type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
+export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
 export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
 export {
   type ConfigEnv,
@@ -44,10 +51,10 @@ export {
   resolveConfigExport,
 } from './config.ts';
 export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
-export { CORE_CONFIG_SCHEMA } from './config-schema.ts';
 export {
   CORE_ERROR_CODES,
   type CoreErrorCode,
+  type DeclaredCode,
   defineErrorCodes,
   type ErrorCodeSpec,
   type ErrorCodes,
@@ -57,22 +64,38 @@ export {
   type HubosErrorCode,
   type HubosErrorOptions,
 } from './errors.ts';
-export { globToRegex, matchesAnyGlob } from './glob.ts';
-export { createHooksAccessor, type KernelLike } from './hook-owner.ts';
+export { matchesAnyGlob } from './glob.ts';
+export { createHooksAccessor, type HookCatalog, type KernelLike } from './hook-owner.ts';
 export {
-  composeTaps,
   createWrapHook,
   type Next,
   runWrapHook,
   type TapOnly,
   type TapOnlyHooks,
-  traceHooks,
+  type TappableHook,
   type WrapHook,
 } from './hook-utils.ts';
-export { createKernelHooks, type KernelHookName, type KernelHooks, type TapMeta } from './hooks.ts';
+export type {
+  AgentLifecycleContext,
+  CloseContext,
+  ConfigResolvedContext,
+  KernelHookName,
+  KernelHooks,
+  PluginsAppliedContext,
+  ReadyContext,
+  ResolveToolsContext,
+  TapMeta,
+  ToolRegisteredContext,
+} from './hooks.ts';
 export { createAjv, describeErrors, type JSONSchema, type JSONSchemaObject } from './json-schema.ts';
-export { createKernel, Kernel, type KernelInspection, type KernelOptions } from './kernel.ts';
-export { KERNEL_OF, type KernelView } from './kernel-view.ts';
+export {
+  createKernel,
+  Kernel,
+  type KernelInspection,
+  type KernelOptions,
+  type KernelState,
+} from './kernel.ts';
+export type { KernelView } from './kernel-view.ts';
 export { createConsoleLogger, type Logger, silentLogger } from './logger.ts';
 export {
   type FinishReason,
@@ -93,29 +116,12 @@ export {
   type PermissionsConfig,
   type PermissionVerdict,
   type Policy,
-  permissionsSchema,
 } from './permissions.ts';
 export { definePlugin, isPlugin, type Plugin, type PluginFactory, type PluginOption } from './plugin.ts';
-export {
-  ConfinementError,
-  childPath,
-  confinePath,
-  descriptorPath,
-  dirPath,
-  isInside,
-  openAt,
-  openChildDir,
-  openDirInside,
-  type PinnedDir,
-  PROC_FD,
-  realpathByInode,
-  realpathInside,
-  workspacePath,
-} from './sandbox/confine.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export type { HubosServices, ServiceName, ServiceOf } from './services.ts';
 export { MemoryStore } from './store/memory.ts';
-export { openStore, type StoreConfig } from './store/open-store.ts';
+export type { StoreConfig } from './store/open-store.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
 export type { Store, StoreValue } from './store/store.ts';
 export { executeTool, type ToolCallEnv, type ToolResult } from './tools/execute.ts';

@@ -13,6 +13,7 @@ const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsM
  * One ajv per owner. Defaults are applied (`useDefaults`) and types are never coerced:
  * JSON numbers arrive as numbers, and a string "3" for an integer is an error the caller sees.
  * `verbose` puts `parentSchema` in errors, which `describeErrors` needs to list allowed properties.
+ * @internal
  */
 export function createAjv(): Ajv {
   const ajv = new Ajv({
@@ -28,7 +29,10 @@ export function createAjv(): Ajv {
 
 export type { ValidateFunction };
 
-/** Turns ajv errors into sentences naming the field, what was expected and what was given. */
+/**
+ * Turns ajv errors into sentences naming the field, what was expected and what was given.
+ * @internal
+ */
 export function describeErrors(errors: readonly ErrorObject[] | null | undefined, data: unknown): string[] {
   const lines = (errors ?? []).filter((e) => e.keyword !== 'if').map((e) => describeError(e, data));
   return [...new Set(lines)];
@@ -65,7 +69,7 @@ function propertiesOf(schema: unknown): Record<string, unknown> {
 }
 
 /** `/servers/0/port` -> `servers[0].port` */
-export function pointerToPath(pointer: string): string {
+function pointerToPath(pointer: string): string {
   if (pointer === '') return '';
   return pointer
     .slice(1)

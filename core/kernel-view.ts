@@ -12,8 +12,15 @@ import type { ServiceName, ServiceOf } from './services.ts';
 import type { Store } from './store/store.ts';
 import type { Registry } from './tools/registry.ts';
 
-/** Links a plugin's view to its kernel, for hook accessors keyed by kernel. */
+/**
+ * Links a plugin's view to its kernel, for hook accessors keyed by kernel.
+ * @internal
+ */
 export const KERNEL_OF = Symbol.for('hubos.kernel-of');
+/**
+ * The plugin a kernel view belongs to, so taps made through it are attributed to the plugin.
+ * @internal
+ */
 export const PLUGIN_OF = Symbol.for('hubos.plugin-of');
 
 /** What a plugin's `apply(kernel)` receives: the kernel, with tap-only hooks attributed to the plugin. */
@@ -44,6 +51,8 @@ export interface KernelView {
   /** A service another plugin provides; throws naming the plugin to add when none does. */
   service<N extends ServiceName>(name: N): ServiceOf<N>;
   hasService(name: ServiceName): boolean;
+  /** @internal */
   readonly [KERNEL_OF]: object;
+  /** @internal */
   readonly [PLUGIN_OF]?: string;
 }

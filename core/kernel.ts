@@ -49,7 +49,8 @@ export interface KernelInspection {
   hooks: Record<string, { name: string; plugin?: string; type: string; stage: number }[]>;
 }
 
-type State = 'created' | 'booting' | 'ready' | 'failed' | 'closing' | 'closed';
+/** Where a kernel is in its life: `boot()` takes it from `created` to `ready` (or `failed`), `close()` to `closed`. */
+export type KernelState = 'created' | 'booting' | 'ready' | 'failed' | 'closing' | 'closed';
 
 /** The kernel: loads plugins, resolves config, owns the tool registry; knows nothing of HTTP or teams. */
 export class Kernel {
@@ -61,9 +62,10 @@ export class Kernel {
   readonly command: string;
   readonly logger: Logger;
   readonly configFile: string | undefined;
+  /** @internal */
   readonly [KERNEL_OF]: object = this;
   #config: HubosConfig = {};
-  #state: State = 'created';
+  #state: KernelState = 'created';
   #plugins: Plugin[] = [];
   readonly #extra: PluginOption[];
   readonly #options: KernelOptions;
@@ -99,7 +101,7 @@ export class Kernel {
     return this.#config;
   }
 
-  get state(): State {
+  get state(): KernelState {
     return this.#state;
   }
 
@@ -300,6 +302,7 @@ export class Kernel {
     });
   }
 
+  /** @internal */
   [REGISTER_OWNED_HOOKS](owner: string, hooks: Record<string, TappableHook>): void {
     this.#owned.set(owner, hooks);
   }

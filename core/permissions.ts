@@ -47,6 +47,7 @@ interface Layer {
  * the first layer with a matching rule — `overrides` (an agent's own rules) before `config` — and
  * within a layer deny beats ask beats allow. The tool gets the strictest of its subjects'
  * decisions; the rule named is the first match of that list. Nothing matching allows.
+ * @internal
  */
 export function createPolicy(config: PermissionsConfig = {}, overrides?: PermissionsConfig): Policy {
   const layers = [overrides, config].filter((c): c is PermissionsConfig => c !== undefined).map(compile);
@@ -112,7 +113,10 @@ function compile(config: PermissionsConfig): Layer {
   };
 }
 
-/** `shell:exec (rule deny 'shell:*')`: what a refused call tells the model. */
+/**
+ * `shell:exec (rule deny 'shell:*')`: what a refused call tells the model.
+ * @internal
+ */
 export function describeVerdict(verdict: PermissionVerdict, tool: PermissionSubject): string {
   const what = verdict.permission ?? tool.name;
   return verdict.rule ? `${what} (rule ${verdict.decision} '${verdict.rule}')` : what;

@@ -66,7 +66,7 @@ export class Services {
     if (declaredBy !== undefined)
       throw new HubosError(
         'KERNEL_STATE',
-        `${who}, which plugin "${declaredBy}" provides during boot but has not yet: use it from the "ready" hook on`,
+        `${who}, which plugin "${declaredBy}" provides during boot but has not yet: use it once boot is done, or in a hook of a plugin that lists "${declaredBy}" in its dependencies (its taps then run after those of "${declaredBy}")`,
         { details: { service: name, provider: declaredBy, ...(asker ? { plugin: asker } : {}) } },
       );
     throw new HubosError(

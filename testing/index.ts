@@ -23,6 +23,8 @@ export async function bootKernel(options: KernelOptions = {}): Promise<Kernel> {
 /**
  * Calls one tool as the runtime would: input validated against its schema (defaults applied,
  * invalid input never reaching the handler), errors returned as results rather than thrown.
+ * Outside a run `tc.progress` and `tc.addUsage` do nothing; pass `env.progress` / `env.addUsage`
+ * to see what the tool reports.
  */
 export async function invokeTool(
   tool: Tool,
@@ -32,10 +34,10 @@ export async function invokeTool(
   const registry = new Registry();
   registry.register(tool);
   return executeTool(registry, tool.name, input, {
+    ...env,
     signal: env.signal ?? new AbortController().signal,
     agentId: env.agentId ?? 'test-agent',
     sandbox: env.sandbox ?? createSandbox(process.cwd()),
     store: env.store ?? new MemoryStore(),
-    ...(env.metadata ? { metadata: env.metadata } : {}),
   });
 }

@@ -3,6 +3,9 @@ import { context } from '@opentelemetry/api';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
+import type { Sandbox } from '../sandbox/sandbox.ts';
+import type { Store } from '../store/store.ts';
+import type { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
 import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hooks.ts';
 import { type ApprovalDecision, type ApprovalRecord, Approvals } from './approvals.ts';
@@ -50,11 +53,18 @@ export interface RunOptions {
   toolResults?: readonly Extract<Message, { role: 'tool' }>[];
 }
 
-export interface AgentDeps
-  extends Omit<ToolRunnerDeps, 'hooks' | 'tools' | 'agentId' | 'metadata' | 'policy' | 'approvals'> {
+/**
+ * What the kernel builds an agent from (`kernel.createAgent()` is how agents are made).
+ * @internal
+ */
+export interface AgentDeps {
   spec: AgentSpec;
   model: LanguageModel;
   tools: readonly Tool[];
+  /** Where its tools are registered: calls are checked and run through it. */
+  registry: Registry;
+  sandbox: Sandbox;
+  store: Store;
   sessions: Sessions;
   /** The global `permissions` config; the spec's own rules are checked before it. */
   permissions?: PermissionsConfig;
@@ -75,6 +85,7 @@ export class Agent implements AgentHandle {
   #toolset: Toolset;
   readonly #running = new Set<AbortController>();
 
+  /** @internal */
   constructor(deps: AgentDeps) {
     this.#deps = deps;
     this.id = deps.spec.name;
@@ -90,7 +101,10 @@ export class Agent implements AgentHandle {
     return this.#toolset.tools;
   }
 
-  /** Kernel-internal: gives the agent a new tool set; runs already going keep the one they started with. */
+  /**
+   * Kernel-internal: gives the agent a new tool set; runs already going keep the one they started with.
+   * @internal
+   */
   [SET_TOOLS](tools: readonly Tool[]): void {
     this.#toolset = toolset(tools);
   }
@@ -151,16 +165,14 @@ export class Agent implements AgentHandle {
         `agent "${this.id}": client tool "${shadowed.name}" shadows its own`,
       );
     }
+    // Aborted by the caller's signal, or by cancelAll() through the run's own controller.
     const controller = new AbortController();
-    const abort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener('abort', abort, { once: true });
-    if (options.signal?.aborted) abort();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     this.#running.add(controller);
     try {
-      return await this.#loop(input, options, controller.signal, emit);
+      return await this.#loop(input, options, signal, emit);
     } finally {
       this.#running.delete(controller);
-      options.signal?.removeEventListener('abort', abort);
     }
   }
 

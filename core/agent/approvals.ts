@@ -37,7 +37,7 @@ export interface ApprovalsOptions {
   onError?: (message: string) => void;
 }
 
-export const APPROVALS_NAMESPACE = 'approvals';
+const APPROVALS_NAMESPACE = 'approvals';
 
 interface Waiter {
   record: ApprovalRecord;
@@ -68,6 +68,8 @@ export class Approvals {
   /**
    * Stores the request, calls `onOpen` (where the caller announces it), then waits for a decision,
    * the timeout (`expired`) or the signal (`cancelled`). Resolves with the final, stored record.
+   * The agent loop asks here; a caller decides with `decide()`.
+   * @internal
    */
   request(
     request: ApprovalRequest,
@@ -187,7 +189,10 @@ export class Approvals {
     return records.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
   }
 
-  /** Waits until the outcomes already reached are stored (the kernel calls it before closing the store). */
+  /**
+   * Waits until the outcomes already reached are stored (the kernel calls it before closing the store).
+   * @internal
+   */
   async flush(): Promise<void> {
     const settled = [...this.#waiting.values()].filter((waiter) => waiter.final);
     await Promise.allSettled(settled.map((waiter) => waiter.written));

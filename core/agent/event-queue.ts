@@ -4,7 +4,7 @@ import { HubosError } from '../errors.ts';
  * A push-to-pull bridge: the loop (and concurrent tool calls) push events, `stream()` pulls
  * them in order. Closing ends the iteration; nothing is buffered beyond what was pushed.
  */
-export class EventQueue<T> implements AsyncIterable<T> {
+class EventQueue<T> implements AsyncIterable<T> {
   readonly #items: T[] = [];
   #waiting: ((result: IteratorResult<T>) => void) | undefined;
   #closed = false;
@@ -50,12 +50,11 @@ export async function* streamEvents<T>(
   work: (signal: AbortSignal, push: (item: T) => void) => Promise<unknown>,
 ): AsyncGenerator<T, void, undefined> {
   const queue = new EventQueue<T>();
+  // Aborted by the caller's signal, or here when the consumer stops early.
   const controller = new AbortController();
-  const abort = () => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', abort, { once: true });
-  if (signal?.aborted) abort();
+  const workSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
   let finished = false;
-  const done = work(controller.signal, (item) => queue.push(item)).finally(() => {
+  const done = work(workSignal, (item) => queue.push(item)).finally(() => {
     finished = true;
     queue.close();
   });
@@ -63,7 +62,6 @@ export async function* streamEvents<T>(
     yield* queue;
     await done;
   } finally {
-    signal?.removeEventListener('abort', abort);
     // Only a consumer that stopped early still has work to cancel.
     if (!finished) controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
     await done.catch(() => undefined);

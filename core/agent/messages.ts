@@ -11,13 +11,22 @@ export type Message =
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean };
 
+/** Tokens a model call (or a whole run) took in and gave out. */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
 }
 
+/**
+ * No tokens yet.
+ * @internal
+ */
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0 });
 
+/**
+ * `total` plus `more` (missing counts are 0).
+ * @internal
+ */
 export function addUsage(total: Usage, more: Partial<Usage> | undefined): Usage {
   return {
     inputTokens: total.inputTokens + (more?.inputTokens ?? 0),

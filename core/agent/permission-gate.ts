@@ -6,6 +6,7 @@ import type { ToolCallContext } from './agent-hooks.ts';
 import type { ApprovalRecord, Approvals } from './approvals.ts';
 import type { AgentEvent } from './events.ts';
 
+/** @internal */
 export interface GateDeps {
   policy: Policy;
   approvals: Approvals;
@@ -18,6 +19,7 @@ const refused = (message: string): ToolResult => ({ ok: false, error: { code: 'T
  * Applies the permission policy to one call before anything else sees it: undefined lets it run;
  * otherwise the error result the model reads instead. An `ask` waits here — only this call: the
  * other calls of the turn run on.
+ * @internal
  */
 export async function gateToolCall(
   deps: GateDeps,

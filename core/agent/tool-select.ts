@@ -3,6 +3,7 @@ import { globToRegex } from '../glob.ts';
 import type { ToolReservation } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
 
+/** @internal */
 export interface SelectToolsOptions {
   /**
    * Prefixes of tools a source will register later (`registry.reservations()`): a pattern that
@@ -16,6 +17,7 @@ export interface SelectToolsOptions {
 /**
  * The registered tools an agent's `tools` names or globs (`'notes_*'`, `'*'`) select, in registration
  * order. Throws AGENT_INVALID for a pattern that matches nothing, unless it may match a reserved prefix's tools.
+ * @internal
  */
 export function selectTools(
   agent: string,

@@ -41,7 +41,10 @@ export interface LanguageModel {
   stream(request: ModelRequest): AsyncIterable<ModelChunk>;
 }
 
-/** Splits `'openai:gpt-4.1-mini'` into provider and model; a bare `'offline'` has no model id. */
+/**
+ * Splits `'openai:gpt-4.1-mini'` into provider and model; a bare `'offline'` has no model id.
+ * @internal
+ */
 export function parseModelRef(ref: string): { provider: string; modelId: string } {
   const at = ref.indexOf(':');
   return at === -1

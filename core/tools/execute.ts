@@ -13,9 +13,14 @@ export interface ToolCallEnv {
   /** Set by the agent loop: the run and the call, where usage goes, and where progress is sent. */
   runId?: string;
   callId?: string;
+  /** Becomes `tc.addUsage` (a no-op when not set). */
   addUsage?: (usage: Partial<Usage>) => void;
+  /** Becomes `tc.progress` (a no-op when not set). */
   progress?: (data: unknown) => void;
 }
+
+// What `tc.addUsage` and `tc.progress` are outside an agent run: there is no run to tell.
+const ignore = (): void => undefined;
 
 /** What a tool call gives back to the model: its output, or an error it can read and correct. */
 export type ToolResult =
@@ -55,8 +60,8 @@ export async function executeTool(
         metadata: env.metadata ?? {},
         ...(env.runId !== undefined ? { runId: env.runId } : {}),
         ...(env.callId !== undefined ? { callId: env.callId } : {}),
-        ...(env.addUsage ? { addUsage: env.addUsage } : {}),
-        ...(env.progress ? { progress: env.progress } : {}),
+        addUsage: env.addUsage ?? ignore,
+        progress: env.progress ?? ignore,
       },
     );
     return { ok: true, output };

@@ -121,7 +121,7 @@ export class Registry {
   }
 
   /** Calls `listener` for every tool registered from now on; returns the unsubscribe function. */
-  onRegister(listener: RegisterListener): () => void {
+  onRegister(listener: (tool: Tool) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -130,7 +130,7 @@ export class Registry {
    * Calls `listener` after every change: a register/registerBatch (what it added) or an unregister
    * (what it removed). Listeners run synchronously and must not throw. Returns the unsubscribe function.
    */
-  onChange(listener: ChangeListener): () => void {
+  onChange(listener: (change: RegistryChange) => void): () => void {
     this.#changeListeners.add(listener);
     return () => this.#changeListeners.delete(listener);
   }

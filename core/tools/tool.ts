@@ -15,10 +15,16 @@ export interface ToolContext<I = Record<string, unknown>> {
   /** Set when an agent's run makes the call: the run's and the call's ids. */
   runId?: string;
   callId?: string;
-  /** In a run: adds tokens the handler spent on model calls of its own (a sub-agent's) to the run's usage. */
-  addUsage?: (usage: Partial<Usage>) => void;
-  /** In a run: emits `data` now into the run's event stream, as a `tool-progress` event of this call. */
-  progress?: (data: unknown) => void;
+  /**
+   * Adds tokens the handler spent on model calls of its own (a sub-agent's) to the run's usage.
+   * Does nothing outside an agent run (`invokeTool`, a direct `executeTool`) unless the caller's env sets it.
+   */
+  addUsage: (usage: Partial<Usage>) => void;
+  /**
+   * Emits `data` now into the run's event stream, as a `tool-progress` event of this call.
+   * Does nothing outside an agent run (`invokeTool`, a direct `executeTool`) unless the caller's env sets it.
+   */
+  progress: (data: unknown) => void;
 }
 
 export interface ToolCallOptions {

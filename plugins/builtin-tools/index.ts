@@ -6,6 +6,7 @@ import { type BuiltinToolsOptions, registerAll } from './register-all.ts';
 import { WEBSEARCH_CONFIG_SCHEMA, type WebsearchOptions } from './websearch/index.ts';
 
 export {
+  type BashInput,
   type BashOptions,
   type BashResult,
   bashTool,
@@ -13,14 +14,19 @@ export {
   type SandboxOptions,
 } from './bash/index.ts';
 export { type FilesystemOptions, filesystemTools } from './filesystem/index.ts';
-export { type HttpToolOptions, httpTools } from './http/index.ts';
+export { type DnsResolver, type HttpToolOptions, type HttpToolResult, httpTools } from './http/index.ts';
 export {
   BUILTIN_TOOL_NAMES,
   type BuiltinToolsOptions,
   builtinToolList,
   registerAll,
 } from './register-all.ts';
-export { type WebsearchOptions, websearchTool } from './websearch/index.ts';
+export {
+  type WebsearchBackendName,
+  type WebsearchHit,
+  type WebsearchOptions,
+  websearchTool,
+} from './websearch/index.ts';
 
 declare module '../../core/config.js' {
   interface HubosConfig {

@@ -29,7 +29,7 @@ export const BUILTIN_TOOL_NAMES = [
   'websearch',
 ] as const;
 
-/** The eleven built-in tools, in the order of DESIGN §4. */
+/** The eleven built-in tools: the filesystem tools, bash, the HTTP tools, then websearch (as `BUILTIN_TOOL_NAMES` lists them). */
 export function builtinToolList(options: BuiltinToolsOptions = {}): Tool[] {
   return [
     ...filesystemTools(options.filesystem),

@@ -15,13 +15,6 @@ declare module '../../core/config.js' {
   }
 }
 
-declare module '../../core/services.js' {
-  interface HubosServices {
-    /** The HubOS server of the kernel (from `ready` on): `kernel.service('hubos').serve()`. */
-    hubos: HubOS;
-  }
-}
-
 /**
  * The `hubos` plugin: owns the `server` config key, and once the kernel is ready builds a HubOS
  * serving every agent of the kernel that is not internal, provided as the `hubos` service.

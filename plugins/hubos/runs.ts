@@ -18,6 +18,8 @@ export interface RunRecord {
 interface LiveRun {
   record: RunRecord;
   controller: AbortController;
+  /** Aborted by `controller` or by the caller's signal. */
+  signal: AbortSignal;
   done: Promise<void>;
   listeners: Set<(event: AgentEvent) => void>;
 }
@@ -51,9 +53,10 @@ export class RunManager {
       createdAt: new Date().toISOString(),
     };
     const controller = new AbortController();
-    signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    // The caller's signal (a client leaving) cancels the run too; AbortSignal.any holds no listener on it.
+    const cancelled = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     const listeners = new Set<(event: AgentEvent) => void>();
-    const live: LiveRun = { record, controller, listeners, done: Promise.resolve() };
+    const live: LiveRun = { record, controller, signal: cancelled, listeners, done: Promise.resolve() };
     this.#live.set(record.id, live);
     // Begins on the next microtask, so a caller subscribing right after start() sees run-start.
     live.done = Promise.resolve().then(() => this.#drive(agent, input, live, persist));
@@ -67,7 +70,7 @@ export class RunManager {
       const options = {
         // The agent's run id is the record's, so approvals and events name the run HubOS knows.
         runId: record.id,
-        signal: live.controller.signal,
+        signal: live.signal,
         ...(record.sessionId ? { sessionId: record.sessionId } : {}),
       };
       // run() with onEvent, not stream(): no queue between the loop and the listeners.

@@ -6,7 +6,19 @@
 // The Hono HubOS runs on: a plugin that builds its sub-app with it needs no copy of its own.
 export { Hono } from 'hono';
 export { getHubOSHooks, type HealthBody, type HubOSHooks, type RoutesContext } from './hooks.ts';
-export type { HubOS } from './hubos.ts';
+
+import type { HubOS } from './hubos.ts';
+
+export type { HubOS };
+
+// Declared here so that a plugin importing only hubos/server gets `kernel.service('hubos')` typed.
+declare module '../../core/services.js' {
+  interface HubosServices {
+    /** The HubOS server of the kernel (from the hubos plugin's `ready` tap on): `kernel.service('hubos').serve()`. */
+    hubos: HubOS;
+  }
+}
+
 export { onClientGone } from './kit/client-gone.ts';
 export { errorResponse, HttpError } from './kit/http-error.ts';
 export { type HubOSEnv, keyPrincipal, type Principal } from './kit/principal.ts';

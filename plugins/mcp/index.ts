@@ -6,6 +6,7 @@ import { McpService } from './service.ts';
 
 export * from './client/index.ts';
 export * from './config.ts';
+export { MCP_ERROR_CODES } from './errors.ts';
 export * from './server/index.ts';
 export { McpService } from './service.ts';
 

@@ -31,12 +31,12 @@ export interface AnthropicOptions {
 
 /** Pinned so an API change never alters the wire format under us; bump it deliberately. */
 export const ANTHROPIC_VERSION = '2023-06-01';
-export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
-export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 const PROVIDER = 'anthropic';
 const AUTH_HINT = 'set ANTHROPIC_API_KEY or the config key anthropic.apiKey';
 
-export const ANTHROPIC_CONFIG_SCHEMA = {
+const ANTHROPIC_CONFIG_SCHEMA = {
   type: 'object',
   description: 'Anthropic (Claude): the `anthropic:<model>` provider.',
   properties: {
@@ -135,7 +135,7 @@ async function* streamMessages(
 }
 
 /** The Messages API request body. */
-export function messagesBody(
+function messagesBody(
   modelId: string,
   request: ModelRequest,
   settings: Pick<Settings, 'maxTokens' | 'stream'>,

@@ -30,7 +30,7 @@ export interface HttpResponse {
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
-export const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_RETRY_BASE_MS = 500;
 const MAX_BACKOFF_MS = 8_000;
 const MAX_RETRY_AFTER_MS = 60_000;

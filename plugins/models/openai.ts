@@ -29,11 +29,11 @@ export interface OpenAIOptions {
   stream?: boolean;
 }
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 const PROVIDER = 'openai';
 const AUTH_HINT = 'set OPENAI_API_KEY or the config key openai.apiKey';
 
-export const OPENAI_CONFIG_SCHEMA = {
+const OPENAI_CONFIG_SCHEMA = {
   type: 'object',
   description: 'OpenAI and OpenAI-compatible servers: the `openai:<model>` provider.',
   properties: {
@@ -130,7 +130,7 @@ async function* streamChat(
 }
 
 /** The Chat Completions request body. */
-export function chatBody(modelId: string, request: ModelRequest, stream: boolean): Record<string, unknown> {
+function chatBody(modelId: string, request: ModelRequest, stream: boolean): Record<string, unknown> {
   return {
     model: modelId,
     messages: chatMessages(request.system, request.messages),
@@ -306,7 +306,7 @@ interface PendingCall {
  * by `id`, and a delta with neither continues the latest call. A new id on a known index is a new
  * call (some servers number every call 0).
  */
-export class ToolCallAccumulator {
+class ToolCallAccumulator {
   readonly #calls: PendingCall[] = [];
   readonly #byIndex = new Map<number, PendingCall>();
 

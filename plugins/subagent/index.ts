@@ -22,7 +22,7 @@ export {
   SUBAGENT_TYPE_SCHEMA,
   type SubagentType,
 } from './subagent-type.ts';
-export { type ResolvedType, SubagentTypes } from './subagent-types.ts';
+export { type ResolvedSubagentType, SubagentTypes } from './subagent-types.ts';
 export { TASK_TOOL, type TaskInput } from './task-tool.ts';
 
 declare module '../../core/config.js' {

@@ -10,7 +10,7 @@ import {
 import { capAnswer } from './answer.ts';
 import type { TaskLimits } from './options.ts';
 import { DEFAULT_INSTRUCTIONS } from './subagent-type.ts';
-import type { ResolvedType } from './subagent-types.ts';
+import type { ResolvedSubagentType } from './subagent-types.ts';
 
 /** What the calling agent gets back from a task that succeeded: the answer, not the steps. */
 export interface TaskSummary {
@@ -35,7 +35,7 @@ export interface TaskRequest {
   kernel: KernelView;
   /** The calling agent. */
   parent: Agent;
-  type: ResolvedType;
+  type: ResolvedSubagentType;
   description: string;
   /** The sub-agent's id. */
   name: string;
@@ -63,16 +63,15 @@ export async function runTask(request: TaskRequest): Promise<TaskSummary> {
     timedOut = true;
     controller.abort(new HubosError('RUN_CANCELLED', `the task timed out after ${limits.timeoutMs} ms`));
   }, limits.timeoutMs);
-  const onAbort = () => controller.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  if (signal.aborted) onAbort();
+  // Aborted by the caller's signal, or by the timeout with a reason that says so.
+  const runSignal = AbortSignal.any([signal, controller.signal]);
   let created = false;
   let result: RunResult;
   try {
     const agent = await kernel.createAgent(subagentSpec(request));
     created = true;
     result = await agent
-      .run(request.description, { signal: controller.signal, onEvent: forwarder(request) })
+      .run(request.description, { signal: runSignal, onEvent: forwarder(request) })
       .catch((error: unknown) => {
         // A failed run still says what it used; anything else (a throwing hook) fails the task as it is.
         const failed = HubosError.is(error) ? (error.details.result as RunResult | undefined) : undefined;
@@ -81,7 +80,6 @@ export async function runTask(request: TaskRequest): Promise<TaskSummary> {
       });
   } finally {
     clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
     if (created) await kernel.destroyAgent(request.name);
   }
   request.addUsage(result.usage);

@@ -8,7 +8,7 @@ import {
 } from './subagent-type.ts';
 
 /** A type as the `task` tool uses it; `inherit` (the built-in general-purpose) takes the caller's tools. */
-export interface ResolvedType extends SubagentType {
+export interface ResolvedSubagentType extends SubagentType {
   name: string;
   inherit?: boolean;
 }
@@ -23,7 +23,7 @@ const namePattern = new RegExp(TYPE_NAME_PATTERN);
  * `override` any of them, and `general-purpose` is built in unless something replaced it.
  */
 export class SubagentTypes {
-  readonly #types = new Map<string, ResolvedType>();
+  readonly #types = new Map<string, ResolvedSubagentType>();
 
   /** Adds a type; throws `AGENT_INVALID` for a bad name or definition, `AGENT_EXISTS` for a taken name. */
   register(name: string, type: SubagentType): void {
@@ -74,7 +74,7 @@ export class SubagentTypes {
     for (const [name, type] of rest) this.#types.set(name, type);
   }
 
-  get(name: string): ResolvedType | undefined {
+  get(name: string): ResolvedSubagentType | undefined {
     return this.#types.get(name);
   }
 
@@ -86,7 +86,7 @@ export class SubagentTypes {
     return [...this.#types.keys()];
   }
 
-  list(): ResolvedType[] {
+  list(): ResolvedSubagentType[] {
     return [...this.#types.values()];
   }
 }

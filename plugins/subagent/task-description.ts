@@ -1,11 +1,11 @@
 import type { TaskLimits } from './options.ts';
-import type { ResolvedType } from './subagent-types.ts';
+import type { ResolvedSubagentType } from './subagent-types.ts';
 
 /**
  * What the model reads about the `task` tool: what a sub-agent sees and returns, when delegating
  * pays and when it does not, the limits, and each type with what it is for.
  */
-export function describeTaskTool(types: readonly ResolvedType[], limits: TaskLimits): string {
+export function describeTaskTool(types: readonly ResolvedSubagentType[], limits: TaskLimits): string {
   const seconds = Math.round(limits.timeoutMs / 1000);
   return [
     'Delegates a task to a sub-agent that works on it alone and returns only its final answer (with its status and token usage), not its intermediate steps.',

@@ -1,6 +1,6 @@
 import type { KernelView, Tool } from '../../core/index.ts';
 import type { TaskLimits } from './options.ts';
-import { type ForwardedEvent, runTask, type TaskSummary } from './run-task.ts';
+import { runTask, type TaskSummary } from './run-task.ts';
 import type { SubagentTypes } from './subagent-types.ts';
 import { describeTaskTool } from './task-description.ts';
 
@@ -90,8 +90,8 @@ export function createTaskTool({
           limits,
           signal,
           taskId: tc.callId ?? name,
-          addUsage: (usage) => tc.addUsage?.(usage),
-          progress: (data: ForwardedEvent) => tc.progress?.(data),
+          addUsage: tc.addUsage,
+          progress: tc.progress,
         });
       } finally {
         depths.delete(name);

@@ -10,7 +10,7 @@ afterEach(async () => {
 
 describe('tool context: progress and usage', () => {
   it('tc.progress emits tool-progress events of the call while it runs; later ones are dropped', async () => {
-    let late: ToolContext['progress'];
+    let late: ToolContext['progress'] | undefined;
     const tool = makeTool('work', (_ctx, tc) => {
       tc.progress?.({ done: 1 });
       tc.progress?.('half');
@@ -58,11 +58,15 @@ describe('tool context: progress and usage', () => {
     expect(result.usage).toEqual({ inputTokens: 102, outputTokens: 44 });
   });
 
-  it('outside a run there is no run, call id, usage or progress', async () => {
-    const tool = makeTool('solo', (_ctx, tc) => Object.keys(tc).sort());
+  it('outside a run there is no run or call id, and tc.progress and tc.addUsage do nothing', async () => {
+    const tool = makeTool('solo', (_ctx, tc) => {
+      tc.progress('working');
+      tc.addUsage({ inputTokens: 1 });
+      return Object.keys(tc).sort();
+    });
     expect(await invokeTool(tool, {})).toEqual({
       ok: true,
-      output: ['agentId', 'input', 'metadata', 'sandbox', 'store'],
+      output: ['addUsage', 'agentId', 'input', 'metadata', 'progress', 'sandbox', 'store'],
     });
   });
 });

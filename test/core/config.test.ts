@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { resolveConfigExport } from '../../core/config.ts';
-import { type OwnedKey, validateConfig } from '../../core/config-schema.ts';
-import { CORE_CONFIG_SCHEMA, type ConfigEnv, defineConfig, type HubosConfig } from '../../core/index.ts';
+import { CORE_CONFIG_SCHEMA, type OwnedKey, validateConfig } from '../../core/config-schema.ts';
+import { type ConfigEnv, defineConfig, type HubosConfig } from '../../core/index.ts';
 import { expectHubosError, expectHubosRejection } from './helpers.ts';
 
 const FILE = '/project/agent.config.ts';

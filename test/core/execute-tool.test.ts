@@ -178,8 +178,35 @@ describe('executeTool: what the handler receives', () => {
       sandbox: callEnv.sandbox,
       store: callEnv.store,
       metadata: { runId: 'r1' },
+      addUsage: expect.any(Function),
+      progress: expect.any(Function),
     });
     expect(tc.store).toBe(callEnv.store);
+  });
+
+  it('gives tc.progress and tc.addUsage that do nothing when the env has none (outside a run)', async () => {
+    const handler = vi.fn<ToolHandler>((_ctx, tc) => {
+      tc.progress({ step: 1 });
+      tc.addUsage({ inputTokens: 3 });
+      return 'done';
+    });
+    expect(await executeTool(registryWith(handler), 'counter', {}, env())).toEqual({
+      ok: true,
+      output: 'done',
+    });
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it("passes the env's progress and addUsage on as tc.progress and tc.addUsage", async () => {
+    const progress = vi.fn();
+    const addUsage = vi.fn();
+    const handler: ToolHandler = (_ctx, tc) => {
+      tc.progress('half');
+      tc.addUsage({ outputTokens: 2 });
+    };
+    await executeTool(registryWith(handler), 'counter', {}, env({ progress, addUsage }));
+    expect(progress).toHaveBeenCalledWith('half');
+    expect(addUsage).toHaveBeenCalledWith({ outputTokens: 2 });
   });
 
   it('gives an empty metadata object when the call has none', async () => {

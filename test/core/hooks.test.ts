@@ -1,17 +1,15 @@
 import { AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
 import { describe, expect, it, vi } from 'vitest';
-import { tapView, tapViews } from '../../core/hook-utils.ts';
+import { composeTaps, tapView, tapViews, traceHooks } from '../../core/hook-utils.ts';
+import { createKernelHooks } from '../../core/hooks.ts';
 import {
-  composeTaps,
   createHooksAccessor,
   createKernel,
-  createKernelHooks,
   createWrapHook,
   HubosError,
   type Next,
   runWrapHook,
   silentLogger,
-  traceHooks,
 } from '../../core/index.ts';
 import { expectHubosError, expectHubosRejection } from './helpers.ts';
 

@@ -26,7 +26,10 @@ describe('kernel services', () => {
       {
         name: 'user',
         dependencies: ['clock'],
-        apply: (k) => k.hooks.ready.tap('user', () => void (seen = k.service('clock').now())),
+        apply: (k) =>
+          k.hooks.ready.tap('user', () => {
+            seen = k.service('clock').now();
+          }),
       },
     );
     expect(seen).toBe(42);
@@ -58,7 +61,9 @@ describe('kernel services', () => {
       ),
     );
     expect(error.code).toBe('KERNEL_STATE');
-    expect(error.message).toContain('plugin "early" uses the "clock" service, which plugin "clock" provides during boot but has not yet');
+    expect(error.message).toContain(
+      'plugin "early" uses the "clock" service, which plugin "clock" provides during boot but has not yet',
+    );
   });
 
   it('a declared service never provided fails the boot, naming the plugin', async () => {
@@ -104,7 +109,12 @@ describe('kernel services', () => {
 
   it("a plugin's view offers the same services as the kernel", async () => {
     let view: KernelView | undefined;
-    const kernel = await boot({ name: 'spy', apply: (k) => void (view = k) });
+    const kernel = await boot({
+      name: 'spy',
+      apply: (k) => {
+        view = k;
+      },
+    });
     kernel.provide('clock', { now: () => 3 });
     expect(view?.hasService('clock')).toBe(true);
     expect(view?.service('clock').now()).toBe(3);

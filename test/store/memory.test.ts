@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStore, openStore } from '../../core/index.ts';
+import { MemoryStore } from '../../core/index.ts';
+import { openStore } from '../../core/store/open-store.ts';
 import { storeContract } from './contract.ts';
 
 storeContract('MemoryStore', () => new MemoryStore());

@@ -63,4 +63,24 @@ describe('testing helpers', () => {
     await invokeTool(probe, {}, { signal: controller.signal });
     expect(seen).toBe(controller.signal);
   });
+
+  it('invokeTool gives a tool tc.progress and tc.addUsage that do nothing outside a run', async () => {
+    const reporting = defineTool({
+      name: 'reporting',
+      description: 'Reports progress and usage as it works.',
+      inputSchema: { type: 'object' },
+      handler: (_ctx, tc) => {
+        tc.progress({ done: 1 });
+        tc.progress?.('half');
+        tc.addUsage({ inputTokens: 5, outputTokens: 2 });
+        return 'finished';
+      },
+    });
+    expect(await invokeTool(reporting, {})).toEqual({ ok: true, output: 'finished' });
+    const seen: unknown[] = [];
+    const usage: unknown[] = [];
+    await invokeTool(reporting, {}, { progress: (data) => seen.push(data), addUsage: (u) => usage.push(u) });
+    expect(seen).toEqual([{ done: 1 }, 'half']);
+    expect(usage).toEqual([{ inputTokens: 5, outputTokens: 2 }]);
+  });
 });

@@ -1,4 +1,4 @@
-import { defineTool, type InputOf, type Tool } from '../../../core/index.ts';
+import { defineTool, type Tool } from '../../../core/index.ts';
 import { cleanEnv } from './clean-env.ts';
 import {
   type BashOptions,
@@ -26,11 +26,19 @@ const inputSchema = {
   additionalProperties: false,
 } as const;
 
+/** The input of a `bash` call, as its handler gets it (defaults applied). */
+export interface BashInput {
+  /** The shell command to run (`bash -c`). */
+  command: string;
+  /** Milliseconds before the command is stopped. */
+  timeout: number;
+}
+
 /**
  * The `bash` tool: runs a command in the workspace with a clean environment, a timeout that stops
  * the whole process tree, and capped output. `checkSandbox(options)` belongs at startup.
  */
-export function bashTool(options: BashOptions = {}): Tool<InputOf<typeof inputSchema>, BashResult> {
+export function bashTool(options: BashOptions = {}): Tool<BashInput, BashResult> {
   const shell = options.shell ?? DEFAULT_SHELL;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   return defineTool({

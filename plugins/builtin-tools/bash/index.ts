@@ -1,5 +1,5 @@
 /** The built-in `bash` tool. */
-export { bashTool } from './bash-tool.ts';
+export { type BashInput, bashTool } from './bash-tool.ts';
 export { checkSandbox } from './bwrap.ts';
 export { type BashOptions, SANDBOX_CONFIG_SCHEMA, type SandboxOptions } from './options.ts';
 export type { BashResult } from './run-command.ts';

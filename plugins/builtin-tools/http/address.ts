@@ -74,7 +74,7 @@ function check(ip: string, type: 'ipv4' | 'ipv6'): AddressVerdict | undefined {
  * The IPv4 address an IPv6 one routes to: `::ffff:a.b.c.d` (mapped), `::a.b.c.d` (compatible),
  * `64:ff9b::a.b.c.d` (NAT64) and `2002:AABB:CCDD::` (6to4) all reach a.b.c.d.
  */
-export function embeddedIPv4(ip: string): string | undefined {
+function embeddedIPv4(ip: string): string | undefined {
   const w = ipv6Words(ip);
   if (!w) return undefined;
   const zero = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
@@ -88,7 +88,7 @@ export function embeddedIPv4(ip: string): string | undefined {
 }
 
 /** The eight 16-bit words of an IPv6 address (with `::` and a dotted-quad tail expanded). */
-export function ipv6Words(ip: string): number[] | undefined {
+function ipv6Words(ip: string): number[] | undefined {
   if (isIP(ip) !== 6) return undefined;
   let text = ip.toLowerCase();
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);

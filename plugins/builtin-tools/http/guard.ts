@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { abortable, errorMessage, HubosError } from '../../../core/index.ts';
 import { classifyAddress } from './address.ts';
 import { type AllowList, normalizeHost } from './allow-list.ts';
-import type { Resolver } from './options.ts';
+import type { DnsResolver } from './options.ts';
 
 /** A checked address a request may connect to. */
 export interface PinnedAddress {
@@ -17,7 +17,7 @@ const BLOCKED_NAMES: readonly [test: (name: string) => boolean, kind: string][] 
   [(name) => name === 'metadata.google.internal' || name === 'metadata.goog', 'a cloud metadata address'],
 ];
 
-export const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, order: 'verbatim' });
+export const systemResolver: DnsResolver = (hostname) => lookup(hostname, { all: true, order: 'verbatim' });
 
 /**
  * Decides whether a URL may be fetched and which address to connect to. The check is made on the
@@ -26,9 +26,9 @@ export const systemResolver: Resolver = (hostname) => lookup(hostname, { all: tr
  */
 export class HostGuard {
   readonly #allow: AllowList;
-  readonly #resolve: Resolver;
+  readonly #resolve: DnsResolver;
 
-  constructor(allow: AllowList, resolve: Resolver) {
+  constructor(allow: AllowList, resolve: DnsResolver) {
     this.#allow = allow;
     this.#resolve = resolve;
   }

@@ -12,7 +12,7 @@ import {
 } from './options.ts';
 
 export type { HttpToolResult } from './fetch.ts';
-export { HTTP_CONFIG_SCHEMA, type HttpToolOptions, type Resolver } from './options.ts';
+export { type DnsResolver, HTTP_CONFIG_SCHEMA, type HttpToolOptions } from './options.ts';
 
 const METHODS = [
   ['http_get', 'GET', 'Fetch a URL with HTTP GET'],

@@ -1,5 +1,5 @@
 /** A DNS lookup: every address a hostname resolves to (tests inject one; the default is `dns.lookup`). */
-export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
+export type DnsResolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 export interface HttpToolOptions {
   /**
@@ -14,7 +14,7 @@ export interface HttpToolOptions {
   /** Redirects followed per call, each re-checked. Default 5. */
   maxRedirects?: number;
   /** DNS lookup used for the address check and for connecting. */
-  resolver?: Resolver;
+  resolver?: DnsResolver;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

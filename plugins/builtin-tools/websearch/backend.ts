@@ -1,7 +1,8 @@
 import { HubosError } from '../../../core/index.ts';
 import { plainText } from './text.ts';
 
-export interface SearchResult {
+/** One search result, as the `websearch` tool returns it (`{ results: WebsearchHit[] }`). */
+export interface WebsearchHit {
   title: string;
   url: string;
   snippet: string;
@@ -10,13 +11,13 @@ export interface SearchResult {
 /** One search API behind the common result shape. */
 export interface SearchBackend {
   readonly name: string;
-  search(query: string, maxResults: number, signal: AbortSignal): Promise<SearchResult[]>;
+  search(query: string, maxResults: number, signal: AbortSignal): Promise<WebsearchHit[]>;
 }
 
 /** Maps a backend's result list (`{ title, url, <snippet field> }[]`) to SearchResults, skipping entries without a URL. */
-export function toResults(items: unknown, snippetField: string, maxResults: number): SearchResult[] {
+export function toResults(items: unknown, snippetField: string, maxResults: number): WebsearchHit[] {
   if (!Array.isArray(items)) return [];
-  const results: SearchResult[] = [];
+  const results: WebsearchHit[] = [];
   for (const item of items as Record<string, unknown>[]) {
     if (typeof item?.url !== 'string' || item.url === '') continue;
     results.push({ title: plainText(item.title), url: item.url, snippet: plainText(item[snippetField]) });

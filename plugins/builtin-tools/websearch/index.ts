@@ -1,12 +1,12 @@
 import { defineTool, type Tool } from '../../../core/index.ts';
-import type { SearchResult } from './backend.ts';
+import type { WebsearchHit } from './backend.ts';
 import { chooseBackend } from './choose-backend.ts';
 import type { WebsearchOptions } from './options.ts';
 
-export type { SearchResult } from './backend.ts';
+export type { WebsearchHit } from './backend.ts';
 export { WEBSEARCH_CONFIG_SCHEMA, type WebsearchBackendName, type WebsearchOptions } from './options.ts';
 
-export const MAX_RESULTS = 20;
+const MAX_RESULTS = 20;
 
 /** The `websearch` tool: one result shape over SearXNG, Brave Search or Tavily. */
 export function websearchTool(options: WebsearchOptions = {}): Tool {
@@ -30,7 +30,7 @@ export function websearchTool(options: WebsearchOptions = {}): Tool {
       additionalProperties: false,
     },
     permissions: ['net:search'],
-    async handler({ signal }, { input }): Promise<{ results: SearchResult[] }> {
+    async handler({ signal }, { input }): Promise<{ results: WebsearchHit[] }> {
       const backend = chooseBackend(options);
       return { results: await backend.search(input.query, input.max_results, signal) };
     },

@@ -1,21 +1,8 @@
 import { type Message as AguiMessage, type Tool as AguiTool, contentToText } from '@ag-ui/core';
-import type { Agent, JSONSchemaObject, Message, RunOptions, ToolDefinition } from '../../../core/index.ts';
+import type { Agent, JSONSchemaObject, Message, ToolDefinition } from '../../../core/index.ts';
 import { HttpError } from '../kit/http-error.ts';
 
 export type ToolResultMessage = Extract<Message, { role: 'tool' }>;
-
-/**
- * RunOptions plus what client tools need from the agent loop. Both fields are proposed for
- * core/agent's RunOptions (drop them here once they are there); a loop that does not know them
- * yet ignores them: the model then does not see client tools, and a run made only of
- * tool results fails as having no input.
- */
-export interface AguiRunOptions extends RunOptions {
-  /** Tools the client executes: the model sees them; calling one ends the run with the call pending. */
-  clientTools?: ToolDefinition[];
-  /** Answers to the calls the thread's last run left pending, added before the input. */
-  toolResults?: ToolResultMessage[];
-}
 
 // What OpenAI and Anthropic both accept as a function name.
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,10 +1,10 @@
 import { type Message as AguiMessage, contentToText, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { Context } from 'hono';
-import type { Agent } from '../../../core/index.ts';
+import type { Agent, RunOptions } from '../../../core/index.ts';
 import { HttpError } from '../kit/http-error.ts';
 import { RUN_BODY } from '../routes/agents.ts';
-import { type AguiRunOptions, toClientTools, toToolResults } from './client-tools.ts';
+import { toClientTools, toToolResults } from './client-tools.ts';
 
 /** One AG-UI run as HubOS runs it: the new input, and the thread as the session. */
 export interface AguiRun {
@@ -12,7 +12,8 @@ export interface AguiRun {
   runId: string;
   /** The last new user message ('' when the run only answers client tool calls). */
   input: string;
-  options: AguiRunOptions;
+  /** With the client's tools (`clientTools`) and its answers to pending calls (`toolResults`). */
+  options: RunOptions;
 }
 
 // threadId becomes a session id, so it obeys the same rule as the REST routes' sessionId.

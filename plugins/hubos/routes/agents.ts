@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { Agent } from '../../../core/index.ts';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { type Agent, errorCodeSpec } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import { onClientGone } from '../kit/client-gone.ts';
 import { HttpError } from '../kit/http-error.ts';
@@ -111,7 +112,13 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
     }
     if (done.status === 'failed') {
       const code = done.error?.code ?? 'RUN_FAILED';
-      const status = code.startsWith('MODEL_') ? (code === 'MODEL_TIMEOUT' ? 504 : 502) : 500;
+      // The model failing mid-run makes the server a failed gateway (504 for its timeout); any other
+      // code answers the status it was declared with.
+      const status = code.startsWith('MODEL_')
+        ? code === 'MODEL_TIMEOUT'
+          ? 504
+          : 502
+        : ((errorCodeSpec(code)?.status ?? 500) as ContentfulStatusCode);
       return c.json(
         { error: { code, message: done.error?.message ?? 'the run failed' }, result: done.result },
         status,

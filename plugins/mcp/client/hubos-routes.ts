@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { KernelView } from '../../../core/index.ts';
-import { describeRoute, getHubOSHooks, HttpError, type HubOSEnv } from '../../hubos/index.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv } from '../../hubos/index.ts';
+import { MCP_ERROR_CODES } from '../errors.ts';
 import type { McpClients } from './mcp-clients.ts';
 
 /** `GET /` and `GET /:name`, mounted at `<api>/mcp/servers`: each server's full status (behind the API key). */
@@ -31,8 +32,7 @@ export function mcpServerRoutes(clients: McpClients): Hono<HubOSEnv> {
               .list()
               .map((server) => server.name)
               .join(', ') || 'none';
-          throw new HttpError(
-            404,
+          throw MCP_ERROR_CODES.create(
             'MCP_SERVER_NOT_FOUND',
             `no MCP server "${name}" is configured (servers: ${known})`,
           );

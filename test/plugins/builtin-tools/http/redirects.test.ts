@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { httpTools, type Resolver } from '../../../../plugins/builtin-tools/http/index.ts';
+import { type DnsResolver, httpTools } from '../../../../plugins/builtin-tools/http/index.ts';
 import { call, failure, output } from './helpers.ts';
 import { type LocalServer, localServer, sendJson } from './local-server.ts';
 
@@ -96,7 +96,7 @@ describe('redirects', () => {
 
   it('to a local server that is not allowed are refused without reaching it', async () => {
     // The first server is allowed by name only; the second is at an address nobody allowed.
-    const resolver = vi.fn<Resolver>(async (host) =>
+    const resolver = vi.fn<DnsResolver>(async (host) =>
       host === 'trusted.test' || host === 'evil.test' ? [{ address: '127.0.0.1', family: 4 }] : [],
     );
     const tools = httpTools({ allowHosts: ['trusted.test'], resolver });

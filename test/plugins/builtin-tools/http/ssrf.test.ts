@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { classifyAddress } from '../../../../plugins/builtin-tools/http/address.ts';
 import { AllowList } from '../../../../plugins/builtin-tools/http/allow-list.ts';
 import { HostGuard } from '../../../../plugins/builtin-tools/http/guard.ts';
-import { httpTools, type Resolver } from '../../../../plugins/builtin-tools/http/index.ts';
+import { type DnsResolver, httpTools } from '../../../../plugins/builtin-tools/http/index.ts';
 import { call, failure, output } from './helpers.ts';
 import { type LocalServer, localServer } from './local-server.ts';
 
@@ -14,7 +14,7 @@ afterAll(() => server.close());
 
 /** A resolver answering from a table; fails the test if asked about anything else. */
 function resolverOf(table: Record<string, string[]>) {
-  return vi.fn<Resolver>(async (hostname) => {
+  return vi.fn<DnsResolver>(async (hostname) => {
     const answers = table[hostname];
     if (!answers) throw Object.assign(new Error(`unexpected lookup of ${hostname}`), { code: 'ENOTFOUND' });
     return answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
@@ -150,7 +150,7 @@ describe('allowHosts', () => {
   it('a listed name connects to the address its check resolved (DNS is asked once: no rebinding)', async () => {
     // First answer: the local server. Any later answer would point elsewhere: it must never be used.
     let calls = 0;
-    const resolver = vi.fn<Resolver>(async () =>
+    const resolver = vi.fn<DnsResolver>(async () =>
       calls++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.255.255.1', family: 4 }],
     );
     const tools = httpTools({ allowHosts: ['api.internal.test'], resolver });

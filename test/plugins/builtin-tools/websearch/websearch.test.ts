@@ -2,8 +2,8 @@ import type { ToolResult } from 'hubos';
 import { invokeTool } from 'hubos/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  type SearchResult,
   WEBSEARCH_CONFIG_SCHEMA,
+  type WebsearchHit,
   type WebsearchOptions,
   websearchTool,
 } from '../../../../plugins/builtin-tools/websearch/index.ts';
@@ -72,9 +72,9 @@ async function search(options: WebsearchOptions, input: Record<string, unknown>)
   return invokeTool(websearchTool(options), input);
 }
 
-function results(result: ToolResult): SearchResult[] {
+function results(result: ToolResult): WebsearchHit[] {
   if (!result.ok) expect.fail(`${result.error.code}: ${result.error.message}`);
-  return (result.output as { results: SearchResult[] }).results;
+  return (result.output as { results: WebsearchHit[] }).results;
 }
 
 function failure(result: ToolResult): string {

@@ -7,8 +7,7 @@
 // loop, and runs only once core has them (it probes for them and says so in its title).
 import { HttpAgent, type RunFinishedEvent } from '@ag-ui/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Agent, AgentEvent, RunResult } from '../../../../core/index.ts';
-import type { AguiRunOptions } from '../../../../plugins/hubos/agui/client-tools.ts';
+import type { Agent, AgentEvent, RunOptions, RunResult } from '../../../../core/index.ts';
 import { HubOS } from '../../../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel } from '../../../../testing/index.ts';
 import { ofType, runWith, type Served, serveAgent, shape } from './helpers.ts';
@@ -29,7 +28,7 @@ afterEach(async () => {
 
 describe('client tools over AG-UI', () => {
   it('passes them to the run, reports a call as pending, and sends the answer back as a tool result', async () => {
-    const calls: { input: string; options: AguiRunOptions }[] = [];
+    const calls: { input: string; options: RunOptions }[] = [];
     const stand = standIn(
       [
         [
@@ -148,11 +147,11 @@ describe('client tools over AG-UI', () => {
 });
 
 /** An agent that replays one list of events per run and records what each run was asked. */
-function standIn(runs: AgentEvent[][], calls: { input: string; options: AguiRunOptions }[]): Agent {
+function standIn(runs: AgentEvent[][], calls: { input: string; options: RunOptions }[]): Agent {
   return {
     id: 'stand-in',
     tools: [],
-    async *stream(input: string, options: AguiRunOptions) {
+    async *stream(input: string, options: RunOptions) {
       calls.push({ input, options });
       yield* runs.shift() ?? [];
     },
@@ -185,7 +184,7 @@ async function coreHasClientTools(): Promise<boolean> {
   const model = new ScriptedModel([{ toolCalls: [{ name: 'probe_tool' }] }, 'the call ran as a server tool']);
   const kernel = await bootKernel({ config: { agents: { probe: { model } } } });
   try {
-    const options: AguiRunOptions = {
+    const options: RunOptions = {
       clientTools: [{ name: 'probe_tool', description: 'probe', inputSchema: { type: 'object' } }],
     };
     await kernel.agent('probe').run('probe', options);
