@@ -85,8 +85,9 @@ export async function buildApp(hubos: HubOS): Promise<void> {
       if (Number(length) > maxSize) throw tooLarge();
       return next();
     }
-    // No declared length (chunked, or a Request built in process): counted as it is read.
-    return countChunked(c, next);
+    // No declared length (chunked, or a Request built in process): counted as it is read. A GET has
+    // no body to count, and looking (c.req.raw) would cost the node adapter a full Request.
+    return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : countChunked(c, next);
   });
   systemRoutes(app, hubos);
   agentRoutes(app, hubos);
