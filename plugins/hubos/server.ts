@@ -22,6 +22,6 @@ declare module '../../core/services.js' {
 export { onClientGone } from './kit/client-gone.ts';
 export { errorResponse, HttpError } from './kit/http-error.ts';
 export { type HubOSEnv, keyPrincipal, type Principal } from './kit/principal.ts';
-export { readBody } from './kit/read-body.ts';
+export { readBody, readJson } from './kit/read-body.ts';
 export { describeRoute, type RouteDescription, type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
 export { sseEventWriter, sseResponse } from './kit/sse.ts';

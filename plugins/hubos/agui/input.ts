@@ -3,6 +3,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { Context } from 'hono';
 import type { Agent, RunOptions } from '../../../core/index.ts';
 import { HttpError } from '../kit/http-error.ts';
+import { readJson } from '../kit/read-body.ts';
 import { RUN_BODY } from '../routes/agents.ts';
 import { toClientTools, toToolResults } from './client-tools.ts';
 
@@ -68,18 +69,4 @@ export async function readRunInput(c: Context, agent: Agent): Promise<AguiRun> {
       ...(toolResults.length > 0 ? { toolResults } : {}),
     },
   };
-}
-
-async function readJson(c: Context): Promise<unknown> {
-  try {
-    return JSON.parse(await c.req.text());
-  } catch (error) {
-    // The body limit reports itself as an HttpError (413): let it through.
-    if (error instanceof HttpError) throw error;
-    throw new HttpError(
-      400,
-      'INVALID_JSON',
-      `the request body is not valid JSON: ${(error as Error).message}`,
-    );
-  }
 }
