@@ -1,5 +1,6 @@
 import type { JSONSchemaObject } from './json-schema.ts';
 import type { KernelView } from './kernel-view.ts';
+import type { ServiceName } from './services.ts';
 
 export interface Plugin {
   /** Unique among the app's plugins; named in every error the plugin causes. */
@@ -11,7 +12,7 @@ export interface Plugin {
    * Services this plugin provides with `kernel.provide(name, value)` during boot. Declared, a missing
    * one is named at boot and asking for it early says when it comes.
    */
-  provides?: readonly string[];
+  provides?: readonly ServiceName[];
   /** `pre` plugins are applied first, `post` last, the rest in the order given. */
   enforce?: 'pre' | 'post';
   /** Top-level config keys this plugin owns, with the JSON Schema each must satisfy. */

@@ -41,6 +41,13 @@ export class Services {
   }
 
   provide(name: string, value: unknown, plugin?: string): void {
+    const promised = this.#declared.get(name);
+    if (plugin !== undefined && promised !== undefined && promised !== plugin)
+      throw new HubosError(
+        'SERVICE_DUPLICATE',
+        `plugin "${plugin}" cannot provide the "${name}" service: plugin "${promised}" declares that it provides it`,
+        { details: { service: name, plugin } },
+      );
     const other = this.#provided.get(name);
     if (other)
       throw new HubosError(

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import type { Agent, KernelView } from '../../core/index.ts';
-import { describeRoute, getHubOSHooks, HttpError, type HubOSEnv, readBody } from '../hubos/index.ts';
+import { type Agent, HubosError, type KernelView } from '../../core/index.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv, readBody } from '../hubos/index.ts';
 import type { Cosmos } from './cosmos.ts';
 import { AGENT_ID_PATTERN } from './types.ts';
 
@@ -36,7 +36,7 @@ export function cosmosRoutes(cosmos: Cosmos, base: string): Hono<HubOSEnv> {
   const tags = ['cosmos'];
   const found = (id: string): Agent => {
     const agent = cosmos.get(id);
-    if (!agent) throw new HttpError(404, 'AGENT_NOT_FOUND', `no agent "${id}" in cosmos`);
+    if (!agent) throw new HubosError('AGENT_NOT_FOUND', `no agent "${id}" in cosmos`);
     return agent;
   };
   return new Hono<HubOSEnv>()

@@ -3,8 +3,9 @@ import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
 import { a2aRoutes } from './a2a/index.ts';
 import { aguiRoutes } from './agui/index.ts';
+import { HUBOS_ERROR_CODES } from './errors.ts';
 import type { HubOS } from './hubos.ts';
-import { errorResponse, HttpError } from './kit/http-error.ts';
+import { errorResponse } from './kit/http-error.ts';
 import { apiKeyAuth } from './middleware/auth.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { agentRoutes } from './routes/agents.ts';
@@ -13,8 +14,22 @@ import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uiRoutes } from './ui/index.ts';
 
-/** Paths served without an API key: liveness, and what a browser or an A2A client needs to discover. */
-const PUBLIC = [/^\/health$/, /^\/$/, /^\/ui\//, /\/\.well-known\/agent-card\.json$/];
+/**
+ * Paths served without an API key: liveness, the page, and the A2A agent cards a client needs to
+ * discover. Anchored, so no route a plugin mounts can fall under them by its path's ending.
+ */
+const PUBLIC = [
+  /^\/health$/,
+  /^\/$/,
+  /^\/ui\//,
+  /^\/\.well-known\/agent-card\.json$/,
+  /^\/a2a\/[^/]+\/\.well-known\/agent-card\.json$/,
+];
+
+/** Whether a path is served without an API key (plugins cannot mount there). */
+export function isPublicPath(path: string): boolean {
+  return PUBLIC.some((pattern) => pattern.test(path));
+}
 
 /** Middleware in order (errors, headers, CORS, shutdown, auth, rate limit, body limit), then the routes. */
 export async function buildApp(hubos: HubOS): Promise<void> {
@@ -54,14 +69,11 @@ export async function buildApp(hubos: HubOS): Promise<void> {
     );
   app.use('*', async (c, next) => {
     if (hubos.stopping && !hubos.passesWhileStopping(c)) {
-      throw new HttpError(503, 'SHUTTING_DOWN', 'the server is shutting down');
+      throw HUBOS_ERROR_CODES.create('SHUTTING_DOWN', 'the server is shutting down');
     }
     return next();
   });
-  app.use(
-    '*',
-    apiKeyAuth(hubos.apiKeys, (path) => PUBLIC.some((pattern) => pattern.test(path))),
-  );
+  app.use('*', apiKeyAuth(hubos.apiKeys, isPublicPath));
   if (options.rateLimit !== false) {
     app.use(
       '*',
@@ -70,7 +82,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   }
   const maxSize = options.bodyLimit ?? 1024 * 1024;
   const tooLarge = () =>
-    new HttpError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${maxSize} bytes`);
+    HUBOS_ERROR_CODES.create('PAYLOAD_TOO_LARGE', `the request body is larger than ${maxSize} bytes`);
   // Hono's bodyLimit re-wraps every body in a counting stream (a quarter of the throughput); a
   // declared Content-Length is checked directly, and only bodies without one are counted as they stream.
   const countChunked = bodyLimit({
@@ -85,9 +97,11 @@ export async function buildApp(hubos: HubOS): Promise<void> {
       if (Number(length) > maxSize) throw tooLarge();
       return next();
     }
-    // No declared length (chunked, or a Request built in process): counted as it is read. A GET has
-    // no body to count, and looking (c.req.raw) would cost the node adapter a full Request.
-    return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : countChunked(c, next);
+    // No declared length (chunked, or a Request built in process): counted as it is read, which costs
+    // the node adapter a full Request; a GET or HEAD gets no body from it, so there is none to count.
+    const bodiless =
+      (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.header('transfer-encoding');
+    return bodiless ? next() : countChunked(c, next);
   });
   systemRoutes(app, hubos);
   agentRoutes(app, hubos);

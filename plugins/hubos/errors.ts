@@ -14,7 +14,5 @@ export const HUBOS_ERROR_CODES = defineErrorCodes('hubos', {
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   SHUTTING_DOWN: { status: 503, headers: { 'retry-after': '5' } },
-  /** Hono's own HTTP errors keep their status; declared for the record. */
-  HTTP_ERROR: 400,
   INTERNAL: 500,
 });

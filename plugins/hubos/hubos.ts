@@ -9,9 +9,8 @@ import {
   MemoryStore,
   type Store,
 } from '../../core/index.ts';
-import { buildApp } from './app.ts';
+import { buildApp, isPublicPath } from './app.ts';
 import { getHubOSHooks } from './hooks.ts';
-import { HttpError } from './kit/http-error.ts';
 import type { HubOSEnv } from './kit/principal.ts';
 import { type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
 import { type HubOSServerOptions, isLoopback } from './options.ts';
@@ -110,8 +109,7 @@ export class HubOS {
   agent(name: string): Agent {
     const agent = this.#agents.get(name);
     if (!agent) {
-      throw new HttpError(
-        404,
+      throw new HubosError(
         'AGENT_NOT_FOUND',
         `no agent "${name}" (agents: ${[...this.#agents.keys()].join(', ') || 'none'})`,
       );
@@ -129,8 +127,26 @@ export class HubOS {
     this.docs.push(...docs);
   }
 
-  /** Mounts a sub-app at `path` behind the server's middleware, its described routes documented. */
+  /**
+   * Mounts a sub-app at `path` behind the server's middleware, its described routes documented.
+   * Refuses a path served without an API key, and a route another one already answers.
+   */
   mount(path: string, app: Hono<HubOSEnv>): void {
+    if (isPublicPath(path) || isPublicPath(`${path.replace(/\/$/, '')}/`))
+      throw new HubosError(
+        'PLUGIN_INVALID',
+        `cannot mount routes at "${path}": it is served without an API key (the page, /health, the A2A cards); mount them under ${this.apiPrefix}`,
+      );
+    const taken = new Set(this.app.routes.map((route) => `${route.method} ${route.path}`));
+    for (const route of app.routes) {
+      const full = route.path === '/' ? path : `${path.replace(/\/$/, '')}${route.path}`;
+      const clash = [route.method, 'ALL'].find((method) => taken.has(`${method} ${full}`));
+      if (clash || (route.method === 'ALL' && [...taken].some((key) => key.endsWith(` ${full}`))))
+        throw new HubosError(
+          'PLUGIN_INVALID',
+          `cannot mount ${route.method} ${full}: the server already answers it; mount the routes at another path`,
+        );
+    }
     this.app.route(path, app);
     this.document(...routeDocsOf(app, path));
   }

@@ -53,7 +53,7 @@ export class RunManager {
       createdAt: new Date().toISOString(),
     };
     const controller = new AbortController();
-    // The caller's signal (a client leaving) cancels the run too; AbortSignal.any holds no listener on it.
+    // The caller's signal (a client leaving) cancels the run too, without a listener left on it per run.
     const cancelled = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     const listeners = new Set<(event: AgentEvent) => void>();
     const live: LiveRun = { record, controller, signal: cancelled, listeners, done: Promise.resolve() };

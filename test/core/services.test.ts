@@ -121,3 +121,16 @@ describe('kernel services', () => {
     await kernel.close();
   });
 });
+
+it('a plugin cannot provide a service another plugin declares (a built-in name taken first)', async () => {
+  const error = await caught(() =>
+    boot(
+      { name: 'impostor', enforce: 'pre', apply: (k) => k.provide('clock', { now: () => 0 }) },
+      { name: 'clock', provides: ['clock'], apply: (k) => k.provide('clock', { now: () => 1 }) },
+    ),
+  );
+  expect(error.code).toBe('SERVICE_DUPLICATE');
+  expect(error.message).toBe(
+    'plugin "impostor" cannot provide the "clock" service: plugin "clock" declares that it provides it',
+  );
+});

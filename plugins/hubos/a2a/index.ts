@@ -1,7 +1,7 @@
 import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import type { Context, Hono } from 'hono';
+import { HubosError } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
-import { HttpError } from '../kit/http-error.ts';
 import { A2AEndpoints } from './endpoints.ts';
 import { handleJsonRpc } from './json-rpc.ts';
 import { legacyCard, wantsLegacy } from './legacy-card.ts';
@@ -66,6 +66,6 @@ export async function a2aRoutes(app: Hono, hubos: HubOS): Promise<void> {
 function defaultAgentName(hubos: HubOS): string {
   const first = hubos.listAgents()[0];
   if (!first)
-    throw new HttpError(404, 'AGENT_NOT_FOUND', 'no agent is served, so there is no default agent card');
+    throw new HubosError('AGENT_NOT_FOUND', 'no agent is served, so there is no default agent card');
   return first.id;
 }

@@ -18,7 +18,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
-import { HttpError } from '../kit/http-error.ts';
+import { HubosError } from '../../../core/index.ts';
 import type { A2AEndpoint } from './endpoints.ts';
 
 type Id = string | number | null;
@@ -66,7 +66,7 @@ export async function handleJsonRpc(
   try {
     body = JSON.parse(await c.req.text());
   } catch (error) {
-    if (error instanceof HttpError) throw error; // 413 from the body limit stays an HTTP error
+    if (HubosError.is(error)) throw error; // 413 from the body limit stays an HTTP error
     return fail(null, { code: A2A_ERROR_CODE.PARSE_ERROR, message: 'Invalid JSON payload.' });
   }
   const invalid = envelopeProblem(body);

@@ -1,6 +1,6 @@
 import { type Message as AguiMessage, type Tool as AguiTool, contentToText } from '@ag-ui/core';
 import type { Agent, JSONSchemaObject, Message, ToolDefinition } from '../../../core/index.ts';
-import { HttpError } from '../kit/http-error.ts';
+import { HUBOS_ERROR_CODES } from '../errors.ts';
 
 export type ToolResultMessage = Extract<Message, { role: 'tool' }>;
 
@@ -15,15 +15,21 @@ export function toClientTools(tools: readonly AguiTool[], agent: Agent): ToolDef
   return tools.map((tool) => {
     const { name, description, parameters } = tool;
     if (!TOOL_NAME.test(name))
-      throw new HttpError(400, 'INVALID_BODY', `client tool "${name}": a name is 1-64 of [A-Za-z0-9_-]`);
+      throw HUBOS_ERROR_CODES.create(
+        'INVALID_BODY',
+        `client tool "${name}": a name is 1-64 of [A-Za-z0-9_-]`,
+      );
     // A client tool must not shadow a server tool: the loop could not tell whose call it is.
     if (own.has(name))
-      throw new HttpError(400, 'TOOL_CONFLICT', `client tool "${name}": agent "${agent.id}" has its own`);
-    if (seen.has(name)) throw new HttpError(400, 'INVALID_BODY', `client tool "${name}" is listed twice`);
+      throw HUBOS_ERROR_CODES.create(
+        'TOOL_CONFLICT',
+        `client tool "${name}": agent "${agent.id}" has its own`,
+      );
+    if (seen.has(name))
+      throw HUBOS_ERROR_CODES.create('INVALID_BODY', `client tool "${name}" is listed twice`);
     seen.add(name);
     if (parameters !== undefined && (typeof parameters !== 'object' || parameters === null))
-      throw new HttpError(
-        400,
+      throw HUBOS_ERROR_CODES.create(
         'INVALID_BODY',
         `client tool "${name}": parameters must be a JSON Schema object`,
       );

@@ -2,7 +2,7 @@ import { type Message as AguiMessage, contentToText, type RunAgentInput } from '
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { Context } from 'hono';
 import type { Agent, RunOptions } from '../../../core/index.ts';
-import { HttpError } from '../kit/http-error.ts';
+import { HUBOS_ERROR_CODES } from '../errors.ts';
 import { readJson } from '../kit/read-body.ts';
 import { RUN_BODY } from '../routes/agents.ts';
 import { toClientTools, toToolResults } from './client-tools.ts';
@@ -33,12 +33,11 @@ export async function readRunInput(c: Context, agent: Agent): Promise<AguiRun> {
     const issues = parsed.error.issues
       .slice(0, 5)
       .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`);
-    throw new HttpError(400, 'INVALID_BODY', `invalid RunAgentInput: ${issues.join('; ')}`);
+    throw HUBOS_ERROR_CODES.create('INVALID_BODY', `invalid RunAgentInput: ${issues.join('; ')}`);
   }
   const data = parsed.data as RunAgentInput;
   if (!THREAD_ID.test(data.threadId)) {
-    throw new HttpError(
-      400,
+    throw HUBOS_ERROR_CODES.create(
       'INVALID_BODY',
       `threadId must match ${THREAD_ID.source} (it names the session)`,
     );
@@ -51,8 +50,7 @@ export async function readRunInput(c: Context, agent: Agent): Promise<AguiRun> {
     (message): message is Extract<AguiMessage, { role: 'tool' }> => message.role === 'tool',
   );
   if (input === '' && answers.length === 0) {
-    throw new HttpError(
-      400,
+    throw HUBOS_ERROR_CODES.create(
       'NO_INPUT',
       'no new user message or tool result after the last assistant message',
     );

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { errorMessage, HubosError } from '../../../core/index.ts';
+import { errorCodeSpec, errorMessage, HubosError } from '../../../core/index.ts';
 
 /**
  * A coded error raised by a route with its status given on the spot:
@@ -16,6 +16,10 @@ export class HttpError extends HubosError {
     message: string,
     headers: Record<string, string> = {},
   ) {
+    if (!Number.isInteger(status) || status < 400 || status > 599)
+      throw new TypeError(
+        `HttpError "${code}": status must be an HTTP error status (400-599), got ${status}`,
+      );
     super(code, message, { status, headers });
     this.name = 'HttpError';
   }
@@ -27,13 +31,17 @@ export class HttpError extends HubosError {
  */
 export function errorResponse(c: Context, error: unknown): Response {
   if (HubosError.is(error)) {
+    // An error from an older copy of the package carries no status: its code's declaration decides.
+    const spec = errorCodeSpec(error.code);
     return c.json(
       { error: { code: error.code, message: error.message } },
-      error.status as ContentfulStatusCode,
-      error.headers,
+      (error.status ?? spec?.status ?? 500) as ContentfulStatusCode,
+      error.headers ?? spec?.headers,
     );
   }
   if (error instanceof HTTPException) {
+    // Hono middleware that built its own answer (basic auth's WWW-Authenticate) keeps it.
+    if (error.res) return error.getResponse();
     return c.json(
       { error: { code: 'HTTP_ERROR', message: error.message } },
       error.status as ContentfulStatusCode,

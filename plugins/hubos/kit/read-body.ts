@@ -1,6 +1,12 @@
 import type { Context } from 'hono';
-import { createAjv, describeErrors, type InputOf, type JSONSchemaObject } from '../../../core/index.ts';
-import { HttpError } from './http-error.ts';
+import {
+  createAjv,
+  describeErrors,
+  HubosError,
+  type InputOf,
+  type JSONSchemaObject,
+} from '../../../core/index.ts';
+import { HUBOS_ERROR_CODES } from '../errors.ts';
 
 const ajv = createAjv();
 const validators = new WeakMap<object, ReturnType<typeof ajv.compile>>();
@@ -14,9 +20,8 @@ export async function readJson(c: Context, empty?: unknown): Promise<unknown> {
     const text = await c.req.text();
     return empty !== undefined && text.trim() === '' ? empty : JSON.parse(text);
   } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw new HttpError(
-      400,
+    if (HubosError.is(error)) throw error;
+    throw HUBOS_ERROR_CODES.create(
       'INVALID_JSON',
       `the request body is not valid JSON: ${(error as Error).message}`,
     );
@@ -39,8 +44,7 @@ export async function readBody<T = never, const S extends JSONSchemaObject = JSO
     validators.set(schema, validate);
   }
   if (!validate(body)) {
-    throw new HttpError(
-      400,
+    throw HUBOS_ERROR_CODES.create(
       'INVALID_BODY',
       `invalid request body: ${describeErrors(validate.errors, body).join('; ')}`,
     );

@@ -46,7 +46,7 @@ export function routeDocsOf(
     const path = `${prefix.replace(/\/$/, '')}${route.path === '/' ? '' : route.path}` || '/';
     docs.push({
       method: method as RouteDoc['method'],
-      path: path.replace(/:(\w+)(\{[^}]*\})?\??/g, '{$1}'),
+      path: path.replace(/:(\w+)(\{(?:[^{}]|\{[^{}]*\})*\})?\??/g, '{$1}'),
       ...description,
     });
   }
@@ -91,7 +91,7 @@ export function openApiDocument(title: string, version: string, docs: readonly R
           ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } }
           : code === 204
             ? { description }
-            : { description, content: ok };
+            : { description, content: code === 200 ? ok : { 'application/json': { schema: {} } } };
     }
     paths[doc.path] ??= {};
     paths[doc.path]![doc.method] = {

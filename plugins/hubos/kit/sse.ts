@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
-import { HubosError } from '../../../core/index.ts';
+import { errorMessage, HubosError } from '../../../core/index.ts';
 
 /** Writes events to an SSE stream, each named by its `type` (clients listen per type). */
 export function sseEventWriter(stream: SSEStreamingApi): (event: unknown) => Promise<void> {
@@ -22,11 +22,16 @@ export async function sseResponse(c: Context, events: AsyncIterable<unknown>): P
   const first = await iterator.next();
   return streamSSE(c, async (stream) => {
     const write = sseEventWriter(stream);
+    // A client that leaves stops the iteration: a generator's finally runs and its work is cancelled.
+    stream.onAbort(() => void iterator.return?.());
     try {
-      for (let next = first; !next.done; next = await iterator.next()) await write(next.value);
+      for (let next = first; !next.done && !stream.aborted; next = await iterator.next())
+        await write(next.value);
     } catch (error) {
-      const code = HubosError.is(error) ? error.code : 'RUN_FAILED';
-      await write({ type: 'error', error: { code, message: (error as Error).message } });
+      const code = HubosError.is(error) ? error.code : 'INTERNAL';
+      await write({ type: 'error', error: { code, message: errorMessage(error) } });
+    } finally {
+      await iterator.return?.();
     }
   });
 }

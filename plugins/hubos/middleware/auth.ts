@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { HttpError } from '../kit/http-error.ts';
+import { HUBOS_ERROR_CODES } from '../errors.ts';
 import { ANONYMOUS, keyPrincipal, type Principal } from '../kit/principal.ts';
 
 /**
@@ -33,7 +33,7 @@ export function apiKeyAuth(keys: readonly string[], open: (path: string) => bool
       return next();
     }
     if (!/^Bearer\s+/i.test(header))
-      throw new HttpError(401, 'UNAUTHORIZED', 'missing API key: send "Authorization: Bearer <key>"');
-    throw new HttpError(401, 'UNAUTHORIZED', 'invalid API key');
+      throw HUBOS_ERROR_CODES.create('UNAUTHORIZED', 'missing API key: send "Authorization: Bearer <key>"');
+    throw HUBOS_ERROR_CODES.create('UNAUTHORIZED', 'invalid API key');
   };
 }

@@ -1,6 +1,6 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
-import { HttpError } from '../kit/http-error.ts';
+import { HUBOS_ERROR_CODES } from '../errors.ts';
 
 /** Fixed-window request counting per caller (API key, else client address): 429 with Retry-After past `max`. */
 export function rateLimit(options: { windowMs: number; max: number }): MiddlewareHandler {
@@ -19,13 +19,10 @@ export function rateLimit(options: { windowMs: number; max: number }): Middlewar
     window.count++;
     if (window.count > options.max) {
       const retryAfter = Math.ceil((window.start + options.windowMs - now) / 1000);
-      throw new HttpError(
-        429,
+      throw HUBOS_ERROR_CODES.create(
         'RATE_LIMITED',
         `too many requests: at most ${options.max} per ${options.windowMs} ms`,
-        {
-          'retry-after': String(Math.max(retryAfter, 1)),
-        },
+        { headers: { 'retry-after': String(Math.max(retryAfter, 1)) } },
       );
     }
     return next();

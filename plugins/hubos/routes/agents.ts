@@ -2,9 +2,9 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type Agent, errorCodeSpec } from '../../../core/index.ts';
+import { HUBOS_ERROR_CODES } from '../errors.ts';
 import type { HubOS } from '../hubos.ts';
 import { onClientGone } from '../kit/client-gone.ts';
-import { HttpError } from '../kit/http-error.ts';
 import { readBody } from '../kit/read-body.ts';
 
 export const RUN_BODY = {
@@ -104,8 +104,7 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
     clearTimeout(timer);
     unwatch();
     if (done.status === 'cancelled' && timedOut) {
-      throw new HttpError(
-        504,
+      throw HUBOS_ERROR_CODES.create(
         'RUN_TIMEOUT',
         `the run took longer than ${hubos.requestTimeoutMs} ms: use ?async=true for long runs`,
       );
@@ -113,15 +112,14 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
     if (done.status === 'failed') {
       const code = done.error?.code ?? 'RUN_FAILED';
       // The model failing mid-run makes the server a failed gateway (504 for its timeout); any other
-      // code answers the status it was declared with.
-      const status = code.startsWith('MODEL_')
-        ? code === 'MODEL_TIMEOUT'
-          ? 504
-          : 502
-        : ((errorCodeSpec(code)?.status ?? 500) as ContentfulStatusCode);
+      // code answers as it was declared (status and headers), an undeclared one 500.
+      const answer: { status: number; headers?: Record<string, string> } = code.startsWith('MODEL_')
+        ? { status: code === 'MODEL_TIMEOUT' ? 504 : 502 }
+        : (errorCodeSpec(code) ?? { status: 500 });
       return c.json(
         { error: { code, message: done.error?.message ?? 'the run failed' }, result: done.result },
-        status,
+        answer.status as ContentfulStatusCode,
+        answer.headers,
       );
     }
     return c.json(done.result);

@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { type ApprovalRecord, type Approvals, HubosError } from '../../../core/index.ts';
+import { HUBOS_ERROR_CODES } from '../errors.ts';
 import type { HubOS } from '../hubos.ts';
-import { HttpError } from '../kit/http-error.ts';
 import { readBody } from '../kit/read-body.ts';
 
 export const DECISION_BODY = {
@@ -76,7 +76,7 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     const approvals = hubos.approvals;
     const records = approvals ? await approvals.list(id, { all: true }) : [];
     if (records.length === 0 && !(await hubos.runs.get(id)))
-      throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${id}"`);
+      throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
     const shown = wantsAll(c) ? records : records.filter((record) => record.status === 'pending');
     return c.json({ runId: id, approvals: shown.map((record) => view(approvals!, record)) });
   });
@@ -86,7 +86,7 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     const callId = c.req.param('callId');
     const body = await readBody<DecisionBody>(c, DECISION_BODY);
     const approvals = hubos.approvals;
-    if (!approvals) throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${id}"`);
+    if (!approvals) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
     try {
       const decided = await approvals.decide(id, callId, {
         approved: body.approved,
@@ -96,14 +96,14 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     } catch (error) {
       if (HubosError.is(error, 'APPROVAL_NOT_FOUND')) {
         const known = (await approvals.list(id, { all: true })).length > 0 || (await hubos.runs.get(id));
-        if (!known) throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${id}"`);
-        throw new HttpError(404, 'APPROVAL_NOT_FOUND', error.message);
+        if (!known) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
       }
+      // A decision that came too late is answered as its code declares (409), with the approval as it stands.
       if (HubosError.is(error, 'APPROVAL_DECIDED') || HubosError.is(error, 'RUN_NOT_RUNNING')) {
         const approval = error.details.approval as ApprovalRecord;
         return c.json(
           { error: { code: error.code, message: error.message }, approval: view(approvals, approval) },
-          409,
+          error.status as 409,
         );
       }
       throw error;

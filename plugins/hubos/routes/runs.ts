@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
+import { HUBOS_ERROR_CODES } from '../errors.ts';
 import type { HubOS } from '../hubos.ts';
-import { HttpError } from '../kit/http-error.ts';
 
 /** `GET /runs/:id` (status and result) and `POST /runs/:id/cancel`. */
 export function runRoutes(app: Hono, hubos: HubOS): void {
@@ -24,7 +24,7 @@ export function runRoutes(app: Hono, hubos: HubOS): void {
 
   app.get(`${api}/runs/:id`, async (c) => {
     const record = await hubos.runs.get(c.req.param('id'));
-    if (!record) throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${c.req.param('id')}"`);
+    if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${c.req.param('id')}"`);
     return c.json(record);
   });
 
@@ -32,7 +32,7 @@ export function runRoutes(app: Hono, hubos: HubOS): void {
     const id = c.req.param('id');
     if (hubos.runs.cancel(id)) return c.json((await hubos.runs.wait(id))!);
     const record = await hubos.runs.get(id);
-    if (!record) throw new HttpError(404, 'RUN_NOT_FOUND', `no run "${id}"`);
-    throw new HttpError(409, 'RUN_ENDED', `run "${id}" has already ended (${record.status})`);
+    if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+    throw HUBOS_ERROR_CODES.create('RUN_ENDED', `run "${id}" has already ended (${record.status})`);
   });
 }

@@ -14,7 +14,7 @@ export interface McpClientsOptions {
   version: string;
 }
 
-/** The configured MCP servers of one kernel, as tool sources: `getMcpClients(kernel)`. */
+/** The configured MCP servers of one kernel, as tool sources: `kernel.service('mcp').clients`. */
 export class McpClients {
   readonly #servers = new Map<string, McpServerConnection>();
   readonly #bootWaitMs: number;

@@ -2,6 +2,7 @@
  * The HTTP kit from a plugin author's side: a plugin mounts its own Hono sub-app through the routes
  * hook, using only `hubos/server` and `hubos`, and gets what built-in routes get.
  */
+import { request as httpRequest } from 'node:http';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineErrorCodes, type Kernel, type Plugin } from '../../../core/index.ts';
@@ -61,6 +62,8 @@ const notes: Plugin = {
         .get('/busy/now', (c) => {
           throw errors.create('NOTES_BUSY', `busy for ${c.req.path}`);
         })
+        .get('/files/*', (c) => c.json({ path: c.req.path, by: c.get('principal').id }))
+        .get('/echo/body', async (c) => c.text(String((await c.req.text()).length)))
         .get('/teapot/now', () => {
           throw new HttpError(418, 'TEAPOT', 'short and stout');
         })
@@ -202,5 +205,82 @@ describe('a plugin route mounted with the HTTP kit', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBeTruthy();
     expect((await request('/api/notes', { key: KEY_B })).status).toBe(200);
+  });
+
+  it('cannot be reached without a key through a path that ends like a public one', async () => {
+    const { request } = await serve();
+    expect((await request('/api/notes/files/.well-known/agent-card.json', { key: '' })).status).toBe(401);
+    expect((await request('/api/notes/files/x/.well-known/agent-card.json', { key: '' })).status).toBe(401);
+    expect((await request('/api/notes/files/.well-known/agent-card.json')).status).toBe(200);
+  });
+
+  it('never hands a route the body of a GET, however large', async () => {
+    const { kernel } = await serve();
+    const url = new URL(await kernel.service('hubos').serve());
+    const answer = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/api/notes/echo/body',
+          method: 'GET',
+          headers: { authorization: `Bearer ${KEY_A}`, 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve(`${res.statusCode} ${text}`));
+        },
+      );
+      req.on('error', reject);
+      for (let i = 0; i < 10; i++) req.write('x'.repeat(1000));
+      req.end();
+    });
+    // Node's adapter gives a GET no body: a route reads none, so there is nothing to count.
+    expect(answer).toBe('200 0');
+  });
+});
+
+describe('mounting', () => {
+  const mounting = (path: string, app: Hono<HubOSEnv>): Plugin => ({
+    name: 'mounter',
+    apply: (kernel) => getHubOSHooks(kernel).routes.tap('mounter', ({ mount }) => mount(path, app)),
+  });
+  const init = async (plugin: Plugin) => {
+    const kernel = await bootKernel({ plugins: [hubos(), plugin] });
+    kernels.push(kernel);
+    return kernel.service('hubos').init();
+  };
+
+  it('refuses a path served without an API key', async () => {
+    await expect(
+      init(
+        mounting(
+          '/ui/extra',
+          new Hono<HubOSEnv>().get('/', (c) => c.text('x')),
+        ),
+      ),
+    ).rejects.toThrow('cannot mount routes at "/ui/extra": it is served without an API key');
+    await expect(
+      init(
+        mounting(
+          '/',
+          new Hono<HubOSEnv>().get('/x', (c) => c.text('x')),
+        ),
+      ),
+    ).rejects.toThrow('served without an API key');
+  });
+
+  it('refuses a route the server already answers', async () => {
+    await expect(
+      init(
+        mounting(
+          '/api/agents',
+          new Hono<HubOSEnv>().get('/', (c) => c.text('mine')),
+        ),
+      ),
+    ).rejects.toThrow('cannot mount GET /api/agents: the server already answers it');
   });
 });
