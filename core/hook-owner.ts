@@ -17,16 +17,19 @@ export interface KernelLike {
   readonly [PLUGIN_OF]?: string;
 }
 
+// Catalogs live on the kernel object, by owner: a plugin built against another copy of the package
+// reaches the same hooks as the copy that fires them (a WeakMap per module would give it its own).
+const CATALOGS = Symbol.for('hubos.hook-catalogs');
+
 /**
  * Makes the accessor of a plugin's own hook catalog (`getHubOSHooks(kernel)`): one catalog per
- * kernel, held in a WeakMap so it goes with the kernel. Reached through a plugin's kernel view,
+ * kernel and owner, kept on the kernel so it goes with it. Reached through a plugin's kernel view,
  * taps are attributed to that plugin.
  */
 export function createHooksAccessor<C extends HookCatalog>(
   owner: string,
   create: () => C,
 ): (kernel: KernelLike) => C {
-  const catalogs = new WeakMap<object, C>();
   return (kernel) => {
     const real = kernel?.[KERNEL_OF];
     if (!real)
@@ -34,10 +37,13 @@ export function createHooksAccessor<C extends HookCatalog>(
         'KERNEL_STATE',
         `${owner} hooks need a kernel (or the kernel a plugin's apply() received)`,
       );
-    let hooks = catalogs.get(real);
+    const holder = real as { [CATALOGS]?: Map<string, HookCatalog> };
+    if (!holder[CATALOGS]) Object.defineProperty(holder, CATALOGS, { value: new Map() });
+    const catalogs = holder[CATALOGS]!;
+    let hooks = catalogs.get(owner) as C | undefined;
     if (!hooks) {
       hooks = Object.freeze(create());
-      catalogs.set(real, hooks);
+      catalogs.set(owner, hooks);
       (real as { [REGISTER_OWNED_HOOKS]?: (owner: string, hooks: HookCatalog) => void })[
         REGISTER_OWNED_HOOKS
       ]?.(owner, hooks);

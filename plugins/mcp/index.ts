@@ -1,5 +1,5 @@
 import type { KernelView, Plugin } from '../../core/index.ts';
-import { startMcpClients } from './client/index.ts';
+import { type McpClients, startMcpClients } from './client/index.ts';
 import { MCP_CONFIG_SCHEMA, type McpConfig } from './config.ts';
 import { tapMcpEndpoint } from './server/index.ts';
 import { McpService } from './service.ts';
@@ -35,12 +35,19 @@ export default function mcp(options: McpConfig = {}): Plugin {
     provides: ['mcp'],
     configSchema: { mcp: MCP_CONFIG_SCHEMA },
     apply(kernel: KernelView) {
-      const service = new McpService((): McpConfig => ({ ...kernel.config.mcp, ...options }));
+      const config = (): McpConfig => ({ ...kernel.config.mcp, ...options });
+      let clients: McpClients | undefined;
+      const agentListeners = new Set<() => void>();
+      const service = new McpService(config, () => clients, agentListeners);
       kernel.provide('mcp', service);
-      const changed = () => service.agentsChanged();
+      const changed = () => {
+        for (const listener of agentListeners) listener();
+      };
       kernel.hooks.agentCreated.tap('mcp', changed);
       kernel.hooks.agentDestroy.tap('mcp', changed);
-      startMcpClients(kernel, service);
+      startMcpClients(kernel, config, (started) => {
+        clients = started;
+      });
       tapMcpEndpoint(kernel, service);
     },
   };

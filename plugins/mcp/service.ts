@@ -8,26 +8,29 @@ import type { McpConfig, McpServeConfig } from './config.ts';
  */
 export class McpService {
   readonly #config: () => McpConfig;
-  readonly #agentListeners = new Set<() => void>();
-  #clients: McpClients | undefined;
+  readonly #clients: () => McpClients | undefined;
+  readonly #agentListeners: Set<() => void>;
 
-  constructor(config: () => McpConfig) {
+  /** @internal the mcp plugin builds it over what it owns: its config, its clients, its agent listeners. */
+  constructor(
+    config: () => McpConfig,
+    clients: () => McpClients | undefined,
+    agentListeners: Set<() => void>,
+  ) {
     this.#config = config;
+    this.#clients = clients;
+    this.#agentListeners = agentListeners;
   }
 
   /** The configured MCP servers as tool sources (from the `registerTools` hook on). */
   get clients(): McpClients {
-    if (!this.#clients)
+    const clients = this.#clients();
+    if (!clients)
       throw new HubosError(
         'KERNEL_STATE',
         'the MCP clients start in the "registerTools" hook: use them after it',
       );
-    return this.#clients;
-  }
-
-  /** @internal the plugin hands over its clients once it started them. */
-  attach(clients: McpClients): void {
-    this.#clients = clients;
+    return clients;
   }
 
   /** The merged config: the plugin's options over the config's `mcp` key. */
@@ -47,10 +50,5 @@ export class McpService {
   onAgentsChange(listener: () => void): () => void {
     this.#agentListeners.add(listener);
     return () => this.#agentListeners.delete(listener);
-  }
-
-  /** @internal called by the plugin's agent lifecycle taps. */
-  agentsChanged(): void {
-    for (const listener of this.#agentListeners) listener();
   }
 }

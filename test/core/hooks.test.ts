@@ -311,6 +311,14 @@ describe('createHooksAccessor: plugin-owned hooks', () => {
     expect(create).toHaveBeenCalledTimes(2);
   });
 
+  it('two accessors of one owner (two copies of the package) reach the same catalog on a kernel', () => {
+    const create = vi.fn(makeCatalog);
+    const kernel = createKernel({ logger: silentLogger });
+    const fromOneCopy = createHooksAccessor('copied', create)(kernel);
+    expect(createHooksAccessor('copied', create)(kernel)).toBe(fromOneCopy);
+    expect(create).toHaveBeenCalledTimes(1);
+  });
+
   it('refuses something that is not a kernel with KERNEL_STATE naming the owner', () => {
     const getHooks = createHooksAccessor('server', makeCatalog);
     const error = expectHubosError(() => getHooks({} as never), 'KERNEL_STATE');

@@ -38,12 +38,33 @@ it('the lint rule fails a plugin that imports another plugin past its index.ts, 
   expect(output.match(/only through its public entry, core\/index\.ts/g)).toHaveLength(1);
 });
 
-it('every plugin folder has its boundary rule in biome.json', () => {
+it('every plugin folder has its boundary rule in biome.json, forbidding the internals of every other one', () => {
   const folders = readdirSync(join(ROOT, 'plugins'), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name);
-  const ruled = (JSON.parse(config()) as { overrides: { includes: string[] }[] }).overrides.flatMap(
-    (override) => override.includes.map((glob) => /^plugins\/([^/]+)\/\*\*$/.exec(glob)?.[1]).filter(Boolean),
-  );
-  expect(ruled.sort()).toEqual(folders.sort());
+    .map((entry) => entry.name)
+    .sort();
+  type Override = {
+    includes: string[];
+    linter?: {
+      rules?: { style?: { noRestrictedImports?: { options?: { patterns?: { group: string[] }[] } } } };
+    };
+  };
+  const rules = new Map<string, string[]>();
+  for (const override of (JSON.parse(config()) as { overrides: Override[] }).overrides) {
+    const folder = override.includes.map((glob) => /^plugins\/([^/]+)\/\*\*$/.exec(glob)?.[1]).find(Boolean);
+    const groups = override.linter?.rules?.style?.noRestrictedImports?.options?.patterns ?? [];
+    if (folder)
+      rules.set(
+        folder,
+        groups.flatMap((pattern) => pattern.group),
+      );
+  }
+  expect([...rules.keys()].sort()).toEqual(folders);
+  for (const folder of folders) {
+    const others = folders.filter((other) => other !== folder);
+    const forbidden = (rules.get(folder) ?? []).map(
+      (glob) => /^\.\.\/\*\*\/([^/!*]+)\/\*\*$/.exec(glob)?.[1],
+    );
+    expect(forbidden.filter(Boolean).sort(), `plugins/${folder}`).toEqual(['core', ...others].sort());
+  }
 });

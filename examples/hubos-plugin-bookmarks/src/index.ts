@@ -1,6 +1,5 @@
-import { Hono } from 'hono';
 import { defineErrorCodes, definePlugin, defineTool, type KernelView } from 'hubos';
-import { describeRoute, getHubOSHooks, type HubOSEnv, readBody } from 'hubos/server';
+import { describeRoute, getHubOSHooks, Hono, type HubOSEnv, readBody } from 'hubos/server';
 
 /** One saved link. A type alias, not an interface: only aliases are accepted as the store's JSON values. */
 export type Bookmark = { id: string; url: string; title: string; createdAt: string };

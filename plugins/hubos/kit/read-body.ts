@@ -9,7 +9,21 @@ import {
 import { HUBOS_ERROR_CODES } from '../errors.ts';
 
 const ajv = createAjv();
-const validators = new WeakMap<object, ReturnType<typeof ajv.compile>>();
+type Validate = ReturnType<typeof ajv.compile>;
+const bySchema = new WeakMap<object, Validate>();
+// A schema written inline in a handler is a new object per request: compiled once per shape, not per call.
+const byShape = new Map<string, Validate>();
+
+function validatorFor(schema: JSONSchemaObject): Validate {
+  let validate = bySchema.get(schema);
+  if (!validate) {
+    const shape = JSON.stringify(schema);
+    validate = byShape.get(shape) ?? ajv.compile(schema);
+    byShape.set(shape, validate);
+    bySchema.set(schema, validate);
+  }
+  return validate;
+}
 
 /**
  * Reads the body as JSON: 400 `INVALID_JSON` saying why when it is not. A blank body is `empty` when
@@ -38,11 +52,7 @@ export async function readBody<T = never, const S extends JSONSchemaObject = JSO
   schema: S,
 ): Promise<[T] extends [never] ? InputOf<S> : T> {
   const body = await readJson(c, {});
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    validators.set(schema, validate);
-  }
+  const validate = validatorFor(schema);
   if (!validate(body)) {
     throw HUBOS_ERROR_CODES.create(
       'INVALID_BODY',

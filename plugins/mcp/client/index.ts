@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { KernelView } from '../../../core/index.ts';
-import type { McpService } from '../service.ts';
+import type { McpConfig } from '../config.ts';
 import { clientVersion } from './client-info.ts';
 import { tapMcpHubOS } from './hubos-routes.ts';
 import { McpClients } from './mcp-clients.ts';
@@ -20,16 +20,20 @@ export type { SyncedTool } from './tool-sync.ts';
  * that fails does not stop the boot: it is reported, its prefix reserved, and retried with backoff.
  * They are closed (stdio children stopped) when the kernel closes.
  */
-export function startMcpClients(kernel: KernelView, service: McpService): void {
+export function startMcpClients(
+  kernel: KernelView,
+  config: () => McpConfig,
+  started: (clients: McpClients) => void,
+): void {
   let clients: McpClients | undefined;
   kernel.hooks.registerTools.tapPromise('mcp-client', async (registry) => {
-    clients = new McpClients(service.config, {
+    clients = new McpClients(config(), {
       registry,
       logger: kernel.logger,
       baseDir: kernel.configFile ? dirname(kernel.configFile) : kernel.cwd,
       version: clientVersion(),
     });
-    service.attach(clients);
+    started(clients);
     await clients.start();
   });
   kernel.hooks.beforeClose.tap('mcp-client', () => clients?.stopRetrying());
