@@ -167,12 +167,17 @@ export class Agent implements AgentHandle {
     }
     // Aborted by the caller's signal, or by cancelAll() through the run's own controller.
     const controller = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    // Forwarded by hand, not AbortSignal.any: on the run route that costs about a tenth of the
+    // throughput (its dependent-signal bookkeeping), measured with the peer benchmark.
+    const abort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', abort, { once: true });
+    if (options.signal?.aborted) abort();
     this.#running.add(controller);
     try {
-      return await this.#loop(input, options, signal, emit);
+      return await this.#loop(input, options, controller.signal, emit);
     } finally {
       this.#running.delete(controller);
+      options.signal?.removeEventListener('abort', abort);
     }
   }
 

@@ -52,9 +52,12 @@ export async function* streamEvents<T>(
   const queue = new EventQueue<T>();
   // Aborted by the caller's signal, or here when the consumer stops early.
   const controller = new AbortController();
-  const workSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
+  // Forwarded by hand, not AbortSignal.any, which costs the run routes measurably (see Agent.run).
+  const abort = () => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', abort, { once: true });
+  if (signal?.aborted) abort();
   let finished = false;
-  const done = work(workSignal, (item) => queue.push(item)).finally(() => {
+  const done = work(controller.signal, (item) => queue.push(item)).finally(() => {
     finished = true;
     queue.close();
   });
@@ -62,6 +65,7 @@ export async function* streamEvents<T>(
     yield* queue;
     await done;
   } finally {
+    signal?.removeEventListener('abort', abort);
     // Only a consumer that stopped early still has work to cancel.
     if (!finished) controller.abort(new HubosError('RUN_CANCELLED', 'the stream was closed'));
     await done.catch(() => undefined);

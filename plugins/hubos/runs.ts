@@ -18,8 +18,6 @@ export interface RunRecord {
 interface LiveRun {
   record: RunRecord;
   controller: AbortController;
-  /** Aborted by `controller` or by the caller's signal. */
-  signal: AbortSignal;
   done: Promise<void>;
   listeners: Set<(event: AgentEvent) => void>;
 }
@@ -53,13 +51,17 @@ export class RunManager {
       createdAt: new Date().toISOString(),
     };
     const controller = new AbortController();
-    // The caller's signal (a client leaving) cancels the run too, without a listener left on it per run.
-    const cancelled = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
+    // The caller's signal (a client leaving) cancels the run too; its listener goes when the run ends.
+    // By hand, not AbortSignal.any, which costs this route about a tenth of its throughput.
+    const forward = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', forward, { once: true });
     const listeners = new Set<(event: AgentEvent) => void>();
-    const live: LiveRun = { record, controller, signal: cancelled, listeners, done: Promise.resolve() };
+    const live: LiveRun = { record, controller, listeners, done: Promise.resolve() };
     this.#live.set(record.id, live);
     // Begins on the next microtask, so a caller subscribing right after start() sees run-start.
-    live.done = Promise.resolve().then(() => this.#drive(agent, input, live, persist));
+    live.done = Promise.resolve()
+      .then(() => this.#drive(agent, input, live, persist))
+      .finally(() => signal?.removeEventListener('abort', forward));
     // Stored once it ends; while it runs, get() answers from memory.
     return record;
   }
@@ -70,7 +72,7 @@ export class RunManager {
       const options = {
         // The agent's run id is the record's, so approvals and events name the run HubOS knows.
         runId: record.id,
-        signal: live.signal,
+        signal: live.controller.signal,
         ...(record.sessionId ? { sessionId: record.sessionId } : {}),
       };
       // run() with onEvent, not stream(): no queue between the loop and the listeners.
