@@ -5,8 +5,8 @@ export default defineConfig({
   description: 'A TypeScript agent framework: a minimal kernel with typed hooks, tools and plugins.',
   cleanUrls: true,
   lastUpdated: false,
-  // The VitePress cache lives under node_modules/, which Biome and git both leave alone.
-  cacheDir: '../node_modules/.cache/vitepress',
+  // The cache lives in the site's own node_modules/, which Biome and git both leave alone.
+  cacheDir: './node_modules/.cache/vitepress',
   markdown: {
     config(md) {
       // `{{ steps.draft }}` in inline code is workflow template text, not a Vue interpolation.
