@@ -66,10 +66,21 @@ function asset(body: string, type: string): Asset {
  */
 export async function uiRoutes(app: Hono, hubos: HubOS): Promise<void> {
   const files = await loadFiles();
-  const page = files['page.html']
-    .replaceAll('{{API_PREFIX}}', escapeAttribute(hubos.apiPrefix))
-    .replaceAll('{{NAME}}', escapeAttribute(hubos.name));
-  const pageAsset = asset(page, FILES['page.html']);
+  // Made on first request, once the plugins have mounted their routes: the page learns from the
+  // route docs whether the workflows plugin serves any (and asks nothing that would answer 404).
+  let pageAsset: Asset | undefined;
+  const page = () => {
+    const workflows = `${hubos.apiPrefix}/workflows`;
+    const served = hubos.docs.some((doc) => doc.method === 'get' && doc.path === workflows);
+    pageAsset ??= asset(
+      files['page.html']
+        .replaceAll('{{API_PREFIX}}', escapeAttribute(hubos.apiPrefix))
+        .replaceAll('{{WORKFLOWS}}', served ? escapeAttribute(workflows) : '')
+        .replaceAll('{{NAME}}', escapeAttribute(hubos.name)),
+      FILES['page.html'],
+    );
+    return pageAsset;
+  };
   const assets = new Map<string, Asset>();
   for (const name of Object.keys(FILES) as FileName[])
     if (name !== 'page.html') assets.set(name, asset(files[name], FILES[name]));
@@ -81,8 +92,8 @@ export async function uiRoutes(app: Hono, hubos: HubOS): Promise<void> {
     return new Response(asset.body, { headers: { ...headers, 'content-type': asset.type } });
   };
 
-  app.get('/', (c) => send(pageAsset, c.req.header('if-none-match')));
-  app.get('/ui/', (c) => send(pageAsset, c.req.header('if-none-match')));
+  app.get('/', (c) => send(page(), c.req.header('if-none-match')));
+  app.get('/ui/', (c) => send(page(), c.req.header('if-none-match')));
   app.get('/ui/:file', (c) => {
     const found = assets.get(c.req.param('file'));
     if (!found) return c.json({ error: { code: 'NOT_FOUND', message: `no file ${c.req.path}` } }, 404);

@@ -2,6 +2,8 @@
 // step's progress live. A module that runs after app.js and uses its helpers ($, h, request,
 // readEvents, approvalView, showView, …): classic scripts leave their declarations in the global scope.
 
+// Where the workflows plugin serves its routes; empty when it is not on (no view then, and no request).
+const WORKFLOWS = document.querySelector('meta[name="hubos-workflows"]')?.getAttribute('content') || '';
 const WORKFLOW_STORAGE = 'hubos.workflow';
 const OUTPUT_LIMIT = 20_000;
 
@@ -362,7 +364,7 @@ async function run(name, input) {
   say(`Starting ${name}…`);
   let finished = false;
   try {
-    const response = await request(`${API}/workflows/${encodeURIComponent(name)}/run`, {
+    const response = await request(`${WORKFLOWS}/${encodeURIComponent(name)}/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ input }),
@@ -459,7 +461,7 @@ async function select(name) {
   wf.steps.replaceChildren(h('li', { class: 'none' }, 'Loading…'));
   let shape;
   try {
-    const response = await request(`${API}/workflows/${encodeURIComponent(name)}`, {
+    const response = await request(`${WORKFLOWS}/${encodeURIComponent(name)}`, {
       headers: { accept: 'application/json' },
     });
     if (!response.ok) throw await responseError(response);
@@ -506,8 +508,9 @@ function openView(wanted) {
 }
 
 async function loadWorkflows() {
+  if (!WORKFLOWS) return;
   try {
-    const response = await request(`${API}/workflows`, { headers: { accept: 'application/json' } });
+    const response = await request(WORKFLOWS, { headers: { accept: 'application/json' } });
     if (!response.ok) throw await responseError(response);
     const { workflows } = await response.json();
     view.workflows = Array.isArray(workflows) ? workflows : [];
