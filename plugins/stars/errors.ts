@@ -1,4 +1,4 @@
-import { defineErrorCodes, type HubosError } from '../../core/index.ts';
+import { defineErrorCodes } from '../../core/index.ts';
 
 /** Stars's own error codes and their HTTP statuses. */
 export const STARS_ERROR_CODES = defineErrorCodes('stars', {
@@ -12,7 +12,3 @@ export const STARS_ERROR_CODES = defineErrorCodes('stars', {
 });
 
 export type StarsErrorCode = keyof typeof STARS_ERROR_CODES.codes;
-
-export function starsError(code: StarsErrorCode, message: string): HubosError {
-  return STARS_ERROR_CODES.create(code, message);
-}

@@ -4,7 +4,7 @@ import { tapStarsRoutes } from './routes.ts';
 import { Stars } from './stars.ts';
 import { STARS_CONFIG_SCHEMA, type StarsConfig } from './types.ts';
 
-export { STARS_ERROR_CODES, type StarsErrorCode, starsError } from './errors.ts';
+export { STARS_ERROR_CODES, type StarsErrorCode } from './errors.ts';
 export { getStarsHooks, type StarsHooks } from './hooks.ts';
 export { STARS_JOIN_BODY, STARS_MESSAGE_BODY, STARS_RUN_BODY, starsRoutes } from './routes.ts';
 export { DEFAULT_HISTORY_LIMIT, DEFAULT_MAX_TURNS, STARS_NAMESPACE, Stars } from './stars.ts';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { KernelView } from '../../core/index.ts';
 import { describeRoute, getHubOSHooks, type HubOSEnv, readBody, sseResponse } from '../hubos/index.ts';
-import { starsError } from './errors.ts';
+import { STARS_ERROR_CODES } from './errors.ts';
 import type { Stars } from './stars.ts';
 
 export const STARS_RUN_BODY = {
@@ -43,7 +43,7 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
   const team = (name: string): Stars => {
     const stars = teams.get(name);
     if (!stars)
-      throw starsError(
+      throw STARS_ERROR_CODES.create(
         'STARS_NOT_FOUND',
         `no Stars team "${name}" (teams: ${[...teams.keys()].join(', ') || 'none'})`,
       );
@@ -101,7 +101,10 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
       (c) => {
         const agentId = c.req.param('agentId');
         if (!team(c.req.param('name')).leave(agentId))
-          throw starsError('STARS_NOT_MEMBER', `"${agentId}" is not a member of "${c.req.param('name')}"`);
+          throw STARS_ERROR_CODES.create(
+            'STARS_NOT_MEMBER',
+            `"${agentId}" is not a member of "${c.req.param('name')}"`,
+          );
         return c.json({ left: agentId });
       },
     )

@@ -7,7 +7,7 @@ import {
   streamEvents,
 } from '../../core/index.ts';
 import type { Cosmos } from '../cosmos/index.ts';
-import { starsError } from './errors.ts';
+import { STARS_ERROR_CODES } from './errors.ts';
 import { runTeam } from './team-run.ts';
 import {
   RoleLeader,
@@ -69,20 +69,23 @@ export class Stars {
   /** Adds a Cosmos agent to the team. Fails if it is not in Cosmos, already a member, or a second leader. */
   join(agentId: string, role: StarsRole): StarsMember {
     if (role !== RoleLeader && role !== RoleWorker)
-      throw starsError(
+      throw STARS_ERROR_CODES.create(
         'STARS_INVALID',
         `stars "${this.name}": role must be "leader" or "worker" (got ${JSON.stringify(role)})`,
       );
     if (!this.cosmos.has(agentId))
-      throw starsError(
+      throw STARS_ERROR_CODES.create(
         'STARS_AGENT_NOT_FOUND',
         `stars "${this.name}": no agent "${agentId}" in Cosmos: create it there first`,
       );
     if (this.#members.has(agentId))
-      throw starsError('STARS_MEMBER_EXISTS', `stars "${this.name}": "${agentId}" is already a member`);
+      throw STARS_ERROR_CODES.create(
+        'STARS_MEMBER_EXISTS',
+        `stars "${this.name}": "${agentId}" is already a member`,
+      );
     const leader = this.leader;
     if (role === RoleLeader && leader)
-      throw starsError(
+      throw STARS_ERROR_CODES.create(
         'STARS_LEADER_EXISTS',
         `stars "${this.name}": "${leader}" is already the leader (a team has one)`,
       );
@@ -114,7 +117,7 @@ export class Stars {
     this.#member(agentId);
     const agent = this.cosmos.get(agentId);
     if (!agent)
-      throw starsError(
+      throw STARS_ERROR_CODES.create(
         'STARS_AGENT_NOT_FOUND',
         `stars "${this.name}": member "${agentId}" is no longer in Cosmos`,
       );
@@ -185,7 +188,7 @@ export class Stars {
   #member(agentId: string): Member {
     const member = this.#members.get(agentId);
     if (!member)
-      throw starsError(
+      throw STARS_ERROR_CODES.create(
         'STARS_NOT_MEMBER',
         `stars "${this.name}": "${agentId}" is not a member (members: ${[...this.#members.keys()].join(', ') || 'none'})`,
       );
@@ -198,7 +201,10 @@ export class Stars {
 
   #record(from: string, to: string, content: string, kind: StarsMessage['kind']): StarsMessage {
     if (typeof content !== 'string' || content === '')
-      throw starsError('STARS_INVALID', `stars "${this.name}": a message needs non-empty content`);
+      throw STARS_ERROR_CODES.create(
+        'STARS_INVALID',
+        `stars "${this.name}": a message needs non-empty content`,
+      );
     const message: StarsMessage = { seq: ++this.#seq, from, to, content, kind, at: new Date().toISOString() };
     this.#history.push(message);
     if (this.#history.length > this.historyLimit)

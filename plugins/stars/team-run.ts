@@ -10,7 +10,7 @@ import {
   type ToolDefinition,
   type Usage,
 } from '../../core/index.ts';
-import { starsError } from './errors.ts';
+import { STARS_ERROR_CODES } from './errors.ts';
 import type { Stars } from './stars.ts';
 import {
   RoleLeader,
@@ -82,10 +82,13 @@ export async function runTeam(
   emit: Emit,
 ): Promise<StarsRunResult> {
   if (typeof task !== 'string' || task.trim() === '')
-    throw starsError('STARS_INVALID', `stars "${stars.name}": the task must be a non-empty string`);
+    throw STARS_ERROR_CODES.create(
+      'STARS_INVALID',
+      `stars "${stars.name}": the task must be a non-empty string`,
+    );
   const leader = stars.leader;
   if (!leader)
-    throw starsError(
+    throw STARS_ERROR_CODES.create(
       'STARS_NO_LEADER',
       `stars "${stars.name}" has no leader: join one with role "leader" first`,
     );

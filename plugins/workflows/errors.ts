@@ -1,4 +1,4 @@
-import { defineErrorCodes, type HubosError } from '../../core/index.ts';
+import { defineErrorCodes } from '../../core/index.ts';
 
 /** The workflows plugin's own error codes and their HTTP statuses. */
 export const WORKFLOW_ERROR_CODES = defineErrorCodes('workflows', {
@@ -12,7 +12,3 @@ export const WORKFLOW_ERROR_CODES = defineErrorCodes('workflows', {
 
 /** Workflow failures a caller can branch on, as `error.code`. */
 export type WorkflowErrorCode = keyof typeof WORKFLOW_ERROR_CODES.codes;
-
-export function workflowError(code: WorkflowErrorCode, message: string): HubosError {
-  return WORKFLOW_ERROR_CODES.create(code, message);
-}

@@ -6,7 +6,7 @@ import { Workflow } from './workflow.ts';
 
 export { checkDefinition, defineWorkflow } from './define.ts';
 export type { StepShape, WorkflowShape } from './describe.ts';
-export { WORKFLOW_ERROR_CODES, type WorkflowErrorCode, workflowError } from './errors.ts';
+export { WORKFLOW_ERROR_CODES, type WorkflowErrorCode } from './errors.ts';
 export type { StepDeps, TeamLike } from './leaf-steps.ts';
 export { WORKFLOW_RESUME_BODY, WORKFLOW_RUN_BODY, workflowRoutes } from './routes.ts';
 export { type RunHeader, WORKFLOW_RUNS_NAMESPACE, WORKFLOW_STEPS_NAMESPACE } from './run-record.ts';

@@ -11,7 +11,7 @@ import {
   readBody,
   sseEventWriter,
 } from '../hubos/index.ts';
-import { workflowError } from './errors.ts';
+import { WORKFLOW_ERROR_CODES } from './errors.ts';
 import type { Workflow } from './workflow.ts';
 
 export const WORKFLOW_RUN_BODY = {
@@ -55,7 +55,7 @@ export function workflowRoutes(
   const found = (name: string): AnyWorkflow => {
     const workflow = workflows.get(name);
     if (!workflow)
-      throw workflowError(
+      throw WORKFLOW_ERROR_CODES.create(
         'WORKFLOW_NOT_FOUND',
         `no workflow "${name}" (workflows: ${[...workflows.keys()].join(', ') || 'none'})`,
       );
@@ -67,7 +67,7 @@ export function workflowRoutes(
       const run = await workflow.getRun(runId);
       if (run) return { workflow, run };
     }
-    throw workflowError('WORKFLOW_RUN_NOT_FOUND', `no workflow run "${runId}"`);
+    throw WORKFLOW_ERROR_CODES.create('WORKFLOW_RUN_NOT_FOUND', `no workflow run "${runId}"`);
   };
 
   /** Answers a run as SSE, JSON when it ends, or 202 at once; tracked so shutdown drains it. */
@@ -187,7 +187,7 @@ export function workflowRoutes(
         const id = c.req.param('id');
         const { workflow } = await owner(id);
         if (!workflow.cancel(id))
-          throw workflowError(
+          throw WORKFLOW_ERROR_CODES.create(
             'WORKFLOW_RUN_NOT_RUNNING',
             `workflow run "${id}" is not running in this server (see its status at ${base}/runs/${id}; resume it to continue)`,
           );

@@ -12,7 +12,7 @@ import {
 } from '../../core/index.ts';
 import { checkDefinition } from './define.ts';
 import { describeWorkflow, type WorkflowShape } from './describe.ts';
-import { workflowError } from './errors.ts';
+import { WORKFLOW_ERROR_CODES } from './errors.ts';
 import { type ExecContext, rootScope, runSequence } from './executor.ts';
 import type { TeamLike } from './leaf-steps.ts';
 import {
@@ -175,7 +175,7 @@ export class Workflow<I = unknown> {
 
   #reserve(runId: string): Opened['controller'] {
     if (this.#active.has(runId))
-      throw workflowError(
+      throw WORKFLOW_ERROR_CODES.create(
         'WORKFLOW_RUN_ACTIVE',
         `workflow run "${runId}" is running in this process: wait for it or cancel it`,
       );
@@ -193,7 +193,7 @@ export class Workflow<I = unknown> {
 
   async #start(input: I, runId: string = randomUUID()): Promise<Opened> {
     if (typeof runId !== 'string' || !RUN_ID.test(runId))
-      throw workflowError(
+      throw WORKFLOW_ERROR_CODES.create(
         'WORKFLOW_INPUT_INVALID',
         `invalid run id ${JSON.stringify(runId)}: use 1 to 200 letters, digits, "_", ".", ":" or "-"`,
       );
@@ -201,12 +201,15 @@ export class Workflow<I = unknown> {
     const data = toJson(input, `workflow "${this.name}" input`);
     if (!this.#validate(data)) {
       const problems = describeErrors(this.#validate.errors, data).join('; ');
-      throw workflowError('WORKFLOW_INPUT_INVALID', `invalid input for workflow "${this.name}": ${problems}`);
+      throw WORKFLOW_ERROR_CODES.create(
+        'WORKFLOW_INPUT_INVALID',
+        `invalid input for workflow "${this.name}": ${problems}`,
+      );
     }
     const controller = this.#reserve(runId);
     try {
       if (await loadRunHeader(this.#store, runId))
-        throw workflowError(
+        throw WORKFLOW_ERROR_CODES.create(
           'WORKFLOW_RUN_ACTIVE',
           `workflow run "${runId}" already exists: pick another run id`,
         );
@@ -224,9 +227,12 @@ export class Workflow<I = unknown> {
     try {
       const record = await this.getRun(runId);
       if (!record)
-        throw workflowError('WORKFLOW_RUN_NOT_FOUND', `workflow "${this.name}" has no run "${runId}"`);
+        throw WORKFLOW_ERROR_CODES.create(
+          'WORKFLOW_RUN_NOT_FOUND',
+          `workflow "${this.name}" has no run "${runId}"`,
+        );
       if (record.status === 'completed')
-        throw workflowError(
+        throw WORKFLOW_ERROR_CODES.create(
           'WORKFLOW_RUN_FINISHED',
           `workflow run "${runId}" already completed: start a new run`,
         );
