@@ -99,9 +99,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
     }
     // No declared length (chunked, or a Request built in process): counted as it is read, which costs
     // the node adapter a full Request; a GET or HEAD gets no body from it, so there is none to count.
-    const bodiless =
-      (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.header('transfer-encoding');
-    return bodiless ? next() : countChunked(c, next);
+    return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : countChunked(c, next);
   });
   systemRoutes(app, hubos);
   agentRoutes(app, hubos);

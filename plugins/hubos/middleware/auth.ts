@@ -5,7 +5,7 @@ import { ANONYMOUS, keyPrincipal, type Principal } from '../kit/principal.ts';
 
 /**
  * `Authorization: Bearer <key>` against the configured keys, setting `c.get('principal')`; no keys
- * means no auth (loopback only) and every caller is `anonymous`. `open(c)` names the paths served
+ * means no auth (loopback only) and every caller is `anonymous`. `open(path)` names the paths served
  * without a key (they still get the caller's principal when a valid key is sent).
  */
 export function apiKeyAuth(keys: readonly string[], open: (path: string) => boolean): MiddlewareHandler {
