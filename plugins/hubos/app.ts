@@ -7,6 +7,8 @@ import { HUBOS_ERROR_CODES } from './errors.ts';
 import type { HubOS } from './hubos.ts';
 import { errorResponse } from './kit/http-error.ts';
 import { apiKeyAuth } from './middleware/auth.ts';
+import { hostCheck } from './middleware/host-check.ts';
+import { originCheck } from './middleware/origin-check.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { approvalRoutes } from './routes/approvals.ts';
@@ -31,7 +33,10 @@ export function isPublicPath(path: string): boolean {
   return PUBLIC.some((pattern) => pattern.test(path));
 }
 
-/** Middleware in order (errors, headers, CORS, shutdown, auth, rate limit, body limit), then the routes. */
+/**
+ * Middleware in order (errors, headers, host check, CORS, origin check, shutdown, auth, rate limit,
+ * body limit), then the routes.
+ */
 export async function buildApp(hubos: HubOS): Promise<void> {
   const { app, options } = hubos;
   app.onError((error, c) => errorResponse(c, error));
@@ -50,6 +55,8 @@ export async function buildApp(hubos: HubOS): Promise<void> {
     c.header('x-content-type-options', 'nosniff');
     await next();
   });
+  // Before CORS: a rebound name gets no preflight answer either.
+  app.use('*', hostCheck(hubos.allowedHosts));
   if (options.cors)
     app.use(
       '*',
@@ -67,19 +74,22 @@ export async function buildApp(hubos: HubOS): Promise<void> {
         exposeHeaders: ['Mcp-Session-Id'],
       }),
     );
+  app.use('*', originCheck(hubos.originPolicy));
   app.use('*', async (c, next) => {
     if (hubos.stopping && !hubos.passesWhileStopping(c)) {
       throw HUBOS_ERROR_CODES.create('SHUTTING_DOWN', 'the server is shutting down');
     }
     return next();
   });
-  app.use('*', apiKeyAuth(hubos.apiKeys, isPublicPath));
-  if (options.rateLimit !== false) {
-    app.use(
-      '*',
-      rateLimit({ windowMs: options.rateLimit?.windowMs ?? 60_000, max: options.rateLimit?.max ?? 600 }),
-    );
-  }
+  const windowMs = (options.rateLimit || undefined)?.windowMs ?? 60_000;
+  app.use(
+    '*',
+    apiKeyAuth(hubos.apiKeys, {
+      open: isPublicPath,
+      failures: { windowMs, max: (options.rateLimit || undefined)?.maxAuthFailures ?? 20 },
+    }),
+  );
+  if (options.rateLimit !== false) app.use('*', rateLimit({ windowMs, max: options.rateLimit?.max ?? 600 }));
   const maxSize = options.bodyLimit ?? 1024 * 1024;
   const tooLarge = () =>
     HUBOS_ERROR_CODES.create('PAYLOAD_TOO_LARGE', `the request body is larger than ${maxSize} bytes`);

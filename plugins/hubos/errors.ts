@@ -3,7 +3,11 @@ import { defineErrorCodes } from '../../core/index.ts';
 /** The HubOS server's own error codes and their statuses (the kernel's and other plugins' are declared with them). */
 export const HUBOS_ERROR_CODES = defineErrorCodes('hubos', {
   UNAUTHORIZED: { status: 401, headers: { 'www-authenticate': 'Bearer' } },
+  HOST_NOT_ALLOWED: 403,
+  ORIGIN_NOT_ALLOWED: 403,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_JSON: 400,
+  JSON_TOO_COMPLEX: 400,
   INVALID_BODY: 400,
   NO_INPUT: 400,
   TOOL_CONFLICT: 400,

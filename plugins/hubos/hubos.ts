@@ -9,10 +9,13 @@ import {
   MemoryStore,
   type Store,
 } from '../../core/index.ts';
+import { type AcceptedKey, resolveApiKeys } from './api-keys.ts';
 import { buildApp, isPublicPath } from './app.ts';
 import { getHubOSHooks } from './hooks.ts';
 import type { HubOSEnv } from './kit/principal.ts';
 import { type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
+import type { AllowedHosts } from './middleware/host-check.ts';
+import { type OriginPolicy, originAllowed } from './middleware/origin-check.ts';
 import { type HubOSServerOptions, isLoopback } from './options.ts';
 import { RunManager } from './runs.ts';
 
@@ -40,6 +43,7 @@ export class HubOS {
   #server: ServerType | undefined;
   #url: string | undefined;
   #stopping: Promise<void> | undefined;
+  #keys: readonly AcceptedKey[] | undefined;
 
   constructor(options: HubOSOptions = {}) {
     this.options = options;
@@ -56,16 +60,57 @@ export class HubOS {
     return this.options.requestTimeoutMs ?? 300_000;
   }
 
-  get apiKeys(): string[] {
-    const fromEnv = (process.env.HUBOS_API_KEYS ?? '')
-      .split(',')
-      .map((key) => key.trim())
-      .filter(Boolean);
-    return [...(this.options.apiKeys ?? []), ...fromEnv];
+  /** The keys the server accepts, each with its principal (`server.apiKeys`, then HUBOS_API_KEYS). */
+  get apiKeys(): readonly AcceptedKey[] {
+    this.#keys ??= resolveApiKeys(this.options.apiKeys ?? [], process.env.HUBOS_API_KEYS);
+    return this.#keys;
   }
 
   get authRequired(): boolean {
     return this.apiKeys.length > 0;
+  }
+
+  /** `server.publicUrl` (else HUBOS_PUBLIC_URL) without its trailing slash, when set. */
+  get publicUrl(): string | undefined {
+    const url = this.options.publicUrl ?? process.env.HUBOS_PUBLIC_URL;
+    if (url === undefined || url === '') return undefined;
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      throw new HubosError(
+        'CONFIG_INVALID',
+        `server.publicUrl must be an http(s) URL such as "https://agents.example.com", not ${JSON.stringify(url)}`,
+      );
+    return url.replace(/\/+$/, '');
+  }
+
+  /** Where absolute URLs (A2A cards) point: the public URL, else the one listened on; never a request's Host. */
+  get baseUrl(): string {
+    return this.publicUrl ?? this.#url ?? `http://127.0.0.1:${this.options.port ?? 3000}`;
+  }
+
+  /** Which web pages may send requests that change state: the server's own, the public URL's, `server.cors`'s. */
+  get originPolicy(): OriginPolicy {
+    const publicUrl = this.publicUrl;
+    return { cors: this.options.cors?.origin, publicOrigin: publicUrl && new URL(publicUrl).origin };
+  }
+
+  /**
+   * Whether a browser page at `origin` may talk to the server (for endpoints that check reads too,
+   * as MCP asks): its own origin under an allowed Host, the public URL's, or one `server.cors` lists.
+   */
+  allowsOrigin(origin: string, c: Context): boolean {
+    return originAllowed(origin, c, this.originPolicy);
+  }
+
+  /** The `Host` names answered (besides loopback names and IP addresses, always allowed). */
+  get allowedHosts(): AllowedHosts {
+    const configured = this.options.allowedHosts;
+    if (configured === true) return true;
+    const hosts = [...(configured ?? [])];
+    const bind = this.options.host;
+    if (bind && bind !== '0.0.0.0' && bind !== '::') hosts.push(bind);
+    const publicUrl = this.publicUrl;
+    if (publicUrl) hosts.push(new URL(publicUrl).hostname);
+    return hosts;
   }
 
   get stopping(): boolean {

@@ -3,14 +3,32 @@ export interface HubOSServerOptions {
   port?: number;
   /** Default 127.0.0.1. Binding beyond loopback requires API keys. */
   host?: string;
-  /** API keys clients send as `Authorization: Bearer <key>`; also HUBOS_API_KEYS (comma-separated). */
-  apiKeys?: string[];
-  /** Allowed CORS origins (`'*'` for any); none by default. */
+  /**
+   * API keys clients send as `Authorization: Bearer <key>`; also HUBOS_API_KEYS (comma-separated).
+   * Each key is its own identity: what one key starts, another cannot see. A string key's id is a
+   * digest of it; `{ key, id }` names it; `admin: true` sees every identity's runs and sessions.
+   */
+  apiKeys?: (string | ApiKeyEntry)[];
+  /**
+   * Host names the server answers to (the `Host` header; 403 `HOST_NOT_ALLOWED` otherwise), besides
+   * `localhost`, IP addresses, the bind host and the host of `publicUrl`. A leading dot allows
+   * subdomains (`.example.com`); `true` allows any host (behind a proxy that checks it).
+   */
+  allowedHosts?: true | string[];
+  /**
+   * The URL clients reach the server at, when it is not the one it listens on (a proxy, a public
+   * name): the source of absolute URLs (A2A cards) and an allowed host and origin. Also HUBOS_PUBLIC_URL.
+   */
+  publicUrl?: string;
+  /** Allowed CORS origins (`'*'` for any); none by default. Also the origins allowed to send state-changing requests. */
   cors?: { origin: string | string[] };
   /** Largest request body in bytes (413 beyond). Default 1 MiB. */
   bodyLimit?: number;
-  /** Requests per window per API key (or client address without auth); 429 beyond. */
-  rateLimit?: { windowMs?: number; max?: number } | false;
+  /**
+   * Requests per window per API key (or client address without auth); 429 beyond. `maxAuthFailures`
+   * (default 20) wrong keys per client address and window get it too, even with `rateLimit: false`.
+   */
+  rateLimit?: { windowMs?: number; max?: number; maxAuthFailures?: number } | false;
   /** Longest a JSON (non-streaming) request may take. Default 5 minutes. */
   requestTimeoutMs?: number;
   /** How long shutdown lets running work finish before cancelling it. Default 10 s. */
@@ -19,13 +37,42 @@ export interface HubOSServerOptions {
   apiPrefix?: string;
 }
 
+/** An API key with a name of its own: `id` shows in run records and logs instead of a digest. */
+export interface ApiKeyEntry {
+  key: string;
+  id: string;
+  /** Sees (and may cancel or answer) every identity's runs, approvals, sessions and tasks. */
+  admin?: boolean;
+}
+
 export const SERVER_CONFIG_SCHEMA = {
   type: 'object',
   description: 'The HubOS HTTP server.',
   properties: {
     port: { type: 'integer', minimum: 0, maximum: 65535 },
     host: { type: 'string', minLength: 1 },
-    apiKeys: { type: 'array', items: { type: 'string', minLength: 16 } },
+    apiKeys: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { type: 'string', minLength: 16 },
+          {
+            type: 'object',
+            properties: {
+              key: { type: 'string', minLength: 16 },
+              id: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$' },
+              admin: { type: 'boolean' },
+            },
+            required: ['key', 'id'],
+            additionalProperties: false,
+          },
+        ],
+      },
+    },
+    allowedHosts: {
+      anyOf: [{ const: true }, { type: 'array', items: { type: 'string', minLength: 1 } }],
+    },
+    publicUrl: { type: 'string', pattern: '^https?://' },
     cors: {
       type: 'object',
       properties: { origin: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },
@@ -38,7 +85,11 @@ export const SERVER_CONFIG_SCHEMA = {
         { const: false },
         {
           type: 'object',
-          properties: { windowMs: { type: 'integer', minimum: 1 }, max: { type: 'integer', minimum: 1 } },
+          properties: {
+            windowMs: { type: 'integer', minimum: 1 },
+            max: { type: 'integer', minimum: 1 },
+            maxAuthFailures: { type: 'integer', minimum: 1 },
+          },
           additionalProperties: false,
         },
       ],

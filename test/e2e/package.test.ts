@@ -341,7 +341,7 @@ await kernel.close();
     expect((await call('DELETE', `/api/bookmarks/${id}`, KEY_B)).status).toBe(404);
 
     // A served agent calls the tool (the offline model runs `/<tool> <json>`); it reads the
-    // `anonymous` owner by default, not A's bookmarks.
+    // `local` owner by default, not A's bookmarks.
     const ran = await call('POST', '/api/agents/assistant/run', KEY_A, { input: '/bookmarks_list {}' });
     expect(ran.body.toolCalls).toMatchObject([
       { name: 'bookmarks_list', ok: true, output: { bookmarks: [] } },

@@ -24,7 +24,7 @@ export interface BookmarksOptions {
   /** How many bookmarks one caller may keep (default 500). */
   max?: number;
   /**
-   * Whose bookmarks the `bookmarks_list` tool reads (default `anonymous`, the caller of a server
+   * Whose bookmarks the `bookmarks_list` tool reads (default `local`, the caller of a server
    * without API keys). A tool is not told who started the run, so agents read one owner's list;
    * `GET <api>/bookmarks` tells each caller their id as `owner`.
    */
@@ -88,7 +88,7 @@ export default definePlugin((options: BookmarksOptions = {}) => ({
           description: "Lists the user's saved bookmarks (title and URL). Use it to find a link they kept.",
           inputSchema: { type: 'object', properties: {}, additionalProperties: false },
           permissions: ['bookmarks:read'],
-          handler: async () => ({ bookmarks: await bookmarks.list(options.toolOwner ?? 'anonymous') }),
+          handler: async () => ({ bookmarks: await bookmarks.list(options.toolOwner ?? 'local') }),
         }),
       );
     });

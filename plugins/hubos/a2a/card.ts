@@ -12,12 +12,12 @@ export function a2aPath(name: string): string {
 }
 
 /**
- * The v1.0 agent card of one served agent. `origin` is where the client reached us, so the card
- * names a URL the client can use (behind a proxy, a loopback URL would be useless). The JSON-RPC
- * interface is listed for v1.0 and mirrored for v0.3 clients.
+ * The v1.0 agent card of one served agent. `base` is the server's base URL (`server.publicUrl`, else
+ * the one it listens on), never the request's Host header: a card is public, and a Host it reflected
+ * would let anyone point clients elsewhere. The JSON-RPC interface is listed for v1.0 and mirrored for v0.3 clients.
  */
-export function buildAgentCard(hubos: HubOS, name: string, agent: Agent, origin: string): AgentCard {
-  const url = `${origin}${a2aPath(name)}`;
+export function buildAgentCard(hubos: HubOS, name: string, agent: Agent, base: string): AgentCard {
+  const url = `${base}${a2aPath(name)}`;
   const auth = hubos.authRequired;
   return {
     name,
@@ -26,7 +26,7 @@ export function buildAgentCard(hubos: HubOS, name: string, agent: Agent, origin:
       [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
       ['JSONRPC'],
     ),
-    provider: { organization: hubos.name, url: origin },
+    provider: { organization: hubos.name, url: base },
     version: hubos.version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: auth

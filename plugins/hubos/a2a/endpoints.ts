@@ -16,7 +16,7 @@ export interface A2AEndpoint {
   jsonRpc: JsonRpcTransportHandler;
   legacy: LegacyJsonRpcTransportHandler;
   /** The card, naming URLs on the origin the client used. */
-  card(origin: string): AgentCard;
+  card(base: string): AgentCard;
 }
 
 /**
@@ -48,7 +48,7 @@ export class A2AEndpoints {
     const card = (origin: string) => buildAgentCard(hubos, name, agent, origin);
     // The handler reads capabilities and protocol versions from its card, never the URL.
     const executor = new HubOSAgentExecutor(hubos, agent, tasks);
-    const handler = new DefaultRequestHandler(card(hubos.url ?? 'http://127.0.0.1'), tasks, executor);
+    const handler = new DefaultRequestHandler(card(hubos.baseUrl), tasks, executor);
     return {
       name,
       agent,

@@ -45,7 +45,7 @@ export async function a2aRoutes(app: Hono, hubos: HubOS): Promise<void> {
   );
 
   const serveCard = async (c: Context, name: string) => {
-    const card = endpoints.get(name).card(new URL(c.req.url).origin);
+    const card = endpoints.get(name).card(hubos.baseUrl);
     // As the SDK's card handler: the answer depends on the version header, so caches must key on it.
     c.header('Vary', A2A_VERSION_HEADER);
     c.header('Cache-Control', 'no-cache');

@@ -19,6 +19,7 @@ import {
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { HubosError } from '../../../core/index.ts';
+import { isJsonContentType, parseJsonText } from '../kit/read-body.ts';
 import type { A2AEndpoint } from './endpoints.ts';
 
 type Id = string | number | null;
@@ -48,26 +49,30 @@ export async function handleJsonRpc(
   const mapError: ErrorMapper = legacy
     ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
     : JsonRpcTransportHandler.mapToJSONRPCError;
-  const fail = (id: Id, error: { code: number; message: string }, status: 200 | 500 = 200) =>
+  const fail = (id: Id, error: { code: number; message: string }, status: 200 | 415 | 500 = 200) =>
     c.json({ jsonrpc: '2.0', id, error }, status);
 
+  // Only a JSON post: a form or text/plain one (what any web page may send) starts nothing.
   const contentType = c.req.header('content-type');
-  if (contentType && contentType.split(';')[0]!.trim().toLowerCase() !== 'application/json') {
+  if (!isJsonContentType(contentType)) {
+    const sent = contentType === undefined ? 'no Content-Type' : `Content-Type "${contentType}"`;
     return fail(
       null,
       mapError(
-        new ContentTypeNotSupportedError(
-          `Unsupported Content-Type "${contentType}"; expected application/json.`,
-        ),
+        new ContentTypeNotSupportedError(`Unsupported ${sent}; send "Content-Type: application/json".`),
       ),
+      415,
     );
   }
   let body: unknown;
   try {
-    body = JSON.parse(await c.req.text());
+    body = parseJsonText(await c.req.text());
   } catch (error) {
-    if (HubosError.is(error)) throw error; // 413 from the body limit stays an HTTP error
-    return fail(null, { code: A2A_ERROR_CODE.PARSE_ERROR, message: 'Invalid JSON payload.' });
+    if (HubosError.is(error) && error.code !== 'INVALID_JSON' && error.code !== 'JSON_TOO_COMPLEX')
+      throw error; // 413 from the body limit stays an HTTP error
+    const message =
+      HubosError.is(error) && error.code === 'JSON_TOO_COMPLEX' ? error.message : 'Invalid JSON payload.';
+    return fail(null, { code: A2A_ERROR_CODE.PARSE_ERROR, message });
   }
   const invalid = envelopeProblem(body);
   if (invalid) return fail(validId(body), { code: A2A_ERROR_CODE.INVALID_REQUEST, message: invalid });

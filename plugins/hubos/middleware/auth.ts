@@ -1,39 +1,72 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import type { AcceptedKey } from '../api-keys.ts';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
-import { ANONYMOUS, keyPrincipal, type Principal } from '../kit/principal.ts';
+import { ANONYMOUS, LOCAL, type Principal } from '../kit/principal.ts';
+import { clientAddress } from './client-address.ts';
+import { FixedWindows } from './fixed-window.ts';
+
+export interface AuthOptions {
+  /** The paths served without a key (they still get the caller's principal when a valid key is sent). */
+  open: (path: string) => boolean;
+  /** Wrong keys allowed per client address and window before it gets 429 (brute force). */
+  failures: { windowMs: number; max: number };
+}
 
 /**
  * `Authorization: Bearer <key>` against the configured keys, setting `c.get('principal')`; no keys
- * means no auth (loopback only) and every caller is `anonymous`. `open(path)` names the paths served
- * without a key (they still get the caller's principal when a valid key is sent).
+ * means no auth (loopback only) and the caller is `local`. Keys are compared in constant time, all of
+ * them every time; a client address that sent too many wrong keys gets 429 until its window ends.
  */
-export function apiKeyAuth(keys: readonly string[], open: (path: string) => boolean): MiddlewareHandler {
-  const accepted = keys.map((key) => ({ bytes: Buffer.from(key), principal: keyPrincipal(key) }));
-  const match = (header: string): Principal | undefined => {
-    const bearer = /^Bearer\s+(.+)$/i.exec(header);
-    if (!bearer) return undefined;
-    const given = Buffer.from(bearer[1]!.trim());
-    return accepted.find(({ bytes }) => bytes.length === given.length && timingSafeEqual(bytes, given))
-      ?.principal;
+export function apiKeyAuth(keys: readonly AcceptedKey[], options: AuthOptions): MiddlewareHandler {
+  const accepted = keys.map(({ key, principal }) => ({ bytes: Buffer.from(key), principal }));
+  const failures = new FixedWindows(options.failures.windowMs, options.failures.max);
+  const match = (given: Buffer): Principal | undefined => {
+    let found: Principal | undefined;
+    // Every key is compared, so the time taken says nothing of which one (or whether one) matched.
+    for (const { bytes, principal } of accepted) {
+      const same = bytes.length === given.length && timingSafeEqual(bytes, given);
+      if (same) found = principal;
+    }
+    return found;
   };
   return async (c, next) => {
     if (accepted.length === 0) {
-      c.set('principal', ANONYMOUS);
+      c.set('principal', LOCAL);
       return next();
     }
-    const header = c.req.header('authorization') ?? '';
-    const principal = header === '' ? undefined : match(header);
+    const header = c.req.header('authorization');
+    if (header === undefined || header === '') {
+      if (options.open(c.req.path)) {
+        c.set('principal', ANONYMOUS);
+        return next();
+      }
+      throw HUBOS_ERROR_CODES.create('UNAUTHORIZED', 'missing API key: send "Authorization: Bearer <key>"');
+    }
+    const address = clientAddress(c);
+    const wait = failures.blocked(address);
+    if (wait !== undefined) throw tooManyFailures(wait, options.failures.max);
+    const bearer = /^Bearer\s+(.+)$/i.exec(header);
+    const principal = bearer ? match(Buffer.from(bearer[1]!.trim())) : undefined;
     if (principal) {
       c.set('principal', principal);
       return next();
     }
-    if (open(c.req.path)) {
+    failures.hit(address);
+    if (options.open(c.req.path)) {
       c.set('principal', ANONYMOUS);
       return next();
     }
-    if (!/^Bearer\s+/i.test(header))
+    if (!bearer)
       throw HUBOS_ERROR_CODES.create('UNAUTHORIZED', 'missing API key: send "Authorization: Bearer <key>"');
     throw HUBOS_ERROR_CODES.create('UNAUTHORIZED', 'invalid API key');
   };
+}
+
+function tooManyFailures(retryAfter: number, max: number) {
+  return HUBOS_ERROR_CODES.create(
+    'RATE_LIMITED',
+    `too many requests with a wrong API key from this address (at most ${max} per window): wait ${retryAfter} s`,
+    { headers: { 'retry-after': String(retryAfter) } },
+  );
 }

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import type { KernelView } from '../../../core/index.ts';
-import { getHubOSHooks, type HubOS, type HubOSEnv } from '../../hubos/index.ts';
+import { HubosError, type KernelView } from '../../../core/index.ts';
+import { getHubOSHooks, type HubOS, type HubOSEnv, readJson } from '../../hubos/index.ts';
 import type { McpService } from '../service.ts';
 import { HttpSessions } from './http-sessions.ts';
 import { createMcpServer } from './mcp-server.ts';
@@ -85,7 +85,8 @@ function mcpRoute(hubos: HubOS, path: string, sessions: HttpSessions): Hono<HubO
   );
   return new Hono<HubOSEnv>().all('/', async (c) => {
     const origin = c.req.header('origin');
-    if (origin !== undefined && !originAllowed(origin, c.req.header('host'), hubos)) {
+    // Every method, reads included: MCP asks servers to check Origin on all connections.
+    if (origin !== undefined && !hubos.allowsOrigin(origin, c)) {
       return c.json(
         rpcError(
           `requests from the web page at ${origin} are refused (DNS rebinding protection): add it to server.cors.origin to allow it`,
@@ -98,22 +99,25 @@ function mcpRoute(hubos: HubOS, path: string, sessions: HttpSessions): Hono<HubO
         allow: 'GET, POST, DELETE',
       });
     }
-    const answer = await sessions.handle(c.req.raw, c.get('principal').id);
+    let parsedBody: unknown;
+    if (c.req.method === 'POST') {
+      // Read here, under the server's JSON rules (JSON Content-Type only, bounded depth), not by the SDK.
+      try {
+        parsedBody = await readJson(c);
+      } catch (error) {
+        if (!HubosError.is(error) || !JSON_REFUSALS.has(error.code)) throw error;
+        const status = error.code === 'UNSUPPORTED_MEDIA_TYPE' ? 415 : 400;
+        return c.json(rpcError(error.message, status === 415 ? -32000 : -32700), status);
+      }
+    }
+    const answer = await sessions.handle(c.req.raw, c.get('principal').id, parsedBody);
     if (answer instanceof Response) return answer;
     return c.json(rpcError(answer.message, answer.status === 404 ? -32001 : -32000), answer.status);
   });
 }
 
-/**
- * MCP asks servers to check Origin: a page on another site (or a DNS-rebound name for 127.0.0.1)
- * must not drive local tools through the user's browser. Allowed: no Origin (not a browser), the
- * server's own origin, and the origins `server.cors` lists.
- */
-function originAllowed(origin: string, host: string | undefined, hubos: HubOS): boolean {
-  if (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`)) return true;
-  const allowed = hubos.options.cors?.origin;
-  return allowed === '*' || (Array.isArray(allowed) ? allowed.includes(origin) : allowed === origin);
-}
+/** The body errors answered as JSON-RPC errors (a 413 stays the server's own answer). */
+const JSON_REFUSALS = new Set(['UNSUPPORTED_MEDIA_TYPE', 'INVALID_JSON', 'JSON_TOO_COMPLEX']);
 
 /** Errors outside a session are JSON-RPC shaped, as MCP clients read them. */
 function rpcError(message: string, code = -32000) {

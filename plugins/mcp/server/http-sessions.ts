@@ -57,7 +57,7 @@ export class HttpSessions {
   }
 
   /** Answers one request of the MCP endpoint: to its session, or opening one on `initialize`. */
-  async handle(request: Request, principal: string): Promise<Response | Refusal> {
+  async handle(request: Request, principal: string, parsedBody?: unknown): Promise<Response | Refusal> {
     const id = request.headers.get('mcp-session-id');
     // While it drains, existing sessions still talk (their running calls may wait on an answer); no new ones.
     if (this.#closed && id === null) return { status: 503, message: 'the MCP endpoint is shutting down' };
@@ -70,7 +70,7 @@ export class HttpSessions {
         };
       }
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(request);
+      return session.transport.handleRequest(request, { parsedBody });
     }
     if (request.method !== 'POST') {
       return {
@@ -104,7 +104,7 @@ export class HttpSessions {
     try {
       session = await this.#open(principal);
       // The session is kept (by id) once initialize is handled: until then it counts as opening.
-      response = await session.transport.handleRequest(request);
+      response = await session.transport.handleRequest(request, { parsedBody });
     } finally {
       this.#opening.delete(opening);
     }

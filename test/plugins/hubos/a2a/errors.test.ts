@@ -16,8 +16,8 @@ interface RpcError {
   error: { code: number; message: string };
 }
 
-async function rpcError(response: Response): Promise<RpcError> {
-  expect(response.status).toBe(200);
+async function rpcError(response: Response, status = 200): Promise<RpcError> {
+  expect(response.status).toBe(status);
   return (await response.json()) as RpcError;
 }
 
@@ -73,8 +73,20 @@ describe('A2A errors', () => {
     );
     expect(slash).toMatchObject({ id: 'y', error: { code: A2A_ERROR_CODE.TASK_NOT_FOUND } });
 
-    const xml = await rpcError(await rpc(endpoint, '<a/>', { ...v1, 'content-type': 'application/xml' }));
+    const xml = await rpcError(
+      await rpc(endpoint, '<a/>', { ...v1, 'content-type': 'application/xml' }),
+      415,
+    );
     expect(xml.error.code).toBe(A2A_ERROR_CODE.CONTENT_TYPE_NOT_SUPPORTED);
+    // What a web page can send anywhere unasked starts nothing, even as valid JSON.
+    const send = { jsonrpc: '2.0', id: 9, method: 'SendMessage', params: { message: userText('hi') } };
+    const plain = await rpcError(await rpc(endpoint, send, { ...v1, 'content-type': 'text/plain' }), 415);
+    expect(plain.error.code).toBe(A2A_ERROR_CODE.CONTENT_TYPE_NOT_SUPPORTED);
+    const deep = await rpcError(await rpc(endpoint, `${'['.repeat(10_000)}${']'.repeat(10_000)}`, v1));
+    expect(deep.error).toMatchObject({
+      code: A2A_ERROR_CODE.PARSE_ERROR,
+      message: expect.stringContaining('64 levels'),
+    });
 
     const version = await rpcError(
       await rpc(

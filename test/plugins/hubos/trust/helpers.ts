@@ -1,0 +1,73 @@
+import { afterEach } from 'vitest';
+import { defineTool, type Kernel, type Plugin } from '../../../../core/index.ts';
+import cosmos from '../../../../plugins/cosmos/index.ts';
+import hubos, { type HubOSServerOptions } from '../../../../plugins/hubos/index.ts';
+import mcp from '../../../../plugins/mcp/index.ts';
+import workflows, { defineWorkflow } from '../../../../plugins/workflows/index.ts';
+import { bootKernel, ScriptedModel, type ScriptStep } from '../../../../testing/index.ts';
+
+/** Every side effect a request managed to cause: a tool ran, a workflow step ran. */
+export const effects: string[] = [];
+
+const sideEffects: Plugin = {
+  name: 'side-effects',
+  apply(kernel) {
+    kernel.hooks.registerTools.tap('side-effects', (registry) =>
+      registry.register(
+        defineTool({
+          name: 'touch',
+          description: 'Records that it ran.',
+          inputSchema: { type: 'object', properties: {} },
+          handler: () => {
+            effects.push('tool');
+            return { touched: true };
+          },
+        }),
+      ),
+    );
+  },
+};
+
+const record = defineWorkflow({
+  name: 'record',
+  steps: [
+    {
+      id: 'mark',
+      kind: 'function',
+      run: () => {
+        effects.push('workflow');
+        return 'marked';
+      },
+    },
+  ],
+});
+
+let kernel: Kernel | undefined;
+afterEach(async () => {
+  await kernel?.close();
+  kernel = undefined;
+  effects.length = 0;
+});
+
+/**
+ * The whole server a user runs: an agent that calls a tool when asked, Cosmos, a workflow and the
+ * MCP endpoint, listening on a real port.
+ */
+export async function serveAll(server: HubOSServerOptions = {}, script?: ScriptStep[]) {
+  const model = new ScriptedModel(
+    script ?? [{ toolCalls: [{ name: 'touch', input: {} }] }, { text: 'Touched.' }],
+  );
+  kernel = await bootKernel({
+    plugins: [
+      sideEffects,
+      cosmos(),
+      workflows([record]),
+      mcp(),
+      hubos({ port: 0, rateLimit: false, ...server }),
+    ],
+    config: { agents: { helper: { description: 'A helper', model, tools: ['touch'] } } },
+  });
+  const served = kernel.service('hubos');
+  const url = await served.serve();
+  return { url, port: new URL(url).port, model, kernel, hubos: served };
+}
