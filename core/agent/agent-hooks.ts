@@ -11,6 +11,8 @@ export interface RunContext {
   runId: string;
   agent: string;
   sessionId: string | undefined;
+  /** Who the run is for (`RunOptions.principal`), when its caller said. */
+  principal?: string;
   input: string;
   signal: AbortSignal;
 }

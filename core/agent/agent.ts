@@ -44,6 +44,12 @@ export interface RunOptions {
   /** The run's id (default: a random UUID); HubOS passes its run record's, so the two match. */
   runId?: string;
   /**
+   * Who the run is for: the id of the caller that started it (HubOS passes the API key's principal).
+   * Recorded with the run's approvals and given to its tools as `tc.principal`, so data a tool keeps
+   * can be kept per caller.
+   */
+  principal?: string;
+  /**
    * Tools the caller runs itself (an AG-UI client's, say): the model sees them beside the agent's
    * own; when it calls one, the run ends after that step with stopReason `client-tool` and the
    * calls in `result.pendingToolCalls`, for the caller to answer with `toolResults` next run.
@@ -194,6 +200,7 @@ export class Agent implements AgentHandle {
       runId: options.runId ?? randomUUID(),
       agent: this.id,
       sessionId: options.sessionId,
+      ...(options.principal !== undefined ? { principal: options.principal } : {}),
       input,
       signal,
     };

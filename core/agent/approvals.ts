@@ -8,6 +8,8 @@ export interface ApprovalRecord {
   runId: string;
   agent: string;
   sessionId?: string;
+  /** Who the run is for (`RunOptions.principal`): HubOS shows the approval to that caller only (and admins). */
+  principal?: string;
   step: number;
   callId: string;
   tool: string;

@@ -39,6 +39,7 @@ export async function gateToolCall(
       runId: run.runId,
       agent: run.agent,
       ...(run.sessionId !== undefined ? { sessionId: run.sessionId } : {}),
+      ...(run.principal !== undefined ? { principal: run.principal } : {}),
       step,
       callId: call.id,
       tool: tool.name,

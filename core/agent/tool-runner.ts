@@ -145,6 +145,7 @@ async function decideAndRun(
         metadata: deps.metadata,
         runId: run.runId,
         callId: call.id,
+        ...(run.principal !== undefined ? { principal: run.principal } : {}),
         ...(deps.addUsage ? { addUsage: deps.addUsage } : {}),
         // Progress after the handler returned would follow the call's result: dropped.
         progress: (data) => {

@@ -13,6 +13,8 @@ export interface ToolCallEnv {
   /** Set by the agent loop: the run and the call, where usage goes, and where progress is sent. */
   runId?: string;
   callId?: string;
+  /** Becomes `tc.principal`: who the run is for. */
+  principal?: string;
   /** Becomes `tc.addUsage` (a no-op when not set). */
   addUsage?: (usage: Partial<Usage>) => void;
   /** Becomes `tc.progress` (a no-op when not set). */
@@ -59,6 +61,7 @@ export async function executeTool(
         store: env.store,
         metadata: env.metadata ?? {},
         ...(env.runId !== undefined ? { runId: env.runId } : {}),
+        ...(env.principal !== undefined ? { principal: env.principal } : {}),
         ...(env.callId !== undefined ? { callId: env.callId } : {}),
         addUsage: env.addUsage ?? ignore,
         progress: env.progress ?? ignore,

@@ -16,6 +16,11 @@ export interface ToolContext<I = Record<string, unknown>> {
   runId?: string;
   callId?: string;
   /**
+   * Who the run is for, when its caller said (`RunOptions.principal`): over HubOS, the caller's
+   * principal id (`key:…`, an API key's configured id, or `local`). Keep per-caller data under it.
+   */
+  principal?: string;
+  /**
    * Adds tokens the handler spent on model calls of its own (a sub-agent's) to the run's usage.
    * Does nothing outside an agent run (`invokeTool`, a direct `executeTool`) unless the caller's env sets it.
    */

@@ -10,28 +10,12 @@ import { apiKeyAuth } from './middleware/auth.ts';
 import { hostCheck } from './middleware/host-check.ts';
 import { originCheck } from './middleware/origin-check.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
+import { isPublicPath } from './public-paths.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uiRoutes } from './ui/index.ts';
-
-/**
- * Paths served without an API key: liveness, the page, and the A2A agent cards a client needs to
- * discover. Anchored, so no route a plugin mounts can fall under them by its path's ending.
- */
-const PUBLIC = [
-  /^\/health$/,
-  /^\/$/,
-  /^\/ui\//,
-  /^\/\.well-known\/agent-card\.json$/,
-  /^\/a2a\/[^/]+\/\.well-known\/agent-card\.json$/,
-];
-
-/** Whether a path is served without an API key (plugins cannot mount there). */
-export function isPublicPath(path: string): boolean {
-  return PUBLIC.some((pattern) => pattern.test(path));
-}
 
 /**
  * Middleware in order (errors, headers, host check, CORS, origin check, shutdown, auth, rate limit,

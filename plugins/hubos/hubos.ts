@@ -10,13 +10,14 @@ import {
   type Store,
 } from '../../core/index.ts';
 import { type AcceptedKey, resolveApiKeys } from './api-keys.ts';
-import { buildApp, isPublicPath } from './app.ts';
+import { buildApp } from './app.ts';
 import { getHubOSHooks } from './hooks.ts';
 import type { HubOSEnv } from './kit/principal.ts';
 import { type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
 import type { AllowedHosts } from './middleware/host-check.ts';
 import { type OriginPolicy, originAllowed } from './middleware/origin-check.ts';
 import { type HubOSServerOptions, isLoopback } from './options.ts';
+import { isPublicPath } from './public-paths.ts';
 import { RunManager } from './runs.ts';
 
 export interface HubOSOptions extends HubOSServerOptions {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent, AgentEvent, RunResult, Store, StoreValue } from '../../core/index.ts';
 import { errorMessage, HubosError } from '../../core/index.ts';
+import { canSee, type Principal } from './kit/principal.ts';
+import { sessionKey } from './kit/session-key.ts';
 
 export type RunState = 'running' | 'completed' | 'cancelled' | 'failed';
 
@@ -8,11 +10,25 @@ export interface RunRecord {
   id: string;
   agent: string;
   sessionId?: string;
+  /** The principal that started it: only it (and admins) can read, cancel or answer it. */
+  owner?: string;
   status: RunState;
   createdAt: string;
   finishedAt?: string;
   result?: RunResult;
   error?: { code: string; message: string };
+}
+
+/** How a run starts: for whom, in which session, and what may stop it. */
+export interface StartOptions {
+  /** The caller: the run, its session and its approvals are theirs. */
+  principal: Principal;
+  /** The caller's session to continue (its own: the same name from another caller is another session). */
+  sessionId?: string | undefined;
+  /** Cancels the run (e.g. the client disconnecting). */
+  signal?: AbortSignal | undefined;
+  /** false skips storing the final record, for callers that hand the result straight back (a JSON run). */
+  persist?: boolean;
 }
 
 interface LiveRun {
@@ -37,16 +53,14 @@ export class RunManager {
     this.#store = store;
   }
 
-  /**
-   * Starts a run in the background and returns its record at once. `signal` (e.g. the client
-   * disconnecting) cancels it. `persist: false` skips storing the final record, for callers that
-   * hand the result straight back (a JSON run) and need no lookup later.
-   */
-  start(agent: Agent, input: string, sessionId?: string, signal?: AbortSignal, persist = true): RunRecord {
+  /** Starts a run in the background for `options.principal` and returns its record at once. */
+  start(agent: Agent, input: string, options: StartOptions): RunRecord {
+    const { sessionId, signal, persist = true, principal } = options;
     const record: RunRecord = {
       id: randomUUID(),
       agent: agent.id,
       ...(sessionId ? { sessionId } : {}),
+      owner: principal.id,
       status: 'running',
       createdAt: new Date().toISOString(),
     };
@@ -73,7 +87,8 @@ export class RunManager {
         // The agent's run id is the record's, so approvals and events name the run HubOS knows.
         runId: record.id,
         signal: live.controller.signal,
-        ...(record.sessionId ? { sessionId: record.sessionId } : {}),
+        principal: record.owner,
+        ...(record.sessionId ? { sessionId: sessionKey(record.owner!, record.sessionId) } : {}),
       };
       // run() with onEvent, not stream(): no queue between the loop and the listeners.
       const onEvent = (event: AgentEvent) => {
@@ -105,9 +120,11 @@ export class RunManager {
     return live.record;
   }
 
-  /** The run's record: live, or as stored. */
-  async get(id: string): Promise<RunRecord | undefined> {
-    return this.#live.get(id)?.record ?? ((await this.#store.get(NAMESPACE, id)) as RunRecord | undefined);
+  /** The run's record: live, or as stored. Given a principal, only a run it may see (else undefined). */
+  async get(id: string, principal?: Principal): Promise<RunRecord | undefined> {
+    const record =
+      this.#live.get(id)?.record ?? ((await this.#store.get(NAMESPACE, id)) as RunRecord | undefined);
+    return record && principal && !canSee(principal, record.owner) ? undefined : record;
   }
 
   /** Follows a live run's events; returns false if the run is not running. */

@@ -21,7 +21,8 @@ declare module '../../core/services.js' {
 
 export { onClientGone } from './kit/client-gone.ts';
 export { errorResponse, HttpError } from './kit/http-error.ts';
-export { type HubOSEnv, keyPrincipal, type Principal } from './kit/principal.ts';
+export { canSee, type HubOSEnv, keyPrincipal, type Principal } from './kit/principal.ts';
 export { readBody, readJson } from './kit/read-body.ts';
 export { describeRoute, type RouteDescription, type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
+export { sessionKey } from './kit/session-key.ts';
 export { sseEventWriter, sseResponse } from './kit/sse.ts';

@@ -44,6 +44,8 @@ export interface TaskRequest {
   limits: TaskLimits;
   /** The calling run's signal: aborting it cancels the sub-agent. */
   signal: AbortSignal;
+  /** Who the calling run is for: the sub-agent's run is for them too (its approvals go to them). */
+  principal?: string | undefined;
   taskId: string;
   addUsage(usage: Partial<Usage>): void;
   progress(data: ForwardedEvent): void;
@@ -71,7 +73,11 @@ export async function runTask(request: TaskRequest): Promise<TaskSummary> {
     const agent = await kernel.createAgent(subagentSpec(request));
     created = true;
     result = await agent
-      .run(request.description, { signal: runSignal, onEvent: forwarder(request) })
+      .run(request.description, {
+        signal: runSignal,
+        onEvent: forwarder(request),
+        ...(request.principal !== undefined ? { principal: request.principal } : {}),
+      })
       .catch((error: unknown) => {
         // A failed run still says what it used; anything else (a throwing hook) fails the task as it is.
         const failed = HubosError.is(error) ? (error.details.result as RunResult | undefined) : undefined;

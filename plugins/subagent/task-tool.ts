@@ -90,6 +90,7 @@ export function createTaskTool({
           limits,
           signal,
           taskId: tc.callId ?? name,
+          principal: tc.principal,
           addUsage: tc.addUsage,
           progress: tc.progress,
         });

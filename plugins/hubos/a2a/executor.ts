@@ -8,6 +8,8 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Agent } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
+import { canSee, type Principal } from '../kit/principal.ts';
+import { callerOf } from './caller.ts';
 import { agentMessage, inputText, textPart } from './parts.ts';
 import type { HubOSTaskStore } from './task-store.ts';
 import { TaskUpdates } from './task-updates.ts';
@@ -24,8 +26,8 @@ export class HubOSAgentExecutor implements AgentExecutor {
   readonly #hubos: HubOS;
   readonly #agent: Agent;
   readonly #tasks: HubOSTaskStore;
-  /** Task id -> id of its run in progress in this process (json-rpc.ts refuses a second one). */
-  readonly #running = new Map<string, string>();
+  /** Task id -> its run in progress in this process (json-rpc.ts refuses a second one). */
+  readonly #running = new Map<string, { runId: string; owner: string }>();
 
   constructor(hubos: HubOS, agent: Agent, tasks: HubOSTaskStore) {
     this.#hubos = hubos;
@@ -39,11 +41,16 @@ export class HubOSAgentExecutor implements AgentExecutor {
     // The SDK wants a task first, also on a follow-up turn (it then holds the new message already).
     bus.publish(A2AEvent.task(request.task ?? newTask(taskId, contextId, this.#agent.id, message)));
     const runs = this.#hubos.runs;
-    const record = runs.start(this.#agent, inputText(message), sessionIdFor(contextId));
+    const principal = callerOf(request.context);
+    // The context is the caller's session: the same context id from another key is another conversation.
+    const record = runs.start(this.#agent, inputText(message), {
+      principal,
+      sessionId: sessionIdFor(contextId),
+    });
     const updates = new TaskUpdates(bus, taskId, contextId, { agent: this.#agent.id, runId: record.id });
     // Subscribed before anything awaits, so no event of the run is missed.
     const unsubscribe = runs.subscribe(record.id, (event) => updates.onEvent(event));
-    this.#running.set(taskId, record.id);
+    this.#running.set(taskId, { runId: record.id, owner: principal.id });
     updates.working();
     try {
       updates.finish(await runs.wait(record.id));
@@ -53,17 +60,18 @@ export class HubOSAgentExecutor implements AgentExecutor {
     }
   };
 
-  /** Whether a run of this task is in progress here. */
-  isRunning(taskId: string): boolean {
-    return this.#running.has(taskId);
+  /** Whether a run of this task, one `principal` may see, is in progress here. */
+  isRunning(taskId: string, principal: Principal): boolean {
+    const running = this.#running.get(taskId);
+    return running !== undefined && canSee(principal, running.owner);
   }
 
   /** Aborts the task's run; `execute` then publishes the final `canceled` status the SDK waits for. */
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
-    const runId = this.#running.get(taskId);
+    const runId = this.#running.get(taskId)?.runId;
     if (runId && this.#hubos.runs.cancel(runId)) return;
     // Nothing of it runs here (it ended meanwhile, or another process runs it): mark it canceled.
-    const contextId = (await this.#tasks.load(taskId))?.contextId ?? '';
+    const contextId = (await this.#tasks.loadAny(taskId))?.contextId ?? '';
     bus.publish(
       A2AEvent.statusUpdate({
         taskId,

@@ -56,7 +56,7 @@ export async function a2aRoutes(app: Hono, hubos: HubOS): Promise<void> {
   app.get('/.well-known/agent-card.json', (c) => serveCard(c, defaultAgentName(hubos)));
   app.get('/a2a/:name/.well-known/agent-card.json', (c) => serveCard(c, c.req.param('name')));
 
-  const rpc = (c: Context) => handleJsonRpc(c, endpoints.get(c.req.param('name')!), hubos.authRequired);
+  const rpc = (c: Context) => handleJsonRpc(c, endpoints.get(c.req.param('name')!), c.get('principal'));
   // The card names `/a2a/<name>`; clients that keep the base URL's trailing slash post there too.
   app.post('/a2a/:name', rpc);
   app.post('/a2a/:name/', rpc);

@@ -12,14 +12,14 @@ import { A2A_ERROR_CODE, ContentTypeNotSupportedError, UnsupportedOperationError
 import {
   defaultServerCallContextBuilder,
   JsonRpcTransportHandler,
-  UnauthenticatedUser,
-  type User,
   validateVersion,
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { HubosError } from '../../../core/index.ts';
+import type { Principal } from '../kit/principal.ts';
 import { isJsonContentType, parseJsonText } from '../kit/read-body.ts';
+import { PrincipalUser } from './caller.ts';
 import type { A2AEndpoint } from './endpoints.ts';
 
 type Id = string | number | null;
@@ -31,9 +31,6 @@ interface Envelope {
 }
 type ErrorMapper = (error: unknown) => { code: number; message: string };
 
-/** The caller passed the API-key check (HubOS keys name no one, so they share one identity). */
-const API_KEY_USER: User = { isAuthenticated: true, userName: 'api-key' };
-
 /**
  * One JSON-RPC call, as the SDK's Express `jsonRpcHandler` does it but on Hono: v0.3 clients (no
  * `A2A-Version` header, or 0.3) go to the SDK's v0.3 translator, others to the v1.0 handler. Every
@@ -42,7 +39,7 @@ const API_KEY_USER: User = { isAuthenticated: true, userName: 'api-key' };
 export async function handleJsonRpc(
   c: Context,
   endpoint: A2AEndpoint,
-  authenticated: boolean,
+  principal: Principal,
 ): Promise<Response> {
   const version = c.req.header(A2A_VERSION_HEADER)?.trim() || undefined;
   const legacy = (version ?? '0.3') === '0.3';
@@ -87,12 +84,13 @@ export async function handleJsonRpc(
       extensions: Extensions.parseServiceParameter(
         extensions ?? (legacy ? c.req.header(HTTP_EXTENSION_HEADER) : undefined),
       ),
-      user: authenticated ? API_KEY_USER : new UnauthenticatedUser(),
+      // The caller's principal: tasks and their contexts are its own (see task-store.ts).
+      user: new PrincipalUser(principal),
       headers,
       ...(version ? { requestedVersion: version } : {}),
     });
     validateVersion(context.requestedVersion, await endpoint.handler.getAgentCard(), 'JSONRPC');
-    refuseBusyTask(endpoint, request);
+    refuseBusyTask(endpoint, request, principal);
     const output = await (legacy ? endpoint.legacy : endpoint.jsonRpc).handle(request, context);
     if (context.activatedExtensions?.length) {
       c.header(
@@ -156,10 +154,10 @@ const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/se
  * no input midway, and a second run would share the task's event bus, so the first one to end would
  * end the other's stream and decide the task's state.
  */
-function refuseBusyTask(endpoint: A2AEndpoint, request: Record<string, unknown>): void {
+function refuseBusyTask(endpoint: A2AEndpoint, request: Record<string, unknown>, principal: Principal): void {
   if (!SEND_METHODS.has(request.method as string)) return;
   const taskId = (request.params as { message?: { taskId?: unknown } } | undefined)?.message?.taskId;
-  if (typeof taskId === 'string' && taskId !== '' && endpoint.executor.isRunning(taskId)) {
+  if (typeof taskId === 'string' && taskId !== '' && endpoint.executor.isRunning(taskId, principal)) {
     throw new UnsupportedOperationError(
       `task ${taskId} is still working on its last message: wait for it to end, or cancel it`,
     );

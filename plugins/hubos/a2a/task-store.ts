@@ -1,7 +1,9 @@
 import { type ListTasksRequest, type ListTasksResponse, Task, TaskState } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import type { TaskStore } from '@a2a-js/sdk/server';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { Store, StoreValue } from '../../../core/index.ts';
+import { canSee } from '../kit/principal.ts';
+import { callerOf } from './caller.ts';
 
 const NAMESPACE = 'hubos:a2a:tasks';
 
@@ -13,8 +15,8 @@ interface Cursor {
 /**
  * The SDK's TaskStore over the HubOS Store, so tasks outlive the process (SQLite) and live where
  * sessions and runs do. Tasks are kept per agent, as the spec's JSON (`Task.toJSON`), which stays
- * readable and stable across SDK versions. Every API key sees every task of the agent: HubOS keys
- * are not identities, so there is no owner to scope by.
+ * readable and stable across SDK versions, with the principal that created it (`owner`): another
+ * caller loads nothing and lists nothing of it (an admin key sees all), so its answer is TaskNotFound.
  */
 export class HubOSTaskStore implements TaskStore {
   readonly #store: Store;
@@ -25,19 +27,38 @@ export class HubOSTaskStore implements TaskStore {
     this.#prefix = `${encodeURIComponent(agentName)}/`;
   }
 
-  async save(task: Task): Promise<void> {
-    await this.#store.set(NAMESPACE, this.#prefix + task.id, Task.toJSON(task) as StoreValue);
+  async save(task: Task, context?: ServerCallContext): Promise<void> {
+    const caller = callerOf(context);
+    // A task keeps its first owner: an admin acting on another's task does not take it over.
+    const owner = caller.admin ? ((await this.#read(task.id))?.owner ?? caller.id) : caller.id;
+    const stored: StoredTask = { owner, task: Task.toJSON(task) as StoreValue };
+    await this.#store.set(NAMESPACE, this.#prefix + task.id, stored as unknown as StoreValue);
   }
 
-  async load(taskId: string): Promise<Task | undefined> {
+  async load(taskId: string, context?: ServerCallContext): Promise<Task | undefined> {
+    const stored = await this.#read(taskId);
+    if (!stored || !canSee(callerOf(context), stored.owner)) return undefined;
+    return Task.fromJSON(stored.task);
+  }
+
+  /** The task whoever owns it: for the server's own bookkeeping (a cancel's context id), never a caller. */
+  async loadAny(taskId: string): Promise<Task | undefined> {
+    const stored = await this.#read(taskId);
+    return stored && Task.fromJSON(stored.task);
+  }
+
+  async #read(taskId: string): Promise<StoredTask | undefined> {
     const json = await this.#store.get(NAMESPACE, this.#prefix + taskId);
-    return json === undefined ? undefined : Task.fromJSON(json);
+    if (json === undefined) return undefined;
+    // Tasks stored before owners were kept are bare Task JSON: nobody's but the admins'.
+    const record = json as Partial<StoredTask>;
+    return 'task' in record && record.task !== undefined ? (record as StoredTask) : { task: json };
   }
 
   /** Newest status first (then id), filtered, one page after the cursor. */
-  async list(params: ListTasksRequest): Promise<ListTasksResponse> {
+  async list(params: ListTasksRequest, context?: ServerCallContext): Promise<ListTasksResponse> {
     const keys = await this.#store.list(NAMESPACE, this.#prefix);
-    const loaded = await Promise.all(keys.map((key) => this.load(key.slice(this.#prefix.length))));
+    const loaded = await Promise.all(keys.map((key) => this.load(key.slice(this.#prefix.length), context)));
     const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
     const tasks = loaded
       .filter((task): task is Task => task !== undefined)
@@ -62,6 +83,11 @@ export class HubOSTaskStore implements TaskStore {
       totalSize: tasks.length,
     };
   }
+}
+
+interface StoredTask {
+  owner?: string;
+  task: StoreValue;
 }
 
 function cursorOf(task: Task): Cursor {

@@ -39,6 +39,6 @@ export async function aguiRoutes(app: Hono, hubos: HubOS): Promise<void> {
   app.post('/agui/:name', async (c) => {
     const agent = hubos.agent(c.req.param('name'));
     const run = await readRunInput(c, agent);
-    return streamRun(c, agent, run, hubos.runs);
+    return streamRun(c, agent, run, hubos.runs, c.get('principal'));
   });
 }

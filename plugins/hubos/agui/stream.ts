@@ -3,6 +3,8 @@ import { EventEncoder } from '@ag-ui/encoder';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { type Agent, HubosError } from '../../../core/index.ts';
+import type { Principal } from '../kit/principal.ts';
+import { sessionKey } from '../kit/session-key.ts';
 import type { RunManager } from '../runs.ts';
 import type { AguiRun } from './input.ts';
 import { AguiTranslator } from './translate.ts';
@@ -10,9 +12,15 @@ import { AguiTranslator } from './translate.ts';
 /**
  * Runs the agent and answers its events as an AG-UI stream: SSE, or length-prefixed protobuf
  * when the Accept header asks for it (the encoder negotiates). The client going away cancels
- * the run.
+ * the run. The thread is the caller's: the same threadId from another key is another conversation.
  */
-export function streamRun(c: Context, agent: Agent, run: AguiRun, runs: RunManager): Response {
+export function streamRun(
+  c: Context,
+  agent: Agent,
+  run: AguiRun,
+  runs: RunManager,
+  principal: Principal,
+): Response {
   const encoder = new EventEncoder({ accept: c.req.header('accept') ?? '' });
   c.header('Content-Type', encoder.getContentType());
   c.header('Cache-Control', 'no-cache');
@@ -36,7 +44,13 @@ export function streamRun(c: Context, agent: Agent, run: AguiRun, runs: RunManag
     };
     await send(translator.start());
     try {
-      for await (const event of agent.stream(run.input, { ...run.options, signal })) {
+      const options = {
+        ...run.options,
+        sessionId: sessionKey(principal.id, run.threadId),
+        principal: principal.id,
+        signal,
+      };
+      for await (const event of agent.stream(run.input, options)) {
         await send(translator.translate(event));
       }
       await send(translator.end());

@@ -68,7 +68,13 @@ const ERROR_SCHEMA = {
 };
 
 /** An OpenAPI 3.1 document of the routes, from the same schemas that validate the bodies. */
-export function openApiDocument(title: string, version: string, docs: readonly RouteDoc[], auth: boolean) {
+export function openApiDocument(
+  title: string,
+  version: string,
+  docs: readonly RouteDoc[],
+  auth: boolean,
+  isPublic: (path: string) => boolean = () => false,
+) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const doc of docs) {
     const parameters = [...doc.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
@@ -98,6 +104,8 @@ export function openApiDocument(title: string, version: string, docs: readonly R
       summary: doc.summary,
       ...(doc.tags ? { tags: doc.tags } : {}),
       ...(parameters.length ? { parameters } : {}),
+      // Served without a key: `security: []` overrides the document's bearer requirement.
+      ...(auth && isPublic(doc.path.replace(/\{\w+\}/g, 'x')) ? { security: [] } : {}),
       ...(doc.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: doc.body } } } }
         : {}),

@@ -72,16 +72,21 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
   app.post(`${api}/agents/:name/run`, async (c) => {
     const agent = hubos.agent(c.req.param('name'));
     const body = await readBody<RunBody>(c, RUN_BODY);
+    const principal = c.get('principal');
     const async = c.req.query('async');
     if (async === 'true' || async === '1') {
-      const record = hubos.runs.start(agent, body.input, body.sessionId);
+      const record = hubos.runs.start(agent, body.input, { principal, sessionId: body.sessionId });
       return c.json({ runId: record.id, status: record.status, href: `${api}/runs/${record.id}` }, 202);
     }
     if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {
         const disconnected = new AbortController();
         stream.onAbort(() => disconnected.abort(new Error('the client disconnected')));
-        const record = hubos.runs.start(agent, body.input, body.sessionId, disconnected.signal);
+        const record = hubos.runs.start(agent, body.input, {
+          principal,
+          sessionId: body.sessionId,
+          signal: disconnected.signal,
+        });
         const writes: Promise<void>[] = [];
         const unsubscribe = hubos.runs.subscribe(record.id, (event) => {
           writes.push(stream.writeSSE({ event: event.type, data: JSON.stringify(event) }));
@@ -99,7 +104,12 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
       stop.abort(new Error('request timeout'));
     }, hubos.requestTimeoutMs);
     const unwatch = onClientGone(c, () => stop.abort(new Error('the client disconnected')));
-    const record = hubos.runs.start(agent, body.input, body.sessionId, stop.signal, false);
+    const record = hubos.runs.start(agent, body.input, {
+      principal,
+      sessionId: body.sessionId,
+      signal: stop.signal,
+      persist: false,
+    });
     const done = (await hubos.runs.wait(record.id))!;
     clearTimeout(timer);
     unwatch();

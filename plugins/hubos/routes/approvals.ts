@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { type ApprovalRecord, type Approvals, HubosError } from '../../../core/index.ts';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
 import type { HubOS } from '../hubos.ts';
+import { canSee } from '../kit/principal.ts';
 import { readBody } from '../kit/read-body.ts';
 
 export const DECISION_BODY = {
@@ -28,6 +29,8 @@ interface DecisionBody {
  * decided ones) and `POST /runs/:id/approvals/:callId` `{ approved, reason? }`. Each approval says
  * whether a run of this process is `live`ly waiting for it: after a restart the stored ones are
  * still listed, and deciding one records the decision but answers 409 (`RUN_NOT_RUNNING`).
+ * A caller sees and decides only the approvals of its own runs (an admin key: all); another's
+ * answer 404 as if they did not exist.
  */
 export function approvalRoutes(app: Hono, hubos: HubOS): void {
   const api = hubos.apiPrefix;
@@ -65,17 +68,20 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
   });
   const wantsAll = (c: Context) => ['true', '1'].includes(c.req.query('all') ?? '');
 
+  const visible = (c: Context, records: ApprovalRecord[]) =>
+    records.filter((record) => canSee(c.get('principal'), record.principal));
+
   app.get(`${api}/approvals`, async (c) => {
     const approvals = hubos.approvals;
-    const records = approvals ? await approvals.list(undefined, { all: wantsAll(c) }) : [];
+    const records = approvals ? visible(c, await approvals.list(undefined, { all: wantsAll(c) })) : [];
     return c.json({ approvals: records.map((record) => view(approvals!, record)) });
   });
 
   app.get(`${api}/runs/:id/approvals`, async (c) => {
     const id = c.req.param('id');
     const approvals = hubos.approvals;
-    const records = approvals ? await approvals.list(id, { all: true }) : [];
-    if (records.length === 0 && !(await hubos.runs.get(id)))
+    const records = approvals ? visible(c, await approvals.list(id, { all: true })) : [];
+    if (records.length === 0 && !(await hubos.runs.get(id, c.get('principal'))))
       throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
     const shown = wantsAll(c) ? records : records.filter((record) => record.status === 'pending');
     return c.json({ runId: id, approvals: shown.map((record) => view(approvals!, record)) });
@@ -87,6 +93,10 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     const body = await readBody<DecisionBody>(c, DECISION_BODY);
     const approvals = hubos.approvals;
     if (!approvals) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+    const asked = (await approvals.list(id, { all: true })).find((record) => record.callId === callId);
+    // Another caller's approval is not there for this one: it can neither see nor decide it.
+    if (asked && !canSee(c.get('principal'), asked.principal))
+      throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
     try {
       const decided = await approvals.decide(id, callId, {
         approved: body.approved,
@@ -95,7 +105,9 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
       return c.json(view(approvals, decided));
     } catch (error) {
       if (HubosError.is(error, 'APPROVAL_NOT_FOUND')) {
-        const known = (await approvals.list(id, { all: true })).length > 0 || (await hubos.runs.get(id));
+        const known =
+          visible(c, await approvals.list(id, { all: true })).length > 0 ||
+          (await hubos.runs.get(id, c.get('principal')));
         if (!known) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
       }
       // A decision that came too late is answered as its code declares (409), with the approval as it stands.

@@ -23,15 +23,16 @@ export function runRoutes(app: Hono, hubos: HubOS): void {
   );
 
   app.get(`${api}/runs/:id`, async (c) => {
-    const record = await hubos.runs.get(c.req.param('id'));
+    const record = await hubos.runs.get(c.req.param('id'), c.get('principal'));
     if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${c.req.param('id')}"`);
     return c.json(record);
   });
 
   app.post(`${api}/runs/:id/cancel`, async (c) => {
     const id = c.req.param('id');
-    if (hubos.runs.cancel(id)) return c.json((await hubos.runs.wait(id))!);
-    const record = await hubos.runs.get(id);
+    // Another caller's run does not exist for this one: looked up first, so it cannot be cancelled.
+    const record = await hubos.runs.get(id, c.get('principal'));
+    if (record && hubos.runs.cancel(id)) return c.json((await hubos.runs.wait(id))!);
     if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
     throw HUBOS_ERROR_CODES.create('RUN_ENDED', `run "${id}" has already ended (${record.status})`);
   });

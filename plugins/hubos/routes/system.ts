@@ -3,6 +3,7 @@ import { errorMessage } from '../../../core/index.ts';
 import { getHubOSHooks, type HealthBody } from '../hooks.ts';
 import type { HubOS } from '../hubos.ts';
 import { openApiDocument } from '../kit/route-doc.ts';
+import { isPublicPath } from '../public-paths.ts';
 
 /** `GET /health` (always open) and `GET <api>/openapi.json`. */
 export function systemRoutes(app: Hono, hubos: HubOS): void {
@@ -25,7 +26,9 @@ export function systemRoutes(app: Hono, hubos: HubOS): void {
     return c.json(body, hubos.stopping ? 503 : 200);
   });
   app.get(`${hubos.apiPrefix}/openapi.json`, (c) =>
-    c.json(openApiDocument(`${hubos.name} (HubOS)`, hubos.version, hubos.docs, hubos.authRequired)),
+    c.json(
+      openApiDocument(`${hubos.name} (HubOS)`, hubos.version, hubos.docs, hubos.authRequired, isPublicPath),
+    ),
   );
 }
 

@@ -10,6 +10,7 @@ import {
   type Logger,
   matchesAnyGlob,
 } from '../../../core/index.ts';
+import { sessionKey } from '../../hubos/index.ts';
 import { askApproval, canElicit } from './approval.ts';
 
 import { errorResult } from './tool-result.ts';
@@ -21,7 +22,8 @@ export const ASK_AGENT_SCHEMA = {
     message: { type: 'string', minLength: 1, description: 'What to ask or tell the agent.' },
     sessionId: {
       type: 'string',
-      minLength: 1,
+      // As the REST routes' session ids: a store key of the caller's own, nothing that could name another's.
+      pattern: '^[A-Za-z0-9._:-]{1,128}$',
       description:
         'Continue this conversation: the agent remembers the earlier messages of the same session. Omit for a one-off question.',
     },
@@ -51,6 +53,8 @@ export interface AskContext {
   requestId: RequestId;
   signal: AbortSignal;
   logger: Logger;
+  /** Who the call is for: the run and its session are theirs. */
+  principal: string;
 }
 
 /**
@@ -69,7 +73,8 @@ export async function askAgent(agent: Agent, input: unknown, ctx: AskContext): P
   try {
     const result = await agent.run(input.message, {
       signal: ctx.signal,
-      ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+      principal: ctx.principal,
+      ...(input.sessionId ? { sessionId: sessionKey(ctx.principal, input.sessionId) } : {}),
       onEvent: (event) => {
         if (event.type === 'approval-request') void relayApproval(agent, event, ctx);
       },

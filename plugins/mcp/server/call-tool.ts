@@ -15,6 +15,8 @@ export interface CallContext {
   policy: Policy;
   requestId: RequestId;
   signal: AbortSignal;
+  /** Who the call is for: `tc.principal`. */
+  principal: string;
   /** Set when the client asked for progress (`_meta.progressToken`): where `tc.progress` goes. */
   progress?: (data: unknown) => void;
 }
@@ -65,6 +67,7 @@ export async function callRegistryTool(
     agentId: MCP_AGENT_ID,
     sandbox: kernel.sandbox,
     store: kernel.store,
+    principal: ctx.principal,
     ...(ctx.progress ? { progress: ctx.progress } : {}),
   });
   return result.ok ? outputResult(result.output) : errorResult(result.error.message);

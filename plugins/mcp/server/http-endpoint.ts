@@ -33,9 +33,10 @@ export function tapMcpEndpoint(kernel: KernelView, service: McpService): void {
     const serve = config().serve;
     if (serve === false) return;
     const sessions = new HttpSessions(
-      (onCall, cutoff) =>
+      (onCall, cutoff, principal) =>
         createMcpServer(kernel, {
           cutoff,
+          principal,
           // Read per session: the selection is the config's at the time the client connects.
           serve: config().serve || {},
           name: hubos.name,

@@ -6,7 +6,11 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
  * Builds a fresh MCP server for one session; it reports each tool call it starts to `onCall`, and
  * answers the calls still running when `cutoff` settles (the shutdown's drain is over).
  */
-export type ServerFactory = (onCall: (call: Promise<unknown>) => void, cutoff: Promise<void>) => Server;
+export type ServerFactory = (
+  onCall: (call: Promise<unknown>) => void,
+  cutoff: Promise<void>,
+  principal: string,
+) => Server;
 
 export interface HttpSessionsOptions {
   /** Largest POST body the transport reads (the app's body limit checks it first). */
@@ -115,15 +119,19 @@ export class HttpSessions {
 
   async #open(principal: string): Promise<Session> {
     const session = { principal, lastSeen: Date.now(), running: 0 } as Session;
-    session.server = this.#factory((call) => {
-      session.running += 1;
-      this.#calls.add(call);
-      void call.finally(() => {
-        session.running -= 1;
-        session.lastSeen = Date.now();
-        this.#calls.delete(call);
-      });
-    }, this.#cutoff);
+    session.server = this.#factory(
+      (call) => {
+        session.running += 1;
+        this.#calls.add(call);
+        void call.finally(() => {
+          session.running -= 1;
+          session.lastSeen = Date.now();
+          this.#calls.delete(call);
+        });
+      },
+      this.#cutoff,
+      principal,
+    );
     session.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.#options.maxBodyBytes,

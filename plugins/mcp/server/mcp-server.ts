@@ -23,6 +23,11 @@ export interface McpServerOptions {
   onCall?: (call: Promise<unknown>) => void;
   /** Settles when the server is shutting down past its drain: calls still running answer at once. */
   cutoff?: Promise<void>;
+  /**
+   * Who the session's calls are for (over HTTP, the API key's principal id): given to tools as
+   * `tc.principal`, and `ask_<agent>` runs and their sessions are that caller's. Default `local`.
+   */
+  principal?: string;
 }
 
 const SHUTTING_DOWN = errorResult(
@@ -64,6 +69,7 @@ export function createMcpServer(kernel: KernelView, options: McpServerOptions = 
           requestId: extra.requestId,
           signal: extra.signal,
           logger: kernel.logger,
+          principal: options.principal ?? 'local',
         });
       }
       const progress = progressReporter(request.params._meta?.progressToken, extra.sendNotification);
@@ -72,6 +78,7 @@ export function createMcpServer(kernel: KernelView, options: McpServerOptions = 
         policy,
         requestId: extra.requestId,
         signal: extra.signal,
+        principal: options.principal ?? 'local',
         ...(progress ? { progress } : {}),
       });
     })().catch((error: unknown) => errorResult(`the call to "${name}" failed: ${errorMessage(error)}`));

@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import { defineTool, type Kernel, type Plugin } from '../../../../core/index.ts';
+import { defineTool, type HubosConfig, type Kernel, type Plugin } from '../../../../core/index.ts';
 import cosmos from '../../../../plugins/cosmos/index.ts';
 import hubos, { type HubOSServerOptions } from '../../../../plugins/hubos/index.ts';
 import mcp from '../../../../plugins/mcp/index.ts';
@@ -8,6 +8,8 @@ import { bootKernel, ScriptedModel, type ScriptStep } from '../../../../testing/
 
 /** Every side effect a request managed to cause: a tool ran, a workflow step ran. */
 export const effects: string[] = [];
+/** Whom each `touch` call was for (`tc.principal`). */
+export const touchedFor: (string | undefined)[] = [];
 
 const sideEffects: Plugin = {
   name: 'side-effects',
@@ -17,9 +19,11 @@ const sideEffects: Plugin = {
         defineTool({
           name: 'touch',
           description: 'Records that it ran.',
+          permissions: ['demo:touch'],
           inputSchema: { type: 'object', properties: {} },
-          handler: () => {
+          handler: (_ctx, tc) => {
             effects.push('tool');
+            touchedFor.push(tc.principal);
             return { touched: true };
           },
         }),
@@ -47,13 +51,18 @@ afterEach(async () => {
   await kernel?.close();
   kernel = undefined;
   effects.length = 0;
+  touchedFor.length = 0;
 });
 
 /**
  * The whole server a user runs: an agent that calls a tool when asked, Cosmos, a workflow and the
  * MCP endpoint, listening on a real port.
  */
-export async function serveAll(server: HubOSServerOptions = {}, script?: ScriptStep[]) {
+export async function serveAll(
+  server: HubOSServerOptions = {},
+  script?: ScriptStep[],
+  config: Omit<HubosConfig, 'agents'> = {},
+) {
   const model = new ScriptedModel(
     script ?? [{ toolCalls: [{ name: 'touch', input: {} }] }, { text: 'Touched.' }],
   );
@@ -65,7 +74,7 @@ export async function serveAll(server: HubOSServerOptions = {}, script?: ScriptS
       mcp(),
       hubos({ port: 0, rateLimit: false, ...server }),
     ],
-    config: { agents: { helper: { description: 'A helper', model, tools: ['touch'] } } },
+    config: { ...config, agents: { helper: { description: 'A helper', model, tools: ['touch'] } } },
   });
   const served = kernel.service('hubos');
   const url = await served.serve();
