@@ -340,10 +340,14 @@ await kernel.close();
     // B cannot delete A's bookmark: to B it does not exist.
     expect((await call('DELETE', `/api/bookmarks/${id}`, KEY_B)).status).toBe(404);
 
-    // A served agent calls the tool (the offline model runs `/<tool> <json>`); it reads the
-    // `local` owner by default, not A's bookmarks.
+    // A served agent calls the tool (the offline model runs `/<tool> <json>`): it reads the list of
+    // the key that started the run (tc.principal), A's for A and nothing of A's for B.
     const ran = await call('POST', '/api/agents/assistant/run', KEY_A, { input: '/bookmarks_list {}' });
     expect(ran.body.toolCalls).toMatchObject([
+      { name: 'bookmarks_list', ok: true, output: { bookmarks: [{ id }] } },
+    ]);
+    const ranB = await call('POST', '/api/agents/assistant/run', KEY_B, { input: '/bookmarks_list {}' });
+    expect(ranB.body.toolCalls).toMatchObject([
       { name: 'bookmarks_list', ok: true, output: { bookmarks: [] } },
     ]);
 

@@ -24,9 +24,9 @@ export interface BookmarksOptions {
   /** How many bookmarks one caller may keep (default 500). */
   max?: number;
   /**
-   * Whose bookmarks the `bookmarks_list` tool reads (default `local`, the caller of a server
-   * without API keys). A tool is not told who started the run, so agents read one owner's list;
-   * `GET <api>/bookmarks` tells each caller their id as `owner`.
+   * Whose bookmarks the `bookmarks_list` tool reads when its run has no caller (`tc.principal` is
+   * unset: a run started in code); default `local`, the caller of a server without API keys. Over
+   * HubOS the tool reads the list of whoever started the run.
    */
   toolOwner?: string;
 }
@@ -88,7 +88,10 @@ export default definePlugin((options: BookmarksOptions = {}) => ({
           description: "Lists the user's saved bookmarks (title and URL). Use it to find a link they kept.",
           inputSchema: { type: 'object', properties: {}, additionalProperties: false },
           permissions: ['bookmarks:read'],
-          handler: async () => ({ bookmarks: await bookmarks.list(options.toolOwner ?? 'local') }),
+          // The run's caller, as HubOS's auth established it: each key's agent runs see its own list.
+          handler: async (_ctx, tc) => ({
+            bookmarks: await bookmarks.list(tc.principal ?? options.toolOwner ?? 'local'),
+          }),
         }),
       );
     });
