@@ -7,7 +7,13 @@ import { STARS_CONFIG_SCHEMA, type StarsConfig } from './types.ts';
 export { STARS_ERROR_CODES, type StarsErrorCode } from './errors.ts';
 export { getStarsHooks, type StarsHooks } from './hooks.ts';
 export { STARS_JOIN_BODY, STARS_MESSAGE_BODY, STARS_RUN_BODY, starsRoutes } from './routes.ts';
-export { DEFAULT_HISTORY_LIMIT, DEFAULT_MAX_TURNS, STARS_NAMESPACE, Stars } from './stars.ts';
+export {
+  DEFAULT_HISTORY_LIMIT,
+  DEFAULT_MAX_TURNS,
+  STARS_NAMESPACE,
+  Stars,
+  type StarsRunOptions,
+} from './stars.ts';
 export { BROADCAST_TOOL, DELEGATE_TOOL, SEND_TOOL } from './team-run.ts';
 export {
   RoleLeader,

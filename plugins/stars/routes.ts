@@ -67,8 +67,8 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
         const { task } = await readBody(c, STARS_RUN_BODY);
         const signal = c.req.raw.signal;
         if ((c.req.header('accept') ?? '').includes('text/event-stream'))
-          return sseResponse(c, stars.stream(task, { signal }));
-        return c.json(await stars.run(task, { signal }));
+          return sseResponse(c, stars.stream(task, { signal, principal: c.get('principal').id }));
+        return c.json(await stars.run(task, { signal, principal: c.get('principal').id }));
       },
     )
     .get(

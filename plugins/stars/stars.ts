@@ -31,6 +31,14 @@ interface Member {
   inbox: StarsMessage[];
 }
 
+/** How a team run starts. */
+export interface StarsRunOptions {
+  /** Cancels the run. */
+  signal?: AbortSignal;
+  /** Who the run is for (`RunOptions.principal`): every member's run is theirs, approvals included. */
+  principal?: string;
+}
+
 /**
  * A team of Cosmos agents: one leader, workers, messages between them (point to point or
  * broadcast, each member with an inbox, the history kept in the store) and collaborative runs
@@ -173,14 +181,14 @@ export class Stars {
   }
 
   /** A collaborative run: the leader gets the task and the roster, delegates, and answers. */
-  run(task: string, options: { signal?: AbortSignal } = {}): Promise<StarsRunResult> {
-    return runTeam(this, task, options.signal, () => undefined);
+  run(task: string, options: StarsRunOptions = {}): Promise<StarsRunResult> {
+    return runTeam(this, task, options, () => undefined);
   }
 
   /** The run's events as they happen, each tagged with its member; stopping early cancels the run. */
-  stream(task: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<StarsEvent, void, undefined> {
+  stream(task: string, options: StarsRunOptions = {}): AsyncGenerator<StarsEvent, void, undefined> {
     return streamEvents<StarsEvent>(options.signal, async (signal, push) => {
-      const result = await runTeam(this, task, signal, push);
+      const result = await runTeam(this, task, { ...options, signal }, push);
       push({ type: 'stars-finish', member: this.leader ?? '', role: RoleLeader, result });
     });
   }

@@ -11,7 +11,7 @@ import {
   type Usage,
 } from '../../core/index.ts';
 import { STARS_ERROR_CODES } from './errors.ts';
-import type { Stars } from './stars.ts';
+import type { Stars, StarsRunOptions } from './stars.ts';
 import {
   RoleLeader,
   RoleWorker,
@@ -65,6 +65,7 @@ interface TeamRun {
   stars: Stars;
   runId: string;
   signal: AbortSignal;
+  principal: string | undefined;
   emit: Emit;
   delegations: StarsDelegation[];
   messages: StarsMessage[];
@@ -78,9 +79,10 @@ type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: string };
 export async function runTeam(
   stars: Stars,
   task: string,
-  outer: AbortSignal | undefined,
+  options: StarsRunOptions,
   emit: Emit,
 ): Promise<StarsRunResult> {
+  const outer = options.signal;
   if (typeof task !== 'string' || task.trim() === '')
     throw STARS_ERROR_CODES.create(
       'STARS_INVALID',
@@ -100,6 +102,7 @@ export async function runTeam(
     stars,
     runId: randomUUID(),
     signal: controller.signal,
+    principal: options.principal,
     emit,
     delegations: [],
     messages: [],
@@ -189,6 +192,7 @@ async function converse(
       result = await agent.run(input, {
         sessionId,
         signal,
+        ...(run.principal !== undefined ? { principal: run.principal } : {}),
         clientTools: tools,
         toolResults,
         onEvent: (event) => run.emit({ ...event, member, role }),

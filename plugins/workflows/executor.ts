@@ -16,6 +16,8 @@ export interface ExecContext {
   deps: StepDeps;
   workflow: string;
   runId: string;
+  /** Who the run is for (its record's `owner`): given to agent steps, tools and functions. */
+  principal?: string;
   input: unknown;
   recorder: RunRecorder;
   /** Every step's latest output by id, as later steps read it. */
@@ -148,6 +150,7 @@ async function attemptLeaf(step: Leaf, ctx: ExecContext, scope: Scope, key: stri
         deps: ctx.deps,
         workflow: ctx.workflow,
         runId: ctx.runId,
+        ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
         key,
         signal: controller.signal,
         attempt,

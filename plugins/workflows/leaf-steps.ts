@@ -9,6 +9,7 @@ import {
   type Tool,
   type Usage,
 } from '../../core/index.ts';
+import { sessionKey } from '../hubos/index.ts';
 import type { StarsEvent, StarsRunResult } from '../stars/index.ts';
 import { renderDeep, renderTemplate } from './template.ts';
 import type {
@@ -38,6 +39,8 @@ export interface LeafContext {
   deps: StepDeps;
   workflow: string;
   runId: string;
+  /** Who the run is for (the run's `owner`), when its caller said. */
+  principal?: string;
   key: string;
   signal: AbortSignal;
   attempt: number;
@@ -83,10 +86,15 @@ async function runAgent(step: AgentStep, state: WorkflowState, ctx: LeafContext)
     throw new HubosError('AGENT_NOT_FOUND', `${at}: no agent "${step.agent}" (agents: ${known})`);
   }
   const message = await resolveText(step.input, state, at);
-  const sessionId = step.sessionId === undefined ? undefined : await resolveText(step.sessionId, state, at);
+  const named = step.sessionId === undefined ? undefined : await resolveText(step.sessionId, state, at);
+  // The owner's own session, as HubOS keeps it: another caller naming the same id gets a conversation of its own.
+  const sessionId =
+    named !== undefined && ctx.principal !== undefined ? sessionKey(ctx.principal, named) : named;
   const result = await agent.run(message, {
     signal: ctx.signal,
     ...(sessionId !== undefined ? { sessionId } : {}),
+    // The run's owner: its approvals are that caller's, and its tools see it as `tc.principal`.
+    ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
     onEvent: (event: AgentEvent) => ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId }),
   });
   ctx.addUsage(result.usage);
@@ -111,6 +119,7 @@ async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): 
       runId: ctx.runId,
       callId: ctx.key,
       addUsage: ctx.addUsage,
+      ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
     }),
     ctx.signal,
   );
@@ -131,6 +140,7 @@ async function checkPermission(step: ToolStep, ctx: LeafContext, tool: Tool, inp
         runId: ctx.runId,
         agent: `workflow:${ctx.workflow}`,
         sessionId: undefined,
+        ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
         input: '',
         signal: ctx.signal,
       },
@@ -152,7 +162,12 @@ function toolFailure(error: { code: string; message: string }, at: string): Hubo
 async function runFunction(step: FunctionStep, state: WorkflowState, ctx: LeafContext): Promise<unknown> {
   return abortable(
     Promise.resolve().then(() =>
-      step.run(state, { signal: ctx.signal, attempt: ctx.attempt, addUsage: ctx.addUsage }),
+      step.run(state, {
+        signal: ctx.signal,
+        attempt: ctx.attempt,
+        addUsage: ctx.addUsage,
+        ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
+      }),
     ),
     ctx.signal,
   );
@@ -163,7 +178,11 @@ async function runStars(step: StarsStep, state: WorkflowState, ctx: LeafContext)
   const team = ctx.deps.team(step.team);
   const task = await resolveText(step.task, state, at);
   let result: StarsRunResult | undefined;
-  for await (const event of team.stream(task, { signal: ctx.signal })) {
+  const options = {
+    signal: ctx.signal,
+    ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
+  };
+  for await (const event of team.stream(task, options)) {
     if (event.type === 'stars-finish') result = event.result;
     ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId });
   }

@@ -3,6 +3,7 @@ import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { HubosError, type KernelView } from '../../core/index.ts';
 import {
+  canSee,
   describeRoute,
   getHubOSHooks,
   type HubOS,
@@ -43,7 +44,8 @@ const wantsStream = (c: Context) => (c.req.header('accept') ?? '').includes('tex
 /**
  * The workflows, mounted at `<api>/workflows`: list, describe (steps as data), recent runs, run
  * (JSON, SSE, or `async: true` for 202 at once), and by run id: status, resume, cancel. Runs are
- * tracked by `hubos` so its graceful shutdown drains them.
+ * tracked by `hubos` so its graceful shutdown drains them. A run is its caller's (`owner`: the
+ * principal's id): another caller gets 404 for it and never lists it; an admin key sees them all.
  */
 export function workflowRoutes(
   workflows: ReadonlyMap<string, AnyWorkflow>,
@@ -61,11 +63,12 @@ export function workflowRoutes(
       );
     return workflow;
   };
-  /** The workflow a run id belongs to, with its record. */
-  const owner = async (runId: string) => {
+  /** The workflow a run id belongs to, with its record: 404 as well for a run the caller may not see. */
+  const findRun = async (c: Context, runId: string) => {
     for (const workflow of workflows.values()) {
       const run = await workflow.getRun(runId);
-      if (run) return { workflow, run };
+      if (run && canSee(c.get('principal'), run.owner)) return { workflow, run };
+      if (run) break;
     }
     throw WORKFLOW_ERROR_CODES.create('WORKFLOW_RUN_NOT_FOUND', `no workflow run "${runId}"`);
   };
@@ -154,7 +157,7 @@ export function workflowRoutes(
         tags,
         responses: noRun,
       }),
-      async (c) => c.json((await owner(c.req.param('id'))).run),
+      async (c) => c.json((await findRun(c, c.req.param('id'))).run),
     )
     .post(
       '/runs/:id/resume',
@@ -172,7 +175,7 @@ export function workflowRoutes(
       }),
       async (c) => {
         const { async: background = false } = await readBody(c, WORKFLOW_RESUME_BODY);
-        const { workflow } = await owner(c.req.param('id'));
+        const { workflow } = await findRun(c, c.req.param('id'));
         return answer(c, background, (signal) => workflow.resumeStream(c.req.param('id'), { signal }));
       },
     )
@@ -185,7 +188,7 @@ export function workflowRoutes(
       }),
       async (c) => {
         const id = c.req.param('id');
-        const { workflow } = await owner(id);
+        const { workflow } = await findRun(c, id);
         if (!workflow.cancel(id))
           throw WORKFLOW_ERROR_CODES.create(
             'WORKFLOW_RUN_NOT_RUNNING',
@@ -206,7 +209,11 @@ export function workflowRoutes(
         tags,
         responses: { 404: 'No such workflow' },
       }),
-      async (c) => c.json({ runs: await found(c.req.param('name')).listRuns() }),
+      async (c) => {
+        const principal = c.get('principal');
+        const runs = await found(c.req.param('name')).listRuns(50, (run) => canSee(principal, run.owner));
+        return c.json({ runs });
+      },
     )
     .post(
       '/:name/run',
@@ -229,7 +236,10 @@ export function workflowRoutes(
         const body = await readBody(c, WORKFLOW_RUN_BODY);
         const runId = body.runId ?? randomUUID();
         const input = ('input' in body ? body.input : {}) as never;
-        return answer(c, body.async === true, (signal) => workflow.stream(input, { signal, runId }));
+        const principal = c.get('principal').id;
+        return answer(c, body.async === true, (signal) =>
+          workflow.stream(input, { signal, runId, principal }),
+        );
       },
     );
 }

@@ -16,11 +16,17 @@ export const isReplayable = (step: StepRecord): boolean =>
 const stepKey = (runId: string, seq: number) => `${runId}/${String(seq).padStart(6, '0')}`;
 
 /** A new run's record, before its first step. */
-export function newRunRecord(runId: string, workflow: string, input: unknown): WorkflowRunRecord {
+export function newRunRecord(
+  runId: string,
+  workflow: string,
+  input: unknown,
+  owner?: string,
+): WorkflowRunRecord {
   const now = new Date().toISOString();
   return {
     runId,
     workflow,
+    ...(owner !== undefined ? { owner } : {}),
     status: 'running',
     input,
     steps: [],

@@ -58,6 +58,8 @@ export interface FunctionStepContext {
   attempt: number;
   /** Adds token usage (say, of a model the function calls itself) to the step. */
   addUsage(usage: Partial<Usage>): void;
+  /** Who the run is for (the run's `owner`), when its caller said. */
+  principal?: string;
 }
 
 /** Calls a function of the state; what it returns (as JSON) is the output. */
@@ -150,6 +152,11 @@ export interface StepRecord {
 export interface WorkflowRunRecord {
   runId: string;
   workflow: string;
+  /**
+   * The principal that started it (`WorkflowRunOptions.principal`; over HubOS, the caller's key):
+   * only it and admins see, resume or cancel it. None for runs started without one (the CLI).
+   */
+  owner?: string;
   status: WorkflowRunStatus;
   input: unknown;
   /** Finished steps in the order they finished. */
@@ -196,6 +203,12 @@ export interface WorkflowRunOptions {
   signal?: AbortSignal;
   /** The run's id (default: a random UUID). */
   runId?: string;
+  /**
+   * Who the run is for: kept as the run's `owner`, passed to its agent steps as
+   * `RunOptions.principal` (so their approvals are that caller's) and to its tools as `tc.principal`.
+   * A resumed run keeps its owner.
+   */
+  principal?: string;
 }
 
 /** A workflow of any input type (its functions take its own input type, so `never` admits them all). */

@@ -119,13 +119,13 @@ export class Workflow<I = unknown> {
     input: I,
     options: WorkflowRunOptions & { onEvent?: (event: WorkflowEvent) => void } = {},
   ): Promise<WorkflowRunResult> {
-    const opened = await this.#start(input, options.runId);
+    const opened = await this.#start(input, options.runId, options.principal);
     return this.#execute(opened, false, options.signal, options.onEvent);
   }
 
   /** The run's events as they happen; stopping the iteration early cancels the run. */
   stream(input: I, options: WorkflowRunOptions = {}): AsyncGenerator<WorkflowEvent, void, undefined> {
-    return this.#streamed(options.signal, () => this.#start(input, options.runId), false);
+    return this.#streamed(options.signal, () => this.#start(input, options.runId, options.principal), false);
   }
 
   /** Continues a run that did not complete, from its last finished step (finished steps are not run again). */
@@ -163,12 +163,15 @@ export class Workflow<I = unknown> {
     return loadRunRecord(this.#store, runId, this.name);
   }
 
-  /** This workflow's recorded runs (without their steps), newest first. */
-  async listRuns(limit = 50): Promise<RunHeader[]> {
+  /**
+   * This workflow's recorded runs (without their steps), newest first; `filter` keeps only the runs
+   * it accepts before `limit` applies (HubOS: the caller's own, by `owner`).
+   */
+  async listRuns(limit = 50, filter?: (run: RunHeader) => boolean): Promise<RunHeader[]> {
     const runs: RunHeader[] = [];
     for (const id of await this.#store.list(WORKFLOW_RUNS_NAMESPACE)) {
       const header = await loadRunHeader(this.#store, id);
-      if (header?.workflow === this.name) runs.push(header);
+      if (header?.workflow === this.name && (!filter || filter(header))) runs.push(header);
     }
     return runs.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, limit);
   }
@@ -191,7 +194,7 @@ export class Workflow<I = unknown> {
     return controller;
   }
 
-  async #start(input: I, runId: string = randomUUID()): Promise<Opened> {
+  async #start(input: I, runId: string = randomUUID(), principal?: string): Promise<Opened> {
     if (typeof runId !== 'string' || !RUN_ID.test(runId))
       throw WORKFLOW_ERROR_CODES.create(
         'WORKFLOW_INPUT_INVALID',
@@ -213,7 +216,7 @@ export class Workflow<I = unknown> {
           'WORKFLOW_RUN_ACTIVE',
           `workflow run "${runId}" already exists: pick another run id`,
         );
-      const recorder = new RunRecorder(this.#store, newRunRecord(runId, this.name, data));
+      const recorder = new RunRecorder(this.#store, newRunRecord(runId, this.name, data, principal));
       await recorder.save();
       return { recorder, controller };
     } catch (error) {
@@ -286,6 +289,8 @@ export class Workflow<I = unknown> {
       },
       workflow: this.name,
       runId,
+      // A resumed run is still its owner's, whoever resumes it (an admin may).
+      ...(recorder.record.owner !== undefined ? { principal: recorder.record.owner } : {}),
       input,
       recorder,
       outputs: {},

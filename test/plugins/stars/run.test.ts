@@ -199,3 +199,21 @@ describe('Stars collaborative run', () => {
     expect((error as Error).message).toContain('has no leader');
   });
 });
+
+describe('Stars run for a caller', () => {
+  it("runs every member's conversation for the principal it is given (their approvals are that caller's)", async () => {
+    const { stars } = await bootCrew({
+      lead: [
+        { toolCalls: [{ name: 'stars_delegate', input: { tasks: [{ worker: 'alice', task: 'Look.' }] } }] },
+        'Done.',
+      ],
+      w1: ['Found.'],
+    });
+    const seen: (string | undefined)[] = [];
+    for (const member of ['leader', 'alice'])
+      stars.agent(member).hooks.beforeModelCall.tap('test', ({ run }) => void seen.push(run.principal));
+    expect((await stars.run('Go', { principal: 'key:0123456789abcdef' })).status).toBe('completed');
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen)).toEqual(new Set(['key:0123456789abcdef']));
+  });
+});
