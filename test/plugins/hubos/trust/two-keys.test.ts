@@ -1,6 +1,7 @@
 import { type CallInterceptor, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { describe, expect, it } from 'vitest';
 import { keyPrincipal } from '../../../../plugins/hubos/index.ts';
+import { connect } from '../../mcp/server-helpers.ts';
 import { userText } from '../a2a/helpers.ts';
 import { serveAll, touchedFor } from './helpers.ts';
 import { raw } from './raw-http.ts';
@@ -142,6 +143,26 @@ describe('each API key is its own identity', () => {
     const clientB = await client(KEY_B);
     await clientB.sendMessage({ ...userText('what did I say?'), contextId: task.contextId } as never);
     expect(seen(model.requests.slice(1))).not.toContain('4242');
+  });
+
+  it("keeps A's MCP ask_<agent> session from B, and tells tools who called", async () => {
+    const { url, model } = await serveAll({ apiKeys }, [{ text: 'Noted.' }, { text: 'Hello B.' }], {
+      mcp: { serve: { tools: ['touch'], agents: ['helper'] } },
+    });
+    const mcpA = (await connect(url, { headers: { authorization: `Bearer ${KEY_A}` } })).client;
+    const mcpB = (await connect(url, { headers: { authorization: `Bearer ${KEY_B}` } })).client;
+    try {
+      await mcpA.callTool({
+        name: 'ask_helper',
+        arguments: { message: 'my secret is 4242', sessionId: 's' },
+      });
+      await mcpB.callTool({ name: 'ask_helper', arguments: { message: 'what did I say?', sessionId: 's' } });
+      expect(seen(model.requests.slice(1))).not.toContain('4242');
+      await mcpB.callTool({ name: 'touch', arguments: {} });
+      expect(touchedFor).toEqual([keyPrincipal(KEY_B).id]);
+    } finally {
+      await Promise.all([mcpA.close(), mcpB.close()]);
+    }
   });
 
   it('rate limits wrong keys per client address (429 with Retry-After), even with rateLimit off', async () => {
