@@ -6,7 +6,7 @@ export interface HubOSServerOptions {
   /**
    * API keys clients send as `Authorization: Bearer <key>`; also HUBOS_API_KEYS (comma-separated).
    * Each key is its own identity: what one key starts, another cannot see. A string key's id is a
-   * digest of it; `{ key, id }` names it; `admin: true` sees every identity's runs and sessions.
+   * digest of it; `{ key, id }` names it; `admin: true` sees every identity's runs, approvals and tasks.
    */
   apiKeys?: (string | ApiKeyEntry)[];
   /**
@@ -41,7 +41,7 @@ export interface HubOSServerOptions {
 export interface ApiKeyEntry {
   key: string;
   id: string;
-  /** Sees (and may cancel or answer) every identity's runs, approvals, sessions and tasks. */
+  /** Sees (and may cancel or answer) every identity's runs, approvals, A2A tasks and workflow runs; sessions stay per key. */
   admin?: boolean;
 }
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 export interface Principal {
   id: string;
   kind: 'api-key' | 'local' | 'anonymous';
-  /** Sees and acts on every principal's runs, approvals, sessions and tasks. */
+  /** Sees and acts on every principal's runs, approvals and tasks (sessions stay each caller's own). */
   admin?: boolean;
 }
 
