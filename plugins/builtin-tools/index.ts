@@ -1,5 +1,10 @@
 import type { Plugin } from '../../core/index.ts';
-import { checkSandbox, SANDBOX_CONFIG_SCHEMA, type SandboxOptions } from './bash/index.ts';
+import {
+  checkSandbox,
+  SANDBOX_CONFIG_SCHEMA,
+  type SandboxOptions,
+  unsandboxedWarning,
+} from './bash/index.ts';
 import { FILESYSTEM_CONFIG_SCHEMA, type FilesystemOptions } from './filesystem/index.ts';
 import { HTTP_CONFIG_SCHEMA, type HttpToolOptions } from './http/index.ts';
 import { type BuiltinToolsOptions, registerAll } from './register-all.ts';
@@ -32,7 +37,7 @@ declare module '../../core/config.js' {
   interface HubosConfig {
     /** Limits of the filesystem tools. */
     filesystem?: FilesystemOptions;
-    /** The bash tool's sandbox (`{ kind: 'bwrap', network: false }`). */
+    /** The bash tool's sandbox (`{ kind: 'bwrap', network: false }`); unset: bubblewrap where it works. */
     sandbox?: SandboxOptions;
     /** The HTTP tools: `allowHosts` lets internal hosts through; body and time caps. */
     http?: HttpToolOptions;
@@ -44,7 +49,8 @@ declare module '../../core/config.js' {
 /**
  * The `builtin-tools` plugin: registers the eleven built-in tools with the options of the config
  * keys it owns (`filesystem`, `sandbox`, `http`, `websearch`); factory options win. A configured
- * bwrap sandbox that cannot run fails startup.
+ * bwrap sandbox that cannot run fails startup; with none configured, bash runs in bubblewrap where
+ * it works, else unsandboxed with a warning once an agent can call it.
  */
 export default function builtinTools(options: BuiltinToolsOptions = {}): Plugin {
   return {
@@ -66,9 +72,22 @@ export default function builtinTools(options: BuiltinToolsOptions = {}): Plugin 
           websearch: { ...websearch, ...options.websearch },
         };
       };
+      // Unset, the sandbox is bubblewrap where it works; otherwise the operator hears it once, as
+      // soon as an agent that may call bash exists.
+      let warned = false;
       kernel.hooks.configResolved.tap('builtin-tools', () => {
-        const { sandbox } = merged();
-        if (sandbox) checkSandbox({ sandbox });
+        const { sandbox, bash } = merged();
+        if (sandbox) checkSandbox({ ...bash, sandbox });
+      });
+      kernel.hooks.agentCreated.tap('builtin-tools', ({ agent }) => {
+        if (warned) return;
+        const live = kernel.getAgent(agent.id);
+        const bash = live?.tools.find((tool) => tool.name === 'bash');
+        if (!live || !bash || live.policy.decide(bash).decision === 'deny') return;
+        const { sandbox, bash: bashOptions } = merged();
+        const warning = unsandboxedWarning({ ...bashOptions, ...(sandbox ? { sandbox } : {}) }, agent.id);
+        if (warning) kernel.logger.warn(warning);
+        warned = true;
       });
       kernel.hooks.registerTools.tap('builtin-tools', (registry) => registerAll(registry, merged()));
     },

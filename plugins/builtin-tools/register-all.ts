@@ -7,7 +7,7 @@ import { type WebsearchOptions, websearchTool } from './websearch/index.ts';
 /** Options of the built-in tools; under the `hubos` command they come from the config keys of the same names. */
 export interface BuiltinToolsOptions {
   filesystem?: FilesystemOptions;
-  /** The bash tool's sandbox: `{ kind: 'bwrap', network: false }` for a real boundary. */
+  /** The bash tool's sandbox; unset: bubblewrap where it works here, else unsandboxed. */
   sandbox?: SandboxOptions;
   bash?: Omit<BashOptions, 'sandbox'>;
   http?: HttpToolOptions;

@@ -1,5 +1,6 @@
 import { defineTool, type Tool } from '../../../core/index.ts';
 import { cleanEnv } from './clean-env.ts';
+import { type Launcher, resolveLauncher } from './launcher.ts';
 import {
   type BashOptions,
   DEFAULT_KILL_GRACE_MS,
@@ -36,14 +37,17 @@ export interface BashInput {
 
 /**
  * The `bash` tool: runs a command in the workspace with a clean environment, a timeout that stops
- * the whole process tree, and capped output. `checkSandbox(options)` belongs at startup.
+ * every process it started, and capped output. Sandboxed in bubblewrap unless `sandbox` says
+ * `none` or bubblewrap does not work here (see `resolveLauncher`). `checkSandbox(options)` belongs
+ * at startup.
  */
 export function bashTool(options: BashOptions = {}): Tool<BashInput, BashResult> {
   const shell = options.shell ?? DEFAULT_SHELL;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const { launcher } = resolveLauncher(options);
   return defineTool({
     name: 'bash',
-    description: describe(options, maxOutputBytes),
+    description: describe(launcher, maxOutputBytes),
     inputSchema,
     permissions: ['shell:exec'],
     handler: ({ signal }, { input, sandbox }) =>
@@ -56,22 +60,22 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, BashResult>
         signal,
         maxOutputBytes,
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-        sandbox: options.sandbox,
+        launcher,
       }),
   });
 }
 
 /** Tells the model the rules it will otherwise discover by failing. */
-function describe(options: BashOptions, maxOutputBytes: number): string {
+function describe(launcher: Launcher, maxOutputBytes: number): string {
   const lines = [
     'Runs a shell command with bash -c in the workspace folder and returns exitCode, stdout, stderr and durationMs.',
     'Non-interactive: stdin is empty, so never wait for input. Background processes are stopped when the command ends.',
     `Output over ${maxOutputBytes} bytes per stream keeps its start and end with a "[... N more bytes dropped]" marker between.`,
     `"timeout" is in milliseconds (default ${DEFAULT_TIMEOUT_MS}); a timed-out command is stopped and reports timedOut: true.`,
   ];
-  if (options.sandbox?.kind === 'bwrap') {
+  if (launcher.kind === 'bwrap') {
     lines.push(
-      `Sandboxed: only the workspace is writable (plus a private /tmp)${options.sandbox.network ? '' : ', and there is no network'}.`,
+      `Sandboxed: only the workspace is writable, /tmp is private and empty, the rest of the system is read-only${launcher.sandbox.network ? '' : ', and there is no network'}.`,
     );
   }
   return lines.join('\n');

@@ -1,24 +1,38 @@
 import { execaSync } from 'execa';
 import { errorMessage, HubosError } from '../../../core/index.ts';
+import { hostView } from './host-view.ts';
+import { initCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
 
 const INSTALL = 'install it with "apt-get install bubblewrap"';
 
 /**
- * bubblewrap arguments that make a real boundary: the host read-only, only the workspace writable,
- * a private /tmp, no network (unless asked), its own PID namespace so every process dies with it.
- * The workspace is bound after `--tmpfs /tmp` so a workspace under /tmp is not hidden by it.
+ * bubblewrap arguments that make a real boundary, as root too:
+ * - an unprivileged user namespace with every capability dropped, so `mount` and friends fail;
+ *   user namespaces cannot be nested (`--disable-userns`, where bwrap has it);
+ * - the host read-only, only the workspace writable; runtime folders (`/run`, `/tmp`…) and the
+ *   server's own folders (home, cwd, install folder) replaced by empty tmpfs: no host sockets;
+ * - no network unless asked, its own PID namespace with a fresh /proc (no server environ to read).
+ * The workspace is bound last, so a workspace under a hidden folder (/tmp) is still visible.
+ * The command runs under our init as PID 1 (see ns-init.ts).
  */
-export function bwrapArgs(sandbox: SandboxOptions, workspace?: string): string[] {
+export function bwrapArgs(sandbox: SandboxOptions, workspace?: string, shell = DEFAULT_SHELL): string[] {
+  const view = hostView({ workspace, shell, network: sandbox.network, expose: sandbox.expose });
+  const path = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
   // biome-ignore format: one flag and its values per line
   return [
+    '--unshare-all',
+    '--unshare-user',
+    ...(supportsDisableUserns(path) ? ['--disable-userns'] : []),
+    '--cap-drop', 'ALL',
+    ...(sandbox.network ? ['--share-net'] : []),
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
-    '--tmpfs', '/tmp',
+    ...view.hide.flatMap((folder) => ['--tmpfs', folder]),
+    ...view.readOnly.flatMap((readable) => ['--ro-bind', readable, readable]),
     ...(workspace ? ['--bind', workspace, workspace, '--chdir', workspace] : []),
-    '--unshare-all',
-    ...(sandbox.network ? ['--share-net'] : []),
+    '--as-pid-1',
     '--die-with-parent',
     // A new session: a command cannot push keystrokes into the server's terminal (TIOCSTI).
     '--new-session',
@@ -26,9 +40,40 @@ export function bwrapArgs(sandbox: SandboxOptions, workspace?: string): string[]
   ];
 }
 
+/** Why bubblewrap cannot sandbox commands here, or undefined when a real sandboxed `true` runs. */
+export type BwrapProbe = { ok: true } | { ok: false; missing: boolean; reason: string };
+
+const probes = new Map<string, BwrapProbe>();
+
+/** Runs one sandboxed `true` (once per setup and process), so missing namespace support shows too. */
+export function probeBwrap(sandbox: SandboxOptions, shell = DEFAULT_SHELL): BwrapProbe {
+  const key = JSON.stringify([sandbox, shell]);
+  let probe = probes.get(key);
+  if (!probe) {
+    probe = runProbe(sandbox, shell);
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
+function runProbe(sandbox: SandboxOptions, shell: string): BwrapProbe {
+  const bwrap = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
+  const run = execaSync(bwrap, [...bwrapArgs(sandbox, undefined, shell), ...initCommand(shell, 'true')], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 10_000,
+  });
+  if (run.exitCode === 0) return { ok: true };
+  if (run.code === 'ENOENT' || run.code === 'EACCES') {
+    return { ok: false, missing: true, reason: `bubblewrap is not available at ${bwrap} (${run.code})` };
+  }
+  const why = String(run.stderr ?? '').trim() || errorMessage(run.shortMessage ?? run.message);
+  return { ok: false, missing: false, reason: `bubblewrap at ${bwrap} cannot create its sandbox: ${why}` };
+}
+
 /**
- * Fails startup when the configured sandbox cannot work — never a silent fallback to running
- * commands unsandboxed. Runs one real sandboxed `true`, so missing namespace support shows here too.
+ * Fails startup when a configured bwrap sandbox cannot work — never a silent fallback to running
+ * commands unsandboxed.
  */
 export function checkSandbox(options: BashOptions = {}): void {
   const sandbox = options.sandbox;
@@ -39,24 +84,32 @@ export function checkSandbox(options: BashOptions = {}): void {
       `sandbox.kind must be "none" or "bwrap", not ${JSON.stringify(sandbox.kind)}`,
     );
   }
-  const bwrap = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
-  const probe = execaSync(bwrap, [...bwrapArgs(sandbox), options.shell ?? DEFAULT_SHELL, '-c', 'true'], {
-    reject: false,
-    stdin: 'ignore',
-    timeout: 10_000,
-  });
-  if (probe.exitCode === 0) return;
-  if (probe.code === 'ENOENT' || probe.code === 'EACCES') {
+  const probe = probeBwrap(sandbox, options.shell);
+  if (probe.ok) return;
+  const details = { details: { key: 'sandbox', bwrapPath: sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH } };
+  if (probe.missing) {
     throw new HubosError(
       'CONFIG_INVALID',
-      `sandbox.kind is "bwrap" but bubblewrap is not available at ${bwrap} (${probe.code}): ${INSTALL}, or set sandbox.bwrapPath`,
-      { details: { key: 'sandbox', bwrapPath: bwrap } },
+      `sandbox.kind is "bwrap" but ${probe.reason}: ${INSTALL}, or set sandbox.bwrapPath`,
+      details,
     );
   }
-  const why = String(probe.stderr ?? '').trim() || errorMessage(probe.shortMessage ?? probe.message);
   throw new HubosError(
     'CONFIG_INVALID',
-    `sandbox.kind is "bwrap" but bubblewrap at ${bwrap} cannot create its sandbox: ${why}. It needs unprivileged user namespaces (kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ also kernel.apparmor_restrict_unprivileged_userns=0) or a container that allows them; if bwrap is missing or broken, ${INSTALL}`,
-    { details: { key: 'sandbox', bwrapPath: bwrap } },
+    `sandbox.kind is "bwrap" but ${probe.reason}. It needs unprivileged user namespaces (kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ also kernel.apparmor_restrict_unprivileged_userns=0) or a container that allows them, and /bin/bash; if bwrap is missing or broken, ${INSTALL}`,
+    details,
   );
+}
+
+const disableUserns = new Map<string, boolean>();
+
+/** `--disable-userns` came with bubblewrap 0.8; older ones refuse unknown options. */
+function supportsDisableUserns(bwrap: string): boolean {
+  let supported = disableUserns.get(bwrap);
+  if (supported === undefined) {
+    const help = execaSync(bwrap, ['--help'], { reject: false, stdin: 'ignore', timeout: 5_000 });
+    supported = String(help.stdout ?? '').includes('--disable-userns');
+    disableUserns.set(bwrap, supported);
+  }
+  return supported;
 }

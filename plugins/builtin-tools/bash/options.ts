@@ -1,13 +1,23 @@
-/** How the `bash` tool isolates commands: `none` runs them as the server's user, `bwrap` in bubblewrap. */
+/**
+ * How the `bash` tool isolates commands. Unset: bubblewrap when it is installed and works, else
+ * unsandboxed with a startup warning. `bwrap` insists on bubblewrap (startup fails without it);
+ * `none` runs commands as the server's user on purpose.
+ */
 export interface SandboxOptions {
   kind: 'none' | 'bwrap';
   /** With `bwrap`: share the host's network (default false: no network at all). */
   network?: boolean;
   /** With `bwrap`: the bubblewrap binary (default `/usr/bin/bwrap`, where Debian installs it). */
   bwrapPath?: string;
+  /**
+   * With `bwrap`: absolute host folders the sandbox hides (the server's home, its folders) that
+   * commands may still read, e.g. a tool installed under the home folder (`/home/me/.nvm`).
+   */
+  expose?: readonly string[];
 }
 
 export interface BashOptions {
+  /** Unset: bubblewrap when it works on this machine, otherwise unsandboxed (with a startup warning). */
   sandbox?: SandboxOptions;
   /** Extra environment variable names passed through to commands (the environment is otherwise clean). */
   env?: readonly string[];
@@ -33,6 +43,7 @@ export const SANDBOX_CONFIG_SCHEMA = {
     kind: { type: 'string', enum: ['none', 'bwrap'] },
     network: { type: 'boolean', default: false },
     bwrapPath: { type: 'string', minLength: 1 },
+    expose: { type: 'array', items: { type: 'string', pattern: '^/' } },
   },
   required: ['kind'],
   additionalProperties: false,

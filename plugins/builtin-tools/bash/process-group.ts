@@ -1,6 +1,7 @@
 /**
- * Stops what is left of a process group: SIGTERM now, SIGKILL after `graceMs` for processes that
- * ignore it. Commands run as group leaders (execa `killDescendants`), so `-pid` is their whole tree.
+ * The fallback where no PID namespace can be made: the command leads its own process group, and
+ * what is left of the group is stopped when it ends. A process that calls `setsid` leaves the
+ * group and survives; the startup warning says so.
  */
 export function stopGroup(pid: number, graceMs: number): void {
   if (!signalGroup(pid, 'SIGTERM')) return; // nothing left in the group
@@ -9,7 +10,7 @@ export function stopGroup(pid: number, graceMs: number): void {
   setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs).unref();
 }
 
-function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   try {
     return process.kill(-pid, signal);
   } catch {

@@ -1,10 +1,15 @@
+import { accessSync, constants } from 'node:fs';
+import { constants as os } from 'node:os';
 import { execa } from 'execa';
-import { HubosError } from '../../../core/index.ts';
-import { cancelledError, raceAbort } from './abort.ts';
-import { bwrapArgs } from './bwrap.ts';
-import { DEFAULT_BWRAP_PATH, type SandboxOptions } from './options.ts';
+import { errorMessage, HubosError } from '../../../core/index.ts';
+import { cancelledError } from './abort.ts';
+import { commandLine, type Launcher } from './launcher.ts';
+import { signalNamespace } from './ns-signal.ts';
 import { OutputCap } from './output-cap.ts';
-import { stopGroup } from './process-group.ts';
+import { signalGroup, stopGroup } from './process-group.ts';
+
+/** How long a cancelled call waits for its processes to be gone before it returns anyway. */
+const CANCEL_WAIT_MS = 1_000;
 
 export interface RunSpec {
   command: string;
@@ -16,12 +21,12 @@ export interface RunSpec {
   signal: AbortSignal;
   maxOutputBytes: number;
   killGraceMs: number;
-  sandbox?: SandboxOptions | undefined;
+  launcher: Launcher;
 }
 
 /** What the model sees. A non-zero exit is a normal result, not an error. */
 export interface BashResult {
-  /** null when the command was ended by a signal (see `signal`). */
+  /** null when the command was ended by a signal (see `signal`) or timed out. */
   exitCode: number | null;
   signal?: string;
   stdout: string;
@@ -35,12 +40,14 @@ export interface BashResult {
 }
 
 /**
- * Runs `<shell> -c <command>` as the leader of its own process group, so a timeout or a
- * cancellation stops every process it started, not just the shell.
+ * Runs `<shell> -c <command>` with its launcher. A timeout sends SIGTERM to every process of the
+ * command, then SIGKILL after the grace period; a cancellation kills them at once. In a PID
+ * namespace (bwrap, unshare) the call returns only once none of them is left.
  */
 export async function runCommand(spec: RunSpec): Promise<BashResult> {
   if (spec.signal.aborted) throw cancelledError(spec.signal);
-  const { file, args } = commandLine(spec);
+  checkShell(spec);
+  const { file, args } = commandLine(spec.launcher, spec);
   const start = performance.now();
   const subprocess = execa(file, args, {
     cwd: spec.cwd,
@@ -50,61 +57,129 @@ export async function runCommand(spec: RunSpec): Promise<BashResult> {
     stdin: 'ignore',
     buffer: false,
     reject: false,
+    // Its own process group (the fallback's kill target, and out of reach of the server's
+    // Ctrl-C) while execa still stops it when the server exits, unlike with `detached`.
     killDescendants: true,
-    timeout: spec.timeoutMs,
-    cancelSignal: spec.signal,
-    forceKillAfterDelay: spec.killGraceMs,
   });
   const stdout = new OutputCap(spec.maxOutputBytes);
   const stderr = new OutputCap(spec.maxOutputBytes);
   subprocess.stdout?.on('data', (chunk: Buffer) => stdout.write(chunk));
   subprocess.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
+
+  let exited = false;
+  let sent: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    const pid = subprocess.pid;
+    if (exited || pid === undefined) return;
+    sent = signal;
+    if (spec.launcher.kind === 'process-group') signalGroup(pid, signal);
+    else signalNamespace(pid, signal, () => !exited);
+  };
+  let timedOut = false;
+  let forceKill: NodeJS.Timeout | undefined;
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    stop('SIGTERM');
+    forceKill = setTimeout(() => stop('SIGKILL'), spec.killGraceMs);
+  }, spec.timeoutMs);
   let stopReading: NodeJS.Timeout | undefined;
   subprocess.nodeChildProcess.once('exit', () => {
-    // Background processes end with the command (a bwrap sandbox's PID namespace does the same).
-    if (subprocess.pid !== undefined) stopGroup(subprocess.pid, spec.killGraceMs);
-    // A process that left the group (setsid) could hold the pipes open forever: stop reading.
+    exited = true;
+    // Without a namespace, background processes are stopped here; one that left the group
+    // (setsid) could hold the pipes open forever: stop reading.
+    if (spec.launcher.kind === 'process-group' && subprocess.pid !== undefined)
+      stopGroup(subprocess.pid, spec.killGraceMs);
     stopReading = setTimeout(() => {
       subprocess.stdout?.destroy();
       subprocess.stderr?.destroy();
     }, spec.killGraceMs + 250).unref();
   });
+  let onAbort!: () => void;
+  const cancelled = new Promise<void>((resolve) => {
+    onAbort = () => {
+      stop('SIGKILL');
+      resolve();
+    };
+    spec.signal.addEventListener('abort', onAbort, { once: true });
+  });
 
-  const result = await raceAbort(subprocess, spec.signal);
-  clearTimeout(stopReading);
-  if (result.exitCode === undefined && result.signal === undefined) {
-    throw startFailure(file, spec, result.code, result.shortMessage ?? 'no exit code');
+  try {
+    const result = await Promise.race([
+      subprocess,
+      cancelled.then(() => settledWithin(subprocess, CANCEL_WAIT_MS)),
+    ]);
+    if (spec.signal.aborted) throw cancelledError(spec.signal);
+    if (!result || (result.exitCode === undefined && result.signal === undefined)) {
+      throw startFailure(file, spec, result?.code, result?.shortMessage ?? 'no exit code');
+    }
+    return {
+      ...outcome(result, timedOut, sent),
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      durationMs: Math.round(performance.now() - start),
+      timedOut,
+      ...(stdout.droppedBytes > 0 || stderr.droppedBytes > 0 ? { truncated: true as const } : {}),
+      ...note(result, timedOut, spec.timeoutMs),
+    };
+  } finally {
+    clearTimeout(timeout);
+    clearTimeout(forceKill);
+    clearTimeout(stopReading);
+    spec.signal.removeEventListener('abort', onAbort);
   }
-  const truncated = stdout.droppedBytes > 0 || stderr.droppedBytes > 0;
-  const note = result.timedOut
-    ? `the command timed out after ${spec.timeoutMs} ms and was stopped with all its processes; the output is what it printed until then`
-    : result.signal
-      ? `the command was ended by ${result.signal}`
-      : undefined;
+}
+
+type Outcome = { exitCode?: number | undefined; signal?: string | undefined };
+
+/** A timed-out command reports the signal that stopped it, whatever its launcher made of that. */
+function outcome(result: Outcome, timedOut: boolean, sent: NodeJS.Signals | undefined) {
+  const signal = timedOut ? (sent ?? result.signal) : result.signal;
   return {
-    exitCode: result.exitCode ?? null,
-    ...(result.signal ? { signal: result.signal } : {}),
-    stdout: stdout.text(),
-    stderr: stderr.text(),
-    durationMs: Math.round(performance.now() - start),
-    timedOut: result.timedOut,
-    ...(truncated ? { truncated: true as const } : {}),
-    ...(note ? { note } : {}),
+    exitCode: timedOut || result.exitCode === undefined ? null : result.exitCode,
+    ...(signal ? { signal } : {}),
   };
 }
 
-function commandLine(spec: RunSpec): { file: string; args: string[] } {
-  const shellArgs = [spec.shell, '-c', spec.command];
-  if (spec.sandbox?.kind !== 'bwrap') return { file: spec.shell, args: shellArgs.slice(1) };
-  return {
-    file: spec.sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH,
-    args: [...bwrapArgs(spec.sandbox, spec.cwd), ...shellArgs],
-  };
+function note(result: Outcome, timedOut: boolean, timeoutMs: number): { note?: string } {
+  if (timedOut) {
+    return {
+      note: `the command timed out after ${timeoutMs} ms and was stopped with all its processes; the output is what it printed until then`,
+    };
+  }
+  if (result.signal) return { note: `the command was ended by ${result.signal}` };
+  // In a PID namespace a signal comes back as a shell reports it: 128 + its number.
+  const code = result.exitCode ?? 0;
+  const name = code > 128 ? signalName(code - 128) : undefined;
+  return name
+    ? { note: `exit code ${code} usually means the command was ended by ${name} (128 + ${code - 128})` }
+    : {};
+}
+
+function signalName(number: number): string | undefined {
+  return Object.entries(os.signals).find(([, value]) => value === number)?.[0];
+}
+
+/** Resolves with `work`, or undefined after `ms`: a process stuck in the kernel cannot hold a cancel. */
+function settledWithin<T>(work: PromiseLike<T>, ms: number): Promise<T | undefined> {
+  return Promise.race([
+    work,
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref()),
+  ]);
+}
+
+/** Inside a namespace a missing shell would only show as exit code 127: say it plainly. */
+function checkShell(spec: RunSpec): void {
+  try {
+    accessSync(spec.shell, constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw startFailure(spec.shell, spec, code, errorMessage(error));
+  }
 }
 
 function startFailure(file: string, spec: RunSpec, code: string | undefined, message: string): HubosError {
   const hint =
-    spec.sandbox?.kind === 'bwrap' && code === 'ENOENT'
+    spec.launcher.kind === 'bwrap' && code === 'ENOENT' && file !== spec.shell
       ? ': bubblewrap is missing, install it with "apt-get install bubblewrap"'
       : '';
   return new HubosError('TOOL_FAILED', `could not start ${file}${hint} (${message})`, {

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { bashTool } from '../../../../plugins/builtin-tools/bash/index.ts';
 import { invokeTool } from '../../../../testing/index.ts';
 import { outputOf, tempWorkspace } from '../../../fixtures/bash/workspace.ts';
+import { launcherKind } from './processes.ts';
 
 const FAKE = {
   OPENAI_API_KEY: 'sk-secret-test',
@@ -79,4 +80,17 @@ describe('bash environment', () => {
     expect(env.has('HUBOS_TEST_SECRET')).toBe(false);
     expect(env.has('OPENAI_API_KEY')).toBe(false);
   });
+
+  it.each([
+    ['by default', {}],
+    ['unsandboxed', { sandbox: { kind: 'none' } }],
+  ] as const)(
+    "is out of reach through /proc too, %s: the server's process is not there",
+    async (_mode, options) => {
+      if (launcherKind(options) === 'process-group') return; // no PID namespace here: the startup warning says so
+      const command = `cat /proc/${process.pid}/environ 2>&1; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c secret-test`;
+      const output = outputOf(await invokeTool(bashTool(options), { command }, { sandbox: ws.sandbox }));
+      expect(output.stdout).toBe(`cat: /proc/${process.pid}/environ: No such file or directory\n0\n`);
+    },
+  );
 });

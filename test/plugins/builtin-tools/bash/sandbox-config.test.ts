@@ -1,13 +1,16 @@
 /** The `sandbox` config key and the startup check; the sandbox itself is tested in test/system/bwrap.test.ts. */
 import { describe, expect, it } from 'vitest';
 import { createAjv, HubosError } from '../../../../core/index.ts';
+import { probeBwrap } from '../../../../plugins/builtin-tools/bash/bwrap.ts';
 import {
   bashTool,
   checkSandbox,
   SANDBOX_CONFIG_SCHEMA,
+  unsandboxedWarning,
 } from '../../../../plugins/builtin-tools/bash/index.ts';
 import { invokeTool } from '../../../../testing/index.ts';
-import { tempWorkspace } from '../../../fixtures/bash/workspace.ts';
+import { outputOf, tempWorkspace } from '../../../fixtures/bash/workspace.ts';
+import { launcherKind } from './processes.ts';
 
 const MISSING = '/nonexistent/bwrap';
 
@@ -20,6 +23,7 @@ describe('SANDBOX_CONFIG_SCHEMA', () => {
     expect(config).toEqual({ kind: 'bwrap', network: false });
     expect(validate({ kind: 'none' })).toBe(true);
     expect(validate({ kind: 'bwrap', network: true, bwrapPath: '/opt/bin/bwrap' })).toBe(true);
+    expect(validate({ kind: 'bwrap', expose: ['/home/me/.nvm'] })).toBe(true);
   });
 
   it.each([
@@ -27,6 +31,7 @@ describe('SANDBOX_CONFIG_SCHEMA', () => {
     ['a missing kind', { network: true }],
     ['a non-boolean network', { kind: 'bwrap', network: 'yes' }],
     ['an unknown key', { kind: 'bwrap', readOnly: true }],
+    ['a relative path to expose', { kind: 'bwrap', expose: ['.nvm'] }],
   ])('rejects %s', (_name, config) => {
     expect(validate(config)).toBe(false);
   });
@@ -73,6 +78,40 @@ describe('bash with a missing bwrap', () => {
   it('tells the model it is sandboxed', () => {
     expect(bashTool({ sandbox: { kind: 'bwrap' } }).description).toMatch(/no network/);
     expect(bashTool({ sandbox: { kind: 'bwrap', network: true } }).description).not.toMatch(/no network/);
-    expect(bashTool().description).not.toMatch(/Sandboxed/);
+    expect(bashTool({ sandbox: { kind: 'none' } }).description).not.toMatch(/Sandboxed/);
+  });
+});
+
+describe('the default sandbox', () => {
+  const works = probeBwrap({ kind: 'bwrap', network: false }).ok;
+
+  it.skipIf(!works)('is bubblewrap where it works (here it does): the host is read-only', async () => {
+    expect(launcherKind()).toBe('bwrap');
+    expect(bashTool().description).toMatch(/Sandboxed: .*no network/);
+    const ws = tempWorkspace();
+    try {
+      const output = outputOf(
+        await invokeTool(bashTool(), { command: 'touch /usr/hubos-escaped' }, { sandbox: ws.sandbox }),
+      );
+      expect(output.stderr).toMatch(/Read-only file system/);
+    } finally {
+      ws.remove();
+    }
+  });
+
+  it.skipIf(works)('is none where bubblewrap does not work (here it does not)', () => {
+    expect(launcherKind()).not.toBe('bwrap');
+    expect(unsandboxedWarning({}, 'coder')).toMatch(/agent "coder" can run bash commands unsandboxed/);
+  });
+
+  it('is left on purpose with kind "none", without a warning when commands are still contained', () => {
+    expect(launcherKind({ sandbox: { kind: 'none' } })).not.toBe('bwrap');
+    const warning = unsandboxedWarning({ sandbox: { kind: 'none' } }, 'coder');
+    if (launcherKind({ sandbox: { kind: 'none' } }) === 'pid-namespace') expect(warning).toBeUndefined();
+    else expect(warning).toMatch(/setsid or nohup can outlive the call/);
+  });
+
+  it('warns about nothing when sandboxed', () => {
+    expect(unsandboxedWarning({ sandbox: { kind: 'bwrap' } }, 'coder')).toBeUndefined();
   });
 });

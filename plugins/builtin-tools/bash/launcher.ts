@@ -1,0 +1,65 @@
+import { type BwrapProbe, bwrapArgs, probeBwrap } from './bwrap.ts';
+import { initCommand } from './ns-init.ts';
+import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
+import { type PidNamespace, probePidNamespace } from './pid-namespace.ts';
+
+/**
+ * How commands are started, strongest first: in bubblewrap; unsandboxed in a PID namespace of
+ * their own; or, where neither works, unsandboxed as a process group (what `setsid` escapes).
+ */
+export type Launcher =
+  | { kind: 'bwrap'; sandbox: SandboxOptions }
+  | { kind: 'pid-namespace'; namespace: PidNamespace }
+  | { kind: 'process-group'; reason: string };
+
+export interface ResolvedLauncher {
+  launcher: Launcher;
+  /** Set when commands run unsandboxed without the operator asking for it: why bubblewrap is not used. */
+  fallbackReason?: string;
+}
+
+/**
+ * The launcher for these options. `sandbox` unset means bubblewrap when it works here (probed
+ * once), else unsandboxed; a configured `bwrap` is used as is (`checkSandbox` fails startup when
+ * it cannot work, and each call fails rather than run unsandboxed).
+ */
+export function resolveLauncher(options: BashOptions): ResolvedLauncher {
+  const sandbox = options.sandbox;
+  if (sandbox?.kind === 'bwrap') return { launcher: { kind: 'bwrap', sandbox } };
+  if (sandbox?.kind === 'none') return { launcher: unsandboxed() };
+  const detected: SandboxOptions = { kind: 'bwrap', network: false };
+  const probe: BwrapProbe = probeBwrap(detected, options.shell ?? DEFAULT_SHELL);
+  if (probe.ok) return { launcher: { kind: 'bwrap', sandbox: detected } };
+  return { launcher: unsandboxed(), fallbackReason: probe.reason };
+}
+
+function unsandboxed(): Launcher {
+  const probe = probePidNamespace();
+  return probe.ok
+    ? { kind: 'pid-namespace', namespace: probe.namespace }
+    : { kind: 'process-group', reason: probe.reason };
+}
+
+/** The program and arguments that run `<shell> -c <command>` with this launcher. */
+export function commandLine(
+  launcher: Launcher,
+  spec: { shell: string; command: string; cwd: string },
+): { file: string; args: string[] } {
+  switch (launcher.kind) {
+    case 'bwrap':
+      return {
+        file: launcher.sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH,
+        args: [
+          ...bwrapArgs(launcher.sandbox, spec.cwd, spec.shell),
+          ...initCommand(spec.shell, spec.command),
+        ],
+      };
+    case 'pid-namespace':
+      return {
+        file: launcher.namespace.unshare,
+        args: [...launcher.namespace.args, ...initCommand(spec.shell, spec.command)],
+      };
+    case 'process-group':
+      return { file: spec.shell, args: ['-c', spec.command] };
+  }
+}

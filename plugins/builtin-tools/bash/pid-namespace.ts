@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { execaSync } from 'execa';
+import { errorMessage } from '../../../core/index.ts';
+import { initCommand } from './ns-init.ts';
+
+/** Where util-linux puts `unshare`. */
+const UNSHARE_PATHS = ['/usr/bin/unshare', '/bin/unshare'];
+
+/**
+ * How an unsandboxed command is still contained: a PID namespace of its own (util-linux
+ * `unshare`), so when its init exits the kernel kills every process it started — `setsid`, `nohup`
+ * and double forks included — before the call returns. A fresh /proc hides the server's processes
+ * (and their environment). As another user than root this needs a user namespace too, mapping the
+ * user to itself.
+ */
+export interface PidNamespace {
+  unshare: string;
+  args: string[];
+}
+
+export type PidNamespaceProbe = { ok: true; namespace: PidNamespace } | { ok: false; reason: string };
+
+let probed: PidNamespaceProbe | undefined;
+
+/** Tries the namespace once per process with a real `true`. */
+export function probePidNamespace(): PidNamespaceProbe {
+  probed ??= runProbe();
+  return probed;
+}
+
+function runProbe(): PidNamespaceProbe {
+  const unshare = UNSHARE_PATHS.find((path) => existsSync(path));
+  if (!unshare) return { ok: false, reason: 'util-linux "unshare" is not installed' };
+  const user = process.getuid?.() === 0 ? [] : ['--user', '--map-current-user'];
+  const args = [...user, '--pid', '--fork', '--kill-child', '--mount-proc', '--'];
+  const run = execaSync(unshare, [...args, ...initCommand('/bin/true', '')], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 10_000,
+  });
+  if (run.exitCode === 0) return { ok: true, namespace: { unshare, args } };
+  if (run.code) return { ok: false, reason: `${unshare} cannot run (${run.code})` };
+  const why = String(run.stderr ?? '').trim() || errorMessage(run.shortMessage ?? run.message);
+  return { ok: false, reason: `${unshare} cannot create a PID namespace here: ${why}` };
+}
