@@ -4,6 +4,7 @@ await import('./hook-dispatch.bench.ts');
 await import('./agent-loop.bench.ts');
 await import('./subagent.bench.ts');
 await import('./filesystem.bench.ts');
+await import('./filesystem-search.bench.ts');
 await import('./bash.bench.ts');
 await import('./server.bench.ts');
 await import('./cosmos.bench.ts');

@@ -2,16 +2,22 @@ import { lstat, readlink } from 'node:fs/promises';
 import { defineTool } from '../../../core/index.ts';
 import { childPath, confinePath, openDirInside, workspacePath } from './confine.ts';
 import { fsError } from './errors.ts';
+import { hasOtherHardLinks } from './hard-links.ts';
 import type { FilesystemLimits } from './options.ts';
 import { type EntryType, type WalkEntry, walk } from './walk.ts';
 import { workspaceRoot } from './workspace.ts';
 
-/** One listed entry: `size` for files (bytes), `target` for symlinks (as written, never followed). */
+/**
+ * One listed entry: `size` for files (bytes), `target` for symlinks (as written, never followed),
+ * `links` for files with more than one hard link. Such a file's size is shown only when
+ * `readHardLinkedFiles` allows reading it: it may be a file from outside the workspace.
+ */
 export interface ListEntry {
   path: string;
   type: EntryType;
   size?: number;
   target?: string;
+  links?: number;
 }
 
 /**
@@ -25,7 +31,9 @@ export function listTool(limits: FilesystemLimits) {
     description:
       'List a folder of the workspace: each entry with its type (file, directory, symlink, ...) and ' +
       'size. With recursive, also lists sub-folders down to depth levels. Symbolic links are shown, ' +
-      `never followed. At most ${limits.maxListEntries} entries.`,
+      'never followed. A file with more than one hard link shows its link count' +
+      (limits.readHardLinkedFiles ? '.' : ' and no size: filesystem_read refuses it.') +
+      ` At most ${limits.maxListEntries} entries.`,
     inputSchema: {
       type: 'object',
       properties: {
@@ -68,7 +76,7 @@ export function listTool(limits: FilesystemLimits) {
             truncated = true;
             break;
           }
-          entries.push(await describe(entry));
+          entries.push(await describe(entry, limits.readHardLinkedFiles));
         }
       } catch (error) {
         throw fsError(error, input.path);
@@ -81,10 +89,14 @@ export function listTool(limits: FilesystemLimits) {
 }
 
 /** Size and link target come from the entry itself (lstat/readlink through the pinned folder). */
-async function describe(entry: WalkEntry): Promise<ListEntry> {
+async function describe(entry: WalkEntry, readHardLinkedFiles: boolean): Promise<ListEntry> {
   const described: ListEntry = { path: entry.path, type: entry.type };
   try {
-    if (entry.type === 'file') described.size = (await lstat(childPath(entry.dir, entry.name))).size;
+    if (entry.type === 'file') {
+      const stat = await lstat(childPath(entry.dir, entry.name));
+      if (hasOtherHardLinks(stat)) described.links = stat.nlink;
+      if (readHardLinkedFiles || !hasOtherHardLinks(stat)) described.size = stat.size;
+    }
     if (entry.type === 'symlink') described.target = await readlink(childPath(entry.dir, entry.name));
   } catch {
     // Removed since it was listed: keep the entry without the detail.

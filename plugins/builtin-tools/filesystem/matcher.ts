@@ -1,20 +1,18 @@
 import { basename, matchesGlob } from 'node:path';
-import { RegexWorker } from './regex-worker.ts';
+import type { RegexPool } from './regex-pool.ts';
 
-/** Finds the lines of a text that match; `close()` frees what it holds (a worker). */
+/** Finds the lines of a text that match. */
 export interface TextMatcher {
-  /** The 0-based numbers of matching lines, at most `max`; `describe` names the text in errors. */
-  match(text: string, max: number, describe: () => string): Promise<number[]>;
-  /** A match still waiting fails with `reason`. */
-  close(reason?: Error): void;
+  /** The 0-based numbers of matching lines, at most `max`; `file` names the text in errors. */
+  match(text: string, max: number, file: string, signal?: AbortSignal): Promise<number[]>;
 }
 
 /**
- * A literal substring test, or a JavaScript regular expression run in a worker with a time limit
- * per file (see RegexWorker). A leading `(?i)` (as in grep -P or ripgrep) is read as the `i` flag,
- * since models write it and JavaScript has no such syntax. A syntax error is reported at once.
+ * A literal substring test, or a JavaScript regular expression run by the worker pool with a time
+ * limit per file (see RegexPool). A leading `(?i)` (as in grep -P or ripgrep) is read as the `i`
+ * flag, since models write it and JavaScript has no such syntax. A syntax error is reported at once.
  */
-export function textMatcher(pattern: string, literal: boolean, regexTimeoutMs: number): TextMatcher {
+export function textMatcher(pattern: string, literal: boolean, pool: RegexPool): TextMatcher {
   if (literal) {
     return {
       match: async (text, max) => {
@@ -24,7 +22,6 @@ export function textMatcher(pattern: string, literal: boolean, regexTimeoutMs: n
           if ((lines[i] ?? '').replace(/\r$/, '').includes(pattern)) hits.push(i);
         return hits;
       },
-      close: () => undefined,
     };
   }
   const insensitive = pattern.startsWith('(?i)');
@@ -37,10 +34,8 @@ export function textMatcher(pattern: string, literal: boolean, regexTimeoutMs: n
       `invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}; set literal: true to search for the text as written`,
     );
   }
-  const worker = new RegexWorker(source, flags, regexTimeoutMs);
   return {
-    match: (text, max, describe) => worker.match(text, max, describe),
-    close: (reason) => worker.close(reason),
+    match: (text, max, file, signal) => pool.match({ source, flags, text, max, file }, signal),
   };
 }
 

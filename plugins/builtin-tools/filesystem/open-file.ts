@@ -10,6 +10,7 @@ import {
   type PinnedDir,
   realpathInside,
 } from './confine.ts';
+import { hardLinkedReadError, hasOtherHardLinks } from './hard-links.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = constants;
 
@@ -22,15 +23,23 @@ const errno = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 /**
  * Opens a regular file for reading. A symlink is followed only to a file inside the workspace
- * (re-resolved and re-opened with O_NOFOLLOW, so what is opened is what was checked).
+ * (re-resolved and re-opened with O_NOFOLLOW, so what is opened is what was checked). A file with
+ * other hard links is refused unless `readHardLinkedFiles` (see ./hard-links.ts).
  */
-export async function openForRead(root: string, path: string): Promise<OpenedFile> {
+export async function openForRead(
+  root: string,
+  path: string,
+  readHardLinkedFiles = false,
+): Promise<OpenedFile> {
   let abs = confinePath(root, path);
   for (let hops = 0; ; hops++) {
     if (abs === root) throw new Error(`is a directory: ${path} (use filesystem_list to see what it holds)`);
     const dir = await openDirInside(root, dirname(abs), path);
     try {
-      return await regularFile(await openAt(dir, basename(abs), O_RDONLY, undefined, path), path);
+      const opened = await regularFile(await openAt(dir, basename(abs), O_RDONLY, undefined, path), path);
+      if (readHardLinkedFiles || !hasOtherHardLinks(opened.stat)) return opened;
+      await opened.handle.close();
+      throw hardLinkedReadError(path, opened.stat.nlink);
     } catch (error) {
       if (errno(error) !== 'ELOOP' || hops >= 8) throw error;
       abs = await realpathInside(root, abs, path);

@@ -19,7 +19,8 @@ export function readTool(limits: FilesystemLimits) {
     description:
       'Read a text file in the workspace. Returns its lines (optionally a window of them: offset is the ' +
       `1-based first line, limit the number of lines), at most ${limits.maxReadBytes} bytes per call; ` +
-      'a longer result is marked truncated and says which offset to read on from. Binary files are refused.',
+      'a longer result is marked truncated and says which offset to read on from. Binary files are refused' +
+      (limits.readHardLinkedFiles ? '.' : ', and so are files with more than one hard link.'),
     inputSchema: {
       type: 'object',
       properties: {
@@ -37,9 +38,11 @@ export function readTool(limits: FilesystemLimits) {
     permissions: ['fs:read'],
     handler: async (_ctx, { input, sandbox }) => {
       const root = await workspaceRoot(sandbox);
-      const { handle, stat } = await openForRead(root, input.path).catch((error: unknown) => {
-        throw fsError(error, input.path, { ENOENT: `no such file: ${input.path}` });
-      });
+      const { handle, stat } = await openForRead(root, input.path, limits.readHardLinkedFiles).catch(
+        (error: unknown) => {
+          throw fsError(error, input.path, { ENOENT: `no such file: ${input.path}` });
+        },
+      );
       try {
         const window = await readLineWindow(
           handle,

@@ -63,6 +63,11 @@ describe('filesystemTools', () => {
   it('rejects limits that are not positive integers', () => {
     expect(() => filesystemTools({ maxReadBytes: 0 })).toThrow('maxReadBytes must be a positive integer');
     expect(() => filesystemTools({ maxListEntries: 1.5 })).toThrow('maxListEntries');
+    expect(() => filesystemTools({ searchRegexWorkers: 0 })).toThrow('searchRegexWorkers');
+    // biome-ignore lint/suspicious/noExplicitAny: a config read from JSON may hold anything.
+    expect(() => filesystemTools({ readHardLinkedFiles: 'yes' as any })).toThrow(
+      'readHardLinkedFiles must be true or false',
+    );
   });
 });
 
@@ -79,6 +84,8 @@ describe('FILESYSTEM_CONFIG_SCHEMA', () => {
       maxSearchResults: 100,
       maxSearchFileBytes: 2_097_152,
       searchRegexTimeoutMs: 2000,
+      searchRegexWorkers: 2,
+      readHardLinkedFiles: false,
     });
   });
 
@@ -86,5 +93,7 @@ describe('FILESYSTEM_CONFIG_SCHEMA', () => {
     expect(validate({ maxReadByte: 1 })).toBe(false);
     expect(validate({ maxReadBytes: -1 })).toBe(false);
     expect(validate({ maxSearchResults: '10' })).toBe(false);
+    expect(validate({ searchRegexWorkers: 0 })).toBe(false);
+    expect(validate({ readHardLinkedFiles: 'yes' })).toBe(false);
   });
 });
