@@ -103,6 +103,7 @@ export {
   type StarsMessage,
   type StarsOptions,
   type StarsRole,
+  type StarsRunOptions,
   type StarsRunResult,
   type StarsTeamConfig,
 } from './stars/index.ts';

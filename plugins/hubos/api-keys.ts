@@ -4,7 +4,9 @@ import type { ApiKeyEntry } from './options.ts';
 
 /** A key the server accepts and the principal it stands for. */
 export interface AcceptedKey {
+  /** The secret a client sends as `Authorization: Bearer <key>`. */
   key: string;
+  /** Who the key stands for. */
   principal: Principal;
 }
 

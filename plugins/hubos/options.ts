@@ -39,7 +39,9 @@ export interface HubOSServerOptions {
 
 /** An API key with a name of its own: `id` shows in run records and logs instead of a digest. */
 export interface ApiKeyEntry {
+  /** The secret, at least 16 characters (`openssl rand -hex 24` makes one). */
   key: string;
+  /** The principal id: letters, digits and `._@-`, not `local`, `anonymous` or `key:…`. */
   id: string;
   /** Sees (and may cancel or answer) every identity's runs, approvals, A2A tasks and workflow runs; sessions stay per key. */
   admin?: boolean;

@@ -20,7 +20,7 @@ export interface RunRecord {
 }
 
 /** How a run starts: for whom, in which session, and what may stop it. */
-export interface StartOptions {
+export interface RunStartOptions {
   /** The caller: the run, its session and its approvals are theirs. */
   principal: Principal;
   /** The caller's session to continue (its own: the same name from another caller is another session). */
@@ -54,7 +54,7 @@ export class RunManager {
   }
 
   /** Starts a run in the background for `options.principal` and returns its record at once. */
-  start(agent: Agent, input: string, options: StartOptions): RunRecord {
+  start(agent: Agent, input: string, options: RunStartOptions): RunRecord {
     const { sessionId, signal, persist = true, principal } = options;
     const record: RunRecord = {
       id: randomUUID(),

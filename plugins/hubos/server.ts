@@ -19,6 +19,7 @@ declare module '../../core/services.js' {
   }
 }
 
+export type { AcceptedKey } from './api-keys.ts';
 export { onClientGone } from './kit/client-gone.ts';
 export { errorResponse, HttpError } from './kit/http-error.ts';
 export { canSee, type HubOSEnv, keyPrincipal, type Principal } from './kit/principal.ts';
@@ -26,3 +27,7 @@ export { readBody, readJson } from './kit/read-body.ts';
 export { describeRoute, type RouteDescription, type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
 export { sessionKey } from './kit/session-key.ts';
 export { sseEventWriter, sseResponse } from './kit/sse.ts';
+export type { AllowedHosts } from './middleware/host-check.ts';
+export type { OriginPolicy } from './middleware/origin-check.ts';
+export type { ApiKeyEntry } from './options.ts';
+export type { RunStartOptions } from './runs.ts';
