@@ -95,6 +95,13 @@ export default defineConfig(({ mode }) => ({
       agents: ['assistant'],
     },
   },
+  // The HTTP server. Without API keys it serves one local caller on 127.0.0.1; beyond loopback give
+  // each client its own key (apiKeys: ['<key>'] or { key, id, admin }): what one key starts,
+  // another cannot see. Web pages cannot drive it: a Host allow-list (DNS rebinding), an Origin
+  // check on changes, JSON read only as JSON. Names besides localhost and IPs go in allowedHosts.
+  server: { allowedHosts: ['.hubos.test'], rateLimit: { max: 600, maxAuthFailures: 20 } },
+  // No `sandbox` key: bash runs in bubblewrap wherever it works (no capabilities even as root, only
+  // the workspace writable, no network, nothing left running), and the server warns where it cannot.
   // Built-in tools act in ./workspace. Reading is free, changing files and running commands
   // waits for a human (the chat page shows Approve / Deny), deleting is refused.
   permissions: {
