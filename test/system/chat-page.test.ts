@@ -291,7 +291,7 @@ describe('the chat page', () => {
   });
 
   it('asks for the API key when the server requires one, and works once given', async () => {
-    const url = await serveAgents({ apiKeys: ['s3cret-key'] });
+    const url = await serveAgents({ apiKeys: ['s3cret-key-0123456789'] });
     const { page } = await openPage(`${url}/`);
     const dialog = page.locator('#key-dialog');
 
@@ -301,12 +301,12 @@ describe('the chat page', () => {
     await page.locator('#key-input').press('Enter');
     await expect.poll(() => text(page, '#key-reason'), POLL).toContain('refused the stored key');
     expect(await dialog.isVisible()).toBe(true);
-    await page.locator('#key-input').fill('s3cret-key');
+    await page.locator('#key-input').fill('s3cret-key-0123456789');
     await page.getByRole('button', { name: 'Save' }).click();
 
     await expect.poll(() => page.locator('#agent option').allInnerTexts(), POLL).toEqual(['weather', 'echo']);
     expect(await dialog.isVisible()).toBe(false);
-    expect(await page.evaluate(() => localStorage.getItem('hubos.apiKey'))).toBe('s3cret-key');
+    expect(await page.evaluate(() => localStorage.getItem('hubos.apiKey'))).toBe('s3cret-key-0123456789');
 
     model.push('Sunny, with a key.');
     await sendMessage(page, 'Weather?');
@@ -353,14 +353,14 @@ describe('the chat page', () => {
       name: 'ops-hub',
       port: 0,
       rateLimit: false,
-      apiKeys: ['ops-key'],
+      apiKeys: ['ops-key-0123456789abcd'],
     });
     hubos.registerAgent('ops', guarded.agent('ops'));
     servers.push(hubos);
     const url = await hubos.serve();
     const { page, errors } = await openPage(`${url}/`);
     await expect.poll(() => page.locator('#key-dialog').isVisible(), POLL).toBe(true);
-    await page.locator('#key-input').fill('ops-key');
+    await page.locator('#key-input').fill('ops-key-0123456789abcd');
     await page.locator('#key-input').press('Enter');
     await expect.poll(() => page.locator('#message').isEnabled(), POLL).toBe(true);
     const decisions: { url: string; authorization?: string; body: unknown }[] = [];
@@ -418,7 +418,7 @@ describe('the chat page', () => {
     expect(decisions).toEqual([
       {
         url: `/api/runs/${asked!.runId}/approvals/call-1`,
-        authorization: 'Bearer ops-key',
+        authorization: 'Bearer ops-key-0123456789abcd',
         body: { approved: true },
       },
     ]);

@@ -395,10 +395,10 @@ describe('the workflow view of the chat page', () => {
   });
 
   it('asks once for the API key for agents and workflows, and approves a guarded tool step', async () => {
-    const { url } = await serve({ apiKeys: ['flow-key'] });
+    const { url } = await serve({ apiKeys: ['flow-key-0123456789ab'] });
     const { page, errors } = await openPage(`${url}/`);
     await expect.poll(() => page.locator('#key-dialog').isVisible(), POLL).toBe(true);
-    await page.locator('#key-input').fill('flow-key');
+    await page.locator('#key-input').fill('flow-key-0123456789ab');
     await page.locator('#key-input').press('Enter');
     await expect.poll(() => page.locator('#agent option').allInnerTexts(), POLL).toEqual(['writer']);
     await expect.poll(() => page.locator('#views').isVisible(), POLL).toBe(true);
