@@ -1,4 +1,5 @@
-import type { Plugin } from '../../core/index.ts';
+import { dirname, resolve } from 'node:path';
+import type { KernelView, Plugin } from '../../core/index.ts';
 import {
   checkSandbox,
   SANDBOX_CONFIG_SCHEMA,
@@ -46,6 +47,15 @@ declare module '../../core/config.js' {
   }
 }
 
+/** The folders of the config file and of the SQLite store: nothing a sandboxed command may read. */
+function serverFolders(kernel: KernelView): string[] {
+  const base = kernel.configFile ? dirname(kernel.configFile) : kernel.cwd;
+  const store = kernel.config.store as { driver?: string; path?: string } | undefined;
+  const folders = [base];
+  if (store?.path && store.path !== ':memory:') folders.push(dirname(resolve(base, store.path)));
+  return folders;
+}
+
 /**
  * The `builtin-tools` plugin: registers the eleven built-in tools with the options of the config
  * keys it owns (`filesystem`, `sandbox`, `http`, `websearch`); factory options win. A configured
@@ -66,6 +76,8 @@ export default function builtinTools(options: BuiltinToolsOptions = {}): Plugin 
         const { filesystem, sandbox, http, websearch } = kernel.config;
         return {
           ...options,
+          // The config file's folder (its .env, inline keys) and the store's are the server's own.
+          bash: { ...options.bash, hide: [...(options.bash?.hide ?? []), ...serverFolders(kernel)] },
           filesystem: { ...filesystem, ...options.filesystem },
           ...((options.sandbox ?? sandbox) ? { sandbox: (options.sandbox ?? sandbox)! } : {}),
           http: { ...http, ...options.http },

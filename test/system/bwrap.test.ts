@@ -119,9 +119,22 @@ describe('bash in bubblewrap', () => {
     it('cannot remount the root writable', async () => {
       const output = await sandboxed('mount -o remount,bind,rw / && echo remounted; touch /hubos-escaped');
       expect(output.stdout).not.toContain('remounted');
-      expect(output.stderr).toMatch(/permission denied/i);
+      // As an unprivileged user namespace ("permission denied"), or as nobody on a root server.
+      expect(output.stderr).toMatch(/permission denied|must be superuser/i);
       expect(output.stderr).toMatch(/Read-only file system/);
       expect(existsSync('/hubos-escaped')).toBe(false);
+    });
+
+    it("owns nothing of root's: kernel settings stay unwritable, root-only files unreadable", async () => {
+      const before = readFileSync('/proc/sys/kernel/core_pattern', 'utf8');
+      const output = await sandboxed(
+        'echo hubos-probe > /proc/sys/kernel/core_pattern; echo 1 > /proc/sysrq-trigger; head -c 40 /etc/shadow; id -u',
+      );
+      expect(readFileSync('/proc/sys/kernel/core_pattern', 'utf8')).toBe(before);
+      expect(output.stderr).toMatch(/core_pattern: (Read-only file system|Permission denied)/);
+      expect(output.stderr).toMatch(/shadow.*Permission denied/);
+      // A root server starts the sandbox as an unprivileged account (nobody), never as host root.
+      if (ROOT) expect(output.stdout.trim()).toBe('65534');
     });
 
     it('cannot make a user namespace of its own to get capabilities back', async () => {
@@ -152,7 +165,8 @@ describe('bash in bubblewrap', () => {
       if (name.startsWith('a host folder') && !outside) return; // no such folder for this user
       const output = await sandboxed(command());
       expect(output.exitCode).not.toBe(0);
-      expect(output.stderr).toMatch(/Read-only file system/);
+      // Read-only mount, or (a root server's sandbox runs as nobody) not its folder to write.
+      expect(output.stderr).toMatch(/Read-only file system|Permission denied/);
     });
 
     it('leaves the host untouched', () => {
@@ -189,6 +203,21 @@ describe('bash in bubblewrap', () => {
         `ls -A ${homedir()} | wc -l; test -e ${REPO}/package.json && echo repo; test -e ${process.cwd()}/package.json && echo cwd`,
       );
       expect(output.stdout).toBe('0\n');
+    });
+
+    it("hides the folders the plugin names: the config file's and the store's", async () => {
+      const app = mkdtempSync(join(tmpdir(), 'hubos-app-'));
+      try {
+        writeFileSync(join(app, 'agent.config.ts'), 'export default { server: { apiKeys: ["secret"] } };');
+        const output = await sandboxed(`ls -A ${app} | wc -l; cat ${app}/agent.config.ts`, {
+          ...SANDBOXED,
+          hide: [app],
+        });
+        expect(output.stdout).toBe('0\n');
+        expect(output.stdout).not.toContain('apiKeys');
+      } finally {
+        rmSync(app, { recursive: true, force: true });
+      }
     });
 
     it('binds back read-only what sandbox.expose names', async () => {

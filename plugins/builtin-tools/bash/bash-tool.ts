@@ -61,6 +61,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, BashResult>
         maxOutputBytes,
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
         launcher,
+        hide: options.hide,
       }),
   });
 }

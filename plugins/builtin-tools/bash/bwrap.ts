@@ -1,10 +1,13 @@
+import { accessSync, constants } from 'node:fs';
 import { execaSync } from 'execa';
 import { errorMessage, HubosError } from '../../../core/index.ts';
 import { hostView } from './host-view.ts';
 import { initCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
+import { asSandboxUser, DEFAULT_SANDBOX_USER } from './sandbox-user.ts';
 
 const INSTALL = 'install it with "apt-get install bubblewrap"';
+const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs'];
 
 /**
  * bubblewrap arguments that make a real boundary, as root too:
@@ -16,8 +19,13 @@ const INSTALL = 'install it with "apt-get install bubblewrap"';
  * The workspace is bound last, so a workspace under a hidden folder (/tmp) is still visible.
  * The command runs under our init as PID 1 (see ns-init.ts).
  */
-export function bwrapArgs(sandbox: SandboxOptions, workspace?: string, shell = DEFAULT_SHELL): string[] {
-  const view = hostView({ workspace, shell, network: sandbox.network, expose: sandbox.expose });
+export function bwrapArgs(
+  sandbox: SandboxOptions,
+  workspace?: string,
+  shell = DEFAULT_SHELL,
+  hide: readonly string[] = [],
+): string[] {
+  const view = hostView({ workspace, shell, network: sandbox.network, expose: sandbox.expose, hide });
   const path = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
   // biome-ignore format: one flag and its values per line
   return [
@@ -29,6 +37,9 @@ export function bwrapArgs(sandbox: SandboxOptions, workspace?: string, shell = D
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
+    // The kernel's global knobs stay read-only whoever the command is (bwrap's own cover of them
+    // is skipped when it cannot write there, which is exactly when it matters).
+    ...PROC_READ_ONLY.flatMap((path) => ['--ro-bind-try', path, path]),
     ...view.hide.flatMap((folder) => ['--tmpfs', folder]),
     ...view.readOnly.flatMap((readable) => ['--ro-bind', readable, readable]),
     ...(workspace ? ['--bind', workspace, workspace, '--chdir', workspace] : []),
@@ -58,7 +69,18 @@ export function probeBwrap(sandbox: SandboxOptions, shell = DEFAULT_SHELL): Bwra
 
 function runProbe(sandbox: SandboxOptions, shell: string): BwrapProbe {
   const bwrap = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
-  const run = execaSync(bwrap, [...bwrapArgs(sandbox, undefined, shell), ...initCommand(shell, 'true')], {
+  // Checked first: started through setpriv (a root server), a missing bwrap is only setpriv's complaint.
+  try {
+    accessSync(bwrap, constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, missing: true, reason: `bubblewrap is not available at ${bwrap} (${code})` };
+  }
+  const command = asSandboxUser(
+    { file: bwrap, args: [...bwrapArgs(sandbox, undefined, shell), ...initCommand(shell, 'true')] },
+    sandbox.user ?? DEFAULT_SANDBOX_USER,
+  );
+  const run = execaSync(command.file, command.args, {
     reject: false,
     stdin: 'ignore',
     timeout: 10_000,

@@ -41,10 +41,18 @@ export function hostView(options: {
   shell: string;
   network?: boolean | undefined;
   expose?: readonly string[] | undefined;
+  hide?: readonly string[] | undefined;
 }): HostView {
   const workspace = options.workspace && real(options.workspace);
   const needed = [options.shell, '/bin/bash'].map(real).filter((path) => path !== undefined);
-  const candidates = [...RUNTIME, process.env.XDG_RUNTIME_DIR, homedir(), process.cwd(), installRoot()];
+  const candidates = [
+    ...RUNTIME,
+    process.env.XDG_RUNTIME_DIR,
+    homedir(),
+    process.cwd(),
+    installRoot(),
+    ...(options.hide ?? []),
+  ];
   const hide: string[] = [];
   for (const path of sorted(candidates.map(real))) {
     if (SYSTEM.has(path) || hide.some((parent) => within(path, parent))) continue;

@@ -2,6 +2,7 @@ import { type BwrapProbe, bwrapArgs, probeBwrap } from './bwrap.ts';
 import { initCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
 import { type PidNamespace, probePidNamespace } from './pid-namespace.ts';
+import { asSandboxUser, DEFAULT_SANDBOX_USER, handOverWorkspace } from './sandbox-user.ts';
 
 /**
  * How commands are started, strongest first: in bubblewrap; unsandboxed in a PID namespace of
@@ -43,17 +44,23 @@ function unsandboxed(): Launcher {
 /** The program and arguments that run `<shell> -c <command>` with this launcher. */
 export function commandLine(
   launcher: Launcher,
-  spec: { shell: string; command: string; cwd: string },
+  spec: { shell: string; command: string; cwd: string; hide?: readonly string[] | undefined },
 ): { file: string; args: string[] } {
   switch (launcher.kind) {
-    case 'bwrap':
-      return {
-        file: launcher.sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH,
-        args: [
-          ...bwrapArgs(launcher.sandbox, spec.cwd, spec.shell),
-          ...initCommand(spec.shell, spec.command),
-        ],
-      };
+    case 'bwrap': {
+      const user = launcher.sandbox.user ?? DEFAULT_SANDBOX_USER;
+      handOverWorkspace(spec.cwd, user);
+      return asSandboxUser(
+        {
+          file: launcher.sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH,
+          args: [
+            ...bwrapArgs(launcher.sandbox, spec.cwd, spec.shell, spec.hide),
+            ...initCommand(spec.shell, spec.command),
+          ],
+        },
+        user,
+      );
+    }
     case 'pid-namespace':
       return {
         file: launcher.namespace.unshare,

@@ -14,6 +14,11 @@ export interface SandboxOptions {
    * commands may still read, e.g. a tool installed under the home folder (`/home/me/.nvm`).
    */
   expose?: readonly string[];
+  /**
+   * With `bwrap`, when the server runs as root: the account commands run as (default `nobody`,
+   * 65534:65534). The workspace is given to it; the rest of the host is what that account may read.
+   */
+  user?: { uid: number; gid: number };
 }
 
 export interface BashOptions {
@@ -27,6 +32,11 @@ export interface BashOptions {
   shell?: string;
   /** After SIGTERM, how long processes get before SIGKILL. Default 2000 ms. */
   killGraceMs?: number;
+  /**
+   * More host folders the sandbox hides, besides the runtime folders and the server's home, cwd and
+   * install folder: the builtin-tools plugin adds the config file's folder and the store's.
+   */
+  hide?: readonly string[];
 }
 
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
@@ -44,6 +54,12 @@ export const SANDBOX_CONFIG_SCHEMA = {
     network: { type: 'boolean', default: false },
     bwrapPath: { type: 'string', minLength: 1 },
     expose: { type: 'array', items: { type: 'string', pattern: '^/' } },
+    user: {
+      type: 'object',
+      properties: { uid: { type: 'integer', minimum: 1 }, gid: { type: 'integer', minimum: 1 } },
+      required: ['uid', 'gid'],
+      additionalProperties: false,
+    },
   },
   required: ['kind'],
   additionalProperties: false,

@@ -1,10 +1,11 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { constants as os } from 'node:os';
 import { execa } from 'execa';
 import { errorMessage, HubosError } from '../../../core/index.ts';
 import { cancelledError } from './abort.ts';
 import { commandLine, type Launcher } from './launcher.ts';
 import { signalNamespace } from './ns-signal.ts';
+import { DEFAULT_BWRAP_PATH } from './options.ts';
 import { OutputCap } from './output-cap.ts';
 import { signalGroup, stopGroup } from './process-group.ts';
 
@@ -22,6 +23,8 @@ export interface RunSpec {
   maxOutputBytes: number;
   killGraceMs: number;
   launcher: Launcher;
+  /** Host folders the sandbox hides besides its defaults (`BashOptions.hide`). */
+  hide?: readonly string[] | undefined;
 }
 
 /** What the model sees. A non-zero exit is a normal result, not an error. */
@@ -47,6 +50,11 @@ export interface BashResult {
 export async function runCommand(spec: RunSpec): Promise<BashResult> {
   if (spec.signal.aborted) throw cancelledError(spec.signal);
   checkShell(spec);
+  // Started through setpriv (a root server), a missing bwrap would be setpriv's exit code 127: say it here.
+  if (spec.launcher.kind === 'bwrap') {
+    const bwrap = spec.launcher.sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
+    if (!existsSync(bwrap)) throw startFailure(bwrap, spec, 'ENOENT', `${bwrap} does not exist`);
+  }
   const { file, args } = commandLine(spec.launcher, spec);
   const start = performance.now();
   const subprocess = execa(file, args, {

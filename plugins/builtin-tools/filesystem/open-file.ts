@@ -11,6 +11,7 @@ import {
   realpathInside,
 } from './confine.ts';
 import { hardLinkedReadError, hasOtherHardLinks } from './hard-links.ts';
+import { adoptWorkspaceOwner } from './workspace-owner.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = constants;
 
@@ -75,6 +76,7 @@ export async function openForWrite(
       handle = await openAt(dir, name, flags, undefined, path);
     }
     const opened = await regularFile(handle, path);
+    if (created) await adoptWorkspaceOwner(handle, root);
     if (opened.stat.nlink > 1) {
       await handle.close();
       throw new Error(
@@ -112,10 +114,16 @@ export async function ensureDir(root: string, abs: string, display: string): Pro
   const parent = await ensureDir(root, dirname(abs), display);
   try {
     const target = childPath(parent, basename(abs));
-    await mkdir(target).catch((error: unknown) => {
-      if (errno(error) !== 'EEXIST') throw error;
-    });
-    return await openChildDir(parent, basename(abs), display);
+    const made = await mkdir(target).then(
+      () => true,
+      (error: unknown) => {
+        if (errno(error) !== 'EEXIST') throw error;
+        return false;
+      },
+    );
+    const child = await openChildDir(parent, basename(abs), display);
+    if (made) await adoptWorkspaceOwner(child.handle, root);
+    return child;
   } catch (error) {
     if (errno(error) !== 'ELOOP') throw error;
     // A dangling symlink where a folder should be: say where it leads, never create through it.
