@@ -31,6 +31,7 @@ export const DEFAULT_MAX_AGENTS = 50;
 interface Entry {
   agent: Agent;
   template: string;
+  owner: string | undefined;
   createdAt: number;
   lastActiveAt: number;
   runs: number;
@@ -48,6 +49,8 @@ interface Definition {
   templateId: string;
   overrides: CosmosOverrides;
   createdAt: number;
+  /** Absent for a shared agent, and in definitions stored before owners were kept. */
+  owner?: string;
 }
 
 const ID = new RegExp(AGENT_ID_PATTERN);
@@ -62,8 +65,8 @@ export class Cosmos {
   readonly persist: boolean;
   readonly #kernel: KernelView;
   readonly #entries = new Map<string, Entry>();
-  /** Ids whose creation is under way: they hold a slot from the first (synchronous) check on. */
-  readonly #pending = new Map<string, string>();
+  /** Ids whose creation is under way (template, owner): they hold a slot from the first (synchronous) check on. */
+  readonly #pending = new Map<string, { template: string; owner: string | undefined }>();
   readonly #totals = { created: 0, deleted: 0, evicted: 0 };
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -133,7 +136,7 @@ export class Cosmos {
 
   /** Synchronous checks, then the slot is held: no await may come between them. */
   #reserve(options: CreateOptions): void {
-    const { agentId, templateId } = options ?? ({} as CreateOptions);
+    const { agentId, templateId, owner } = options ?? ({} as CreateOptions);
     if (this.#closed) throw new HubosError('KERNEL_STATE', 'cosmos is closed: the kernel is closing');
     if (typeof agentId !== 'string' || !ID.test(agentId)) {
       throw new HubosError(
@@ -163,11 +166,17 @@ export class Cosmos {
         { details: { maxAgents: this.maxAgents } },
       );
     }
-    this.#pending.set(agentId, templateId);
+    if (owner !== undefined && (typeof owner !== 'string' || owner === '')) {
+      throw new HubosError(
+        'AGENT_INVALID',
+        `cosmos: owner must be a principal's id, a non-empty string (got ${JSON.stringify(owner)})`,
+      );
+    }
+    this.#pending.set(agentId, { template: templateId, owner });
   }
 
   async #build(ctx: CosmosContext, options: CreateOptions, persist: boolean, createdAt = Date.now()) {
-    const { agentId, templateId } = options;
+    const { agentId, templateId, owner } = options;
     const overrides = pickOverrides(options);
     try {
       if (persist && overrides.model !== undefined && isLanguageModel(overrides.model)) {
@@ -193,7 +202,13 @@ export class Cosmos {
       entry.createdAt = createdAt;
       this.#totals.created++;
       if (persist) {
-        const definition: Definition = { agentId, templateId, overrides, createdAt };
+        const definition: Definition = {
+          agentId,
+          templateId,
+          overrides,
+          createdAt,
+          ...(owner !== undefined ? { owner } : {}),
+        };
         try {
           await this.#kernel.store.set(COSMOS_NAMESPACE, agentId, definition as unknown as StoreValue);
           entry.persisted = true;
@@ -217,9 +232,11 @@ export class Cosmos {
   /** Starts tracking an agent being created: its runs, usage and activity. */
   #track(agent: AgentHandle): void {
     const now = Date.now();
+    const { template, owner } = this.#pending.get(agent.id)!;
     const entry: Entry = {
       agent: this.#kernel.agent(agent.id),
-      template: this.#pending.get(agent.id)!,
+      template,
+      owner,
       createdAt: now,
       lastActiveAt: now,
       runs: 0,
@@ -316,9 +333,15 @@ export class Cosmos {
     const restored: string[] = [];
     for (const key of await store.list(COSMOS_NAMESPACE)) {
       const definition = await store.get<StoreValue>(COSMOS_NAMESPACE, key);
-      const { agentId, templateId, overrides, createdAt } = (definition ?? {}) as unknown as Definition;
+      const { agentId, templateId, overrides, createdAt, owner } = (definition ??
+        {}) as unknown as Definition;
       try {
-        const options = { ...overrides, agentId, templateId };
+        const options: CreateOptions = {
+          ...overrides,
+          agentId,
+          templateId,
+          ...(owner !== undefined ? { owner } : {}),
+        };
         this.#reserve(options);
         await this.#build({ restored: true }, options, false, createdAt);
         this.#entries.get(agentId)!.persisted = true;
@@ -353,6 +376,7 @@ export class Cosmos {
     return {
       id,
       template: entry.template,
+      ...(entry.owner !== undefined ? { owner: entry.owner } : {}),
       state: entry.active.size > 0 ? 'running' : 'idle',
       createdAt: new Date(entry.createdAt).toISOString(),
       lastActiveAt: new Date(entry.lastActiveAt).toISOString(),

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { type Agent, HubosError, type KernelView } from '../../core/index.ts';
-import { describeRoute, getHubOSHooks, type HubOSEnv, readBody } from '../hubos/index.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv, type Principal, readBody } from '../hubos/index.ts';
+import { checkOverrides, mayView, requireAdmin } from './access.ts';
 import type { Cosmos } from './cosmos.ts';
 import { AGENT_ID_PATTERN } from './types.ts';
 
@@ -31,12 +32,17 @@ function describe(cosmos: Cosmos, agent: Agent) {
  * `POST /agents`, `GET /agents?filter=`, `GET|DELETE /agents/:id` and `GET /stats`, mounted at
  * `<api>/cosmos`. Agents created here are served like configured ones (`/agents/:id/run`, A2A,
  * AG-UI) when the hubos plugin serves the kernel. `base` is where it is mounted (for `Location`).
+ * An agent created here is its caller's: other keys without `admin` get 404 for it and never list
+ * it; such keys may only narrow a template (`COSMOS_OVERRIDE_DENIED`), and `/stats` is the admins'.
  */
 export function cosmosRoutes(cosmos: Cosmos, base: string): Hono<HubOSEnv> {
   const tags = ['cosmos'];
-  const found = (id: string): Agent => {
+  const found = (id: string, principal: Principal): Agent => {
     const agent = cosmos.get(id);
-    if (!agent) throw new HubosError('AGENT_NOT_FOUND', `no agent "${id}" in cosmos`);
+    const info = cosmos.info(id);
+    // Another's agent answers as if absent.
+    if (!agent || !info || !mayView(principal, info))
+      throw new HubosError('AGENT_NOT_FOUND', `no agent "${id}" in cosmos`);
     return agent;
   };
   return new Hono<HubOSEnv>()
@@ -49,6 +55,7 @@ export function cosmosRoutes(cosmos: Cosmos, base: string): Hono<HubOSEnv> {
         responses: {
           201: 'Created',
           400: 'Invalid body',
+          403: 'Tools, model or metadata beyond the template (keys without admin may only narrow it)',
           404: 'No such template',
           409: 'An agent with this id exists',
           503: 'Cosmos is full (see Retry-After)',
@@ -56,12 +63,26 @@ export function cosmosRoutes(cosmos: Cosmos, base: string): Hono<HubOSEnv> {
       }),
       async (c) => {
         const body = await readBody(c, CREATE_BODY);
-        const agent = await cosmos.create({ via: 'http' }, body);
+        const principal = c.get('principal');
+        const template = Object.hasOwn(cosmos.templates, body.templateId)
+          ? cosmos.templates[body.templateId]
+          : undefined;
+        checkOverrides(principal, template, body);
+        const agent = await cosmos.create({ via: 'http', principal }, { ...body, owner: principal.id });
         return c.json(describe(cosmos, agent), 201, { location: `${base}/agents/${agent.id}` });
       },
     )
-    .get('/agents', describeRoute({ summary: 'List agents (?filter= id prefix)', tags }), (c) =>
-      c.json({ agents: cosmos.list(c.req.query('filter') ?? '').map((agent) => describe(cosmos, agent)) }),
+    .get(
+      '/agents',
+      describeRoute({ summary: "List agents (?filter= id prefix): the caller's and the shared ones", tags }),
+      (c) => {
+        const principal = c.get('principal');
+        const agents = cosmos
+          .list(c.req.query('filter') ?? '')
+          .map((agent) => describe(cosmos, agent))
+          .filter((info) => mayView(principal, info));
+        return c.json({ agents });
+      },
     )
     .get(
       '/agents/:id',
@@ -70,24 +91,36 @@ export function cosmosRoutes(cosmos: Cosmos, base: string): Hono<HubOSEnv> {
         tags,
         responses: { 404: 'No such agent' },
       }),
-      (c) => c.json(describe(cosmos, found(c.req.param('id')))),
+      (c) => c.json(describe(cosmos, found(c.req.param('id'), c.get('principal')))),
     )
     .delete(
       '/agents/:id',
       describeRoute({
         summary: 'Delete an agent, cancelling its running work',
         tags,
-        responses: { 404: 'No such agent' },
+        responses: { 403: 'A shared agent (only admin keys delete it)', 404: 'No such agent' },
       }),
       async (c) => {
         const id = c.req.param('id');
-        found(id);
+        const principal = c.get('principal');
+        found(id, principal);
+        if (cosmos.info(id)?.owner === undefined)
+          requireAdmin(principal, `agent "${id}" is shared (not created over HTTP): deleting it`);
         await cosmos.delete(id);
         return c.json({ deleted: id });
       },
     )
-    .get('/stats', describeRoute({ summary: 'Capacity, counts, totals and per-agent stats', tags }), (c) =>
-      c.json(cosmos.stats()),
+    .get(
+      '/stats',
+      describeRoute({
+        summary: 'Capacity, counts, totals and per-agent stats (admin keys only)',
+        tags,
+        responses: { 403: 'Not an admin key' },
+      }),
+      (c) => {
+        requireAdmin(c.get('principal'), "cosmos stats (every key's agents)");
+        return c.json(cosmos.stats());
+      },
     );
 }
 

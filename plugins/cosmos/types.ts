@@ -36,6 +36,12 @@ export interface CreateOptions extends CosmosOverrides {
   agentId: string;
   /** A key of the config's `agents`: the template the agent is built from. */
   templateId: string;
+  /**
+   * Who the agent belongs to: a principal's id (`POST /api/cosmos/agents` sets the caller's). Over
+   * HTTP only that principal and admin keys see or delete it. None (the default in code): a shared
+   * agent, listed to every caller, deleted over HTTP by admins only.
+   */
+  owner?: string;
 }
 
 export type AgentState = 'idle' | 'running';
@@ -44,6 +50,8 @@ export type AgentState = 'idle' | 'running';
 export interface CosmosAgentInfo {
   id: string;
   template: string;
+  /** The principal id it belongs to; absent for a shared agent (created in code or by Stars). */
+  owner?: string;
   state: AgentState;
   /** ISO times. */
   createdAt: string;

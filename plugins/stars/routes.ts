@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { KernelView } from '../../core/index.ts';
 import { describeRoute, getHubOSHooks, type HubOSEnv, readBody, sseResponse } from '../hubos/index.ts';
 import { STARS_ERROR_CODES } from './errors.ts';
@@ -33,13 +33,30 @@ export const STARS_MESSAGE_BODY = {
 } as const;
 
 /**
+ * Refuses (`STARS_ADMIN_ONLY`, 403) a caller without an admin key. Teams are shared by every key, so
+ * changing their members or using their message board (which reaches every member's inbox, and so
+ * every key's team runs) is the admins' (the keyless server's local caller is one).
+ */
+function requireAdmin(c: Context<HubOSEnv>, what: string): void {
+  const principal = c.get('principal');
+  if (principal.admin === true) return;
+  throw STARS_ERROR_CODES.create(
+    'STARS_ADMIN_ONLY',
+    `${what} needs an admin API key (a server.apiKeys entry with admin: true); any key may list teams and run them`,
+    { details: { principal: principal.id } },
+  );
+}
+
+/**
  * The teams, mounted at `<api>/stars`: `GET /`, `POST /:name/run` (JSON, or SSE),
  * `GET|POST /:name/members`, `DELETE /:name/members/:agentId`, `GET|POST /:name/messages`
- * (a body without `to` broadcasts).
+ * (a body without `to` broadcasts). Listing and running teams is every key's; joining, leaving and
+ * the message board are admin keys' only (403 `STARS_ADMIN_ONLY`).
  */
 export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
   const tags = ['stars'];
   const notFound = { 404: 'No such team or member' };
+  const adminOnly = { 403: 'Not an admin key' };
   const team = (name: string): Stars => {
     const stars = teams.get(name);
     if (!stars)
@@ -79,17 +96,19 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
     .post(
       '/:name/members',
       describeRoute({
-        summary: 'Add a Cosmos agent to a team',
+        summary: 'Add a Cosmos agent to a team (admin keys only)',
         tags,
         body: STARS_JOIN_BODY,
         responses: {
           201: 'Joined',
           400: 'Invalid body',
+          ...adminOnly,
           ...notFound,
           409: 'Already a member, or a second leader',
         },
       }),
       async (c) => {
+        requireAdmin(c, "changing a team's members");
         const stars = team(c.req.param('name'));
         const { agentId, role } = await readBody(c, STARS_JOIN_BODY);
         return c.json(stars.join(agentId, role), 201);
@@ -97,8 +116,13 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
     )
     .delete(
       '/:name/members/:agentId',
-      describeRoute({ summary: 'Remove a member from a team', tags, responses: notFound }),
+      describeRoute({
+        summary: 'Remove a member from a team (admin keys only)',
+        tags,
+        responses: { ...adminOnly, ...notFound },
+      }),
       (c) => {
+        requireAdmin(c, "changing a team's members");
         const agentId = c.req.param('agentId');
         if (!team(c.req.param('name')).leave(agentId))
           throw STARS_ERROR_CODES.create(
@@ -110,18 +134,26 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
     )
     .get(
       '/:name/messages',
-      describeRoute({ summary: "A team's message history", tags, responses: notFound }),
-      (c) => c.json({ messages: team(c.req.param('name')).history() }),
+      describeRoute({
+        summary: "A team's message history (admin keys only)",
+        tags,
+        responses: { ...adminOnly, ...notFound },
+      }),
+      (c) => {
+        requireAdmin(c, "reading a team's messages");
+        return c.json({ messages: team(c.req.param('name')).history() });
+      },
     )
     .post(
       '/:name/messages',
       describeRoute({
-        summary: 'Send a message between members (without `to`: broadcast)',
+        summary: 'Send a message between members (without `to`: broadcast; admin keys only)',
         tags,
         body: STARS_MESSAGE_BODY,
-        responses: { 201: 'Sent', 400: 'Invalid body', ...notFound },
+        responses: { 201: 'Sent', 400: 'Invalid body', ...adminOnly, ...notFound },
       }),
       async (c) => {
+        requireAdmin(c, 'sending a team message');
         const stars = team(c.req.param('name'));
         const { from, to, content } = await readBody(c, STARS_MESSAGE_BODY);
         const message = to === undefined ? stars.broadcast(from, content) : stars.send(from, to, content);

@@ -132,20 +132,33 @@ export class Stars {
     return agent;
   }
 
-  /** Point to point: both must be members. */
-  send(from: string, to: string, content: string, kind: StarsMessage['kind'] = 'message'): StarsMessage {
+  /**
+   * Point to point: both must be members. `deliver: false` records it in the history only (a team
+   * run delivers its members' messages within the run, never to the inboxes other runs take).
+   */
+  send(
+    from: string,
+    to: string,
+    content: string,
+    kind: StarsMessage['kind'] = 'message',
+    options: { deliver?: boolean } = {},
+  ): StarsMessage {
     this.#member(from);
     const recipient = this.#member(to);
     const message = this.#record(from, to, content, kind);
-    if (kind === 'message') this.#deliver(recipient, message);
+    if (kind === 'message' && options.deliver !== false) this.#deliver(recipient, message);
     return message;
   }
 
-  /** To every member but the sender; resolves with the message (delivered to `members().length - 1` inboxes). */
-  broadcast(from: string, content: string): StarsMessage {
+  /**
+   * To every member but the sender; resolves with the message (delivered to `members().length - 1`
+   * inboxes, or recorded in the history only with `deliver: false`).
+   */
+  broadcast(from: string, content: string, options: { deliver?: boolean } = {}): StarsMessage {
     this.#member(from);
     const message = this.#record(from, '*', content, 'message');
-    for (const [id, member] of this.#members) if (id !== from) this.#deliver(member, message);
+    if (options.deliver !== false)
+      for (const [id, member] of this.#members) if (id !== from) this.#deliver(member, message);
     return message;
   }
 

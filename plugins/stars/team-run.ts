@@ -69,6 +69,11 @@ interface TeamRun {
   emit: Emit;
   delegations: StarsDelegation[];
   messages: StarsMessage[];
+  /**
+   * What members sent each other in this run, by recipient: their messages stay in the run (never
+   * in the shared inboxes, which any later or concurrent run, of any caller, would take).
+   */
+  inboxes: Map<string, StarsMessage[]>;
   usage: Record<string, Usage>;
   conversations: number;
 }
@@ -106,6 +111,7 @@ export async function runTeam(
     emit,
     delegations: [],
     messages: [],
+    inboxes: new Map(),
     usage: {},
     conversations: 0,
   };
@@ -161,9 +167,10 @@ function workerBrief(stars: Stars, worker: string, task: string): string {
   return `You are "${worker}", a worker of the team "${stars.name}" (others: ${others.join(', ') || 'none'}). Your task:\n${task}`;
 }
 
-/** The member's inbox, taken, as text to put before its input. */
+/** The member's inbox (the team's, from outside any run, and this run's), taken, as text to put before its input. */
 function inboxText(run: TeamRun, member: string): string {
-  const messages = run.stars.takeInbox(member);
+  const own = run.inboxes.get(member)?.splice(0) ?? [];
+  const messages = [...run.stars.takeInbox(member), ...own].sort((a, b) => a.seq - b.seq);
   if (messages.length === 0) return '';
   const lines = messages.map((m) => `- from ${m.from}${m.to === '*' ? ' (to everyone)' : ''}: ${m.content}`);
   return `[Messages for you]\n${lines.join('\n')}`;
@@ -248,13 +255,17 @@ async function answer(run: TeamRun, member: string, role: StarsRole, call: ToolC
       case SEND_TOOL.name: {
         if (typeof input.to !== 'string' || typeof input.content !== 'string')
           return { ok: false, error: 'stars_send needs { to: string, content: string }' };
-        noteMessage(run, member, role, run.stars.send(member, input.to, input.content));
+        const message = run.stars.send(member, input.to, input.content, 'message', { deliver: false });
+        deliver(run, input.to, message);
+        noteMessage(run, member, role, message);
         return { ok: true, output: `sent to ${input.to}` };
       }
       case BROADCAST_TOOL.name: {
         if (typeof input.content !== 'string')
           return { ok: false, error: 'stars_broadcast needs { content: string }' };
-        noteMessage(run, member, role, run.stars.broadcast(member, input.content));
+        const message = run.stars.broadcast(member, input.content, { deliver: false });
+        for (const { agentId } of run.stars.members()) if (agentId !== member) deliver(run, agentId, message);
+        noteMessage(run, member, role, message);
         return { ok: true, output: 'sent to everyone' };
       }
       case DELEGATE_TOOL.name:
@@ -265,6 +276,14 @@ async function answer(run: TeamRun, member: string, role: StarsRole, call: ToolC
   } catch (error) {
     return { ok: false, error: errorMessage(error) };
   }
+}
+
+/** Into the recipient's inbox of this run. */
+function deliver(run: TeamRun, to: string, message: StarsMessage): void {
+  const inbox = run.inboxes.get(to) ?? [];
+  inbox.push(message);
+  if (inbox.length > run.stars.historyLimit) inbox.splice(0, inbox.length - run.stars.historyLimit);
+  run.inboxes.set(to, inbox);
 }
 
 function noteMessage(run: TeamRun, member: string, role: StarsRole, message: StarsMessage): void {
