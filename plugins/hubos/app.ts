@@ -66,14 +66,17 @@ export async function buildApp(hubos: HubOS): Promise<void> {
     return next();
   });
   const windowMs = (options.rateLimit || undefined)?.windowMs ?? 60_000;
+  const trustProxy = new Set(options.trustProxy ?? []);
   app.use(
     '*',
     apiKeyAuth(hubos.apiKeys, {
       open: isPublicPath,
       failures: { windowMs, max: (options.rateLimit || undefined)?.maxAuthFailures ?? 20 },
+      trustProxy,
     }),
   );
-  if (options.rateLimit !== false) app.use('*', rateLimit({ windowMs, max: options.rateLimit?.max ?? 600 }));
+  if (options.rateLimit !== false)
+    app.use('*', rateLimit({ windowMs, max: options.rateLimit?.max ?? 600, trustProxy }));
   const maxSize = options.bodyLimit ?? 1024 * 1024;
   const tooLarge = () =>
     HUBOS_ERROR_CODES.create('PAYLOAD_TOO_LARGE', `the request body is larger than ${maxSize} bytes`);

@@ -20,6 +20,12 @@ export interface HubOSServerOptions {
    * name): the source of absolute URLs (A2A cards) and an allowed host and origin. Also HUBOS_PUBLIC_URL.
    */
   publicUrl?: string;
+  /**
+   * Addresses of reverse proxies in front of the server (`['127.0.0.1']`): from them, the client's
+   * address for rate limits and the wrong-key limit is read from `X-Forwarded-For`. Without it,
+   * every client behind a proxy shares the proxy's address (and its limits).
+   */
+  trustProxy?: string[];
   /** Allowed CORS origins (`'*'` for any); none by default. Also the origins allowed to send state-changing requests. */
   cors?: { origin: string | string[] };
   /** Largest request body in bytes (413 beyond). Default 1 MiB. */
@@ -75,6 +81,7 @@ export const SERVER_CONFIG_SCHEMA = {
       anyOf: [{ const: true }, { type: 'array', items: { type: 'string', minLength: 1 } }],
     },
     publicUrl: { type: 'string', pattern: '^https?://' },
+    trustProxy: { type: 'array', items: { type: 'string', minLength: 1 } },
     cors: {
       type: 'object',
       properties: { origin: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { AcceptedKey } from '../api-keys.ts';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
@@ -11,6 +11,8 @@ export interface AuthOptions {
   open: (path: string) => boolean;
   /** Wrong keys allowed per client address and window before it gets 429 (brute force). */
   failures: { windowMs: number; max: number };
+  /** Proxies whose X-Forwarded-For names the client (`server.trustProxy`). */
+  trustProxy?: ReadonlySet<string>;
 }
 
 /**
@@ -19,15 +21,15 @@ export interface AuthOptions {
  * them every time; a client address that sent too many wrong keys gets 429 until its window ends.
  */
 export function apiKeyAuth(keys: readonly AcceptedKey[], options: AuthOptions): MiddlewareHandler {
-  const accepted = keys.map(({ key, principal }) => ({ bytes: Buffer.from(key), principal }));
+  // Digests of equal length are compared, so the time taken says nothing of a key's length either.
+  const accepted = keys.map(({ key, principal }) => ({ digest: digest(key), principal }));
   const failures = new FixedWindows(options.failures.windowMs, options.failures.max);
-  const match = (given: Buffer): Principal | undefined => {
+  const match = (given: string): Principal | undefined => {
+    const candidate = digest(given);
     let found: Principal | undefined;
     // Every key is compared, so the time taken says nothing of which one (or whether one) matched.
-    for (const { bytes, principal } of accepted) {
-      const same = bytes.length === given.length && timingSafeEqual(bytes, given);
-      if (same) found = principal;
-    }
+    for (const { digest: known, principal } of accepted)
+      if (timingSafeEqual(known, candidate)) found = principal;
     return found;
   };
   return async (c, next) => {
@@ -43,11 +45,11 @@ export function apiKeyAuth(keys: readonly AcceptedKey[], options: AuthOptions): 
       }
       throw HUBOS_ERROR_CODES.create('UNAUTHORIZED', 'missing API key: send "Authorization: Bearer <key>"');
     }
-    const address = clientAddress(c);
+    const address = clientAddress(c, options.trustProxy);
     const wait = failures.blocked(address);
     if (wait !== undefined) throw tooManyFailures(wait, options.failures.max);
     const bearer = /^Bearer\s+(.+)$/i.exec(header);
-    const principal = bearer ? match(Buffer.from(bearer[1]!.trim())) : undefined;
+    const principal = bearer ? match(bearer[1]!.trim()) : undefined;
     if (principal) {
       c.set('principal', principal);
       return next();
@@ -69,4 +71,8 @@ function tooManyFailures(retryAfter: number, max: number) {
     `too many requests with a wrong API key from this address (at most ${max} per window): wait ${retryAfter} s`,
     { headers: { 'retry-after': String(retryAfter) } },
   );
+}
+
+function digest(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
 }

@@ -1,16 +1,26 @@
+/** Keys kept at most: past it (after a sweep) the table starts over rather than grow. */
+const MAX_KEYS = 100_000;
+
 /**
  * Counts events per key in fixed windows: `hit` answers the seconds to wait once a key is past `max`
- * in its window. Stale windows are swept when the table grows, so attackers choosing keys (client
- * addresses, wrong API keys) cannot grow it without bound.
+ * in its window. Attackers choose keys (client addresses): stale windows are swept at most once per
+ * window once the table is large, and it never holds more than MAX_KEYS, so neither its memory nor
+ * the time a request spends sweeping grows without bound.
  */
 export class FixedWindows {
   readonly #windows = new Map<string, { start: number; count: number }>();
   readonly #windowMs: number;
   readonly #max: number;
+  #lastSweep = 0;
 
   constructor(windowMs: number, max: number) {
     this.#windowMs = windowMs;
     this.#max = max;
+  }
+
+  /** Keys it holds now. */
+  get size(): number {
+    return this.#windows.size;
   }
 
   /** Counts one event for `key`: undefined while within the limit, else the seconds until the window ends. */
@@ -33,8 +43,14 @@ export class FixedWindows {
     if (!create) return undefined;
     window = { start: now, count: 0 };
     this.#windows.set(key, window);
-    if (this.#windows.size > 10_000)
+    if (this.#windows.size > 10_000 && now - this.#lastSweep >= this.#windowMs) {
+      this.#lastSweep = now;
       for (const [k, w] of this.#windows) if (now - w.start >= this.#windowMs) this.#windows.delete(k);
+    }
+    if (this.#windows.size > MAX_KEYS) {
+      this.#windows.clear();
+      this.#windows.set(key, window);
+    }
     return window;
   }
 

@@ -36,7 +36,10 @@ export function originCheck(policy: OriginPolicy): MiddlewareHandler {
     if (!CHANGES_STATE.has(c.req.method)) return next();
     const origin = c.req.header('origin');
     if (origin !== undefined && !originAllowed(origin, c, policy)) throw refused(`the web page at ${origin}`);
-    if (c.req.header('sec-fetch-site') === 'cross-site' && !(origin && corsAllows(origin, policy.cors)))
+    if (
+      c.req.header('sec-fetch-site')?.toLowerCase() === 'cross-site' &&
+      !(origin && corsAllows(origin, policy.cors))
+    )
       throw refused(`a page on another site (${origin ?? 'no Origin'})`);
     return next();
   };

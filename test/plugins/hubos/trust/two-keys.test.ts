@@ -180,6 +180,26 @@ describe('each API key is its own identity', () => {
     expect((await as('wrong-key-last-padding')(`${off.url}/api/agents`)).status).toBe(429);
   });
 
+  it('counts wrong keys per client behind a trusted proxy, and ignores X-Forwarded-For from anyone else', async () => {
+    const wrong = (url: string, forwardedFor: string) =>
+      raw(`${url}/api/agents`, {
+        headers: { authorization: 'Bearer wrong-key-0123456789ab', 'x-forwarded-for': forwardedFor },
+      });
+    const proxied = await serveAll({ apiKeys, trustProxy: ['127.0.0.1'] });
+    for (let i = 0; i < 20; i++) expect((await wrong(proxied.url, '203.0.113.9')).status).toBe(401);
+    expect((await wrong(proxied.url, '203.0.113.9')).status).toBe(429);
+    // Another client behind the same proxy keeps its own count, and a valid key works for it.
+    expect((await wrong(proxied.url, '203.0.113.10')).status).toBe(401);
+    const valid = await raw(`${proxied.url}/api/agents`, {
+      headers: { authorization: `Bearer ${KEY_A}`, 'x-forwarded-for': '203.0.113.11' },
+    });
+    expect(valid.status).toBe(200);
+    // Without trustProxy the header is the client's word: changing it escapes nothing.
+    const direct = await serveAll({ apiKeys });
+    for (let i = 0; i < 20; i++) await wrong(direct.url, `198.51.100.${i}`);
+    expect((await wrong(direct.url, '198.51.100.200')).status).toBe(429);
+  });
+
   it('marks the public routes in the OpenAPI document with security: []', async () => {
     const { url } = await serveAll({ apiKeys });
     const doc = (await a(`${url}/api/openapi.json`)).json();
