@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { limitKey } from '../../../plugins/hubos/middleware/client-address.ts';
 import { FixedWindows } from '../../../plugins/hubos/middleware/fixed-window.ts';
 
 describe('FixedWindows', () => {
@@ -16,5 +17,17 @@ describe('FixedWindows', () => {
     for (let i = 0; i < 150_000; i++) windows.hit(`client-${i}`);
     expect(windows.size).toBeLessThanOrEqual(100_000);
     expect(windows.size).toBeGreaterThan(0);
+  });
+});
+
+describe('limitKey', () => {
+  it('counts an IPv6 address by its /64, and anything else as it is', () => {
+    expect(limitKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(limitKey('2001:0db8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(limitKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(limitKey('::1')).toBe('0:0:0:0::/64');
+    expect(limitKey('::ffff:127.0.0.1')).toBe('::ffff:127.0.0.1');
+    expect(limitKey('127.0.0.1')).toBe('127.0.0.1');
+    expect(limitKey('unknown')).toBe('unknown');
   });
 });
