@@ -544,9 +544,11 @@ console.log(JSON.stringify({ warnings, error, probe }));
       expect(warnings[0]).toMatch(/\/proc\/<pid>\/environ/);
     });
 
-    it('stays quiet when the operator chose kind "none"', (context) => {
+    it('warns once, saying so, when the operator chose kind "none"', (context) => {
       if (!ROOT) return context.skip(`hiding bwrap ${NOT_ROOT}`);
-      expect(boot([BWRAP], { sandbox: { kind: 'none' } }).warnings).toEqual([]);
+      const { warnings } = boot([BWRAP], { sandbox: { kind: 'none' } });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/unsandboxed, as configured \(sandbox\.kind "none"\)\. They run as root/);
     });
 
     it('fails startup when bwrap was configured: never a silent fallback', (context) => {

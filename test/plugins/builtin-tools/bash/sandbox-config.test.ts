@@ -104,11 +104,13 @@ describe('the default sandbox', () => {
     expect(unsandboxedWarning({}, 'coder')).toMatch(/agent "coder" can run bash commands unsandboxed/);
   });
 
-  it('is left on purpose with kind "none", without a warning when commands are still contained', () => {
+  it('is left on purpose with kind "none", and still says what the commands can reach', () => {
     expect(launcherKind({ sandbox: { kind: 'none' } })).not.toBe('bwrap');
     const warning = unsandboxedWarning({ sandbox: { kind: 'none' } }, 'coder');
-    if (launcherKind({ sandbox: { kind: 'none' } }) === 'pid-namespace') expect(warning).toBeUndefined();
-    else expect(warning).toMatch(/setsid or nohup can outlive the call/);
+    expect(warning).toMatch(/agent "coder" runs bash commands unsandboxed, as configured/);
+    expect(warning).toMatch(/read and change every file/);
+    if (launcherKind({ sandbox: { kind: 'none' } }) === 'process-group')
+      expect(warning).toMatch(/setsid or nohup can outlive the call/);
   });
 
   it('warns about nothing when sandboxed', () => {
