@@ -1,6 +1,13 @@
 import { Hono } from 'hono';
 import { type Agent, HubosError, type KernelView } from '../../core/index.ts';
-import { describeRoute, getHubOSHooks, type HubOSEnv, type Principal, readBody } from '../hubos/index.ts';
+import {
+  canSee,
+  describeRoute,
+  getHubOSHooks,
+  type HubOSEnv,
+  type Principal,
+  readBody,
+} from '../hubos/index.ts';
 import { checkOverrides, mayView, requireAdmin } from './access.ts';
 import type { Cosmos } from './cosmos.ts';
 import { AGENT_ID_PATTERN } from './types.ts';
@@ -126,8 +133,14 @@ export function cosmosRoutes(cosmos: Cosmos, base: string): Hono<HubOSEnv> {
 
 /** Mounts the routes on every HubOS built on this kernel, at `<api>/cosmos`. */
 export function tapCosmosRoutes(kernel: KernelView, cosmos: () => Cosmos | undefined): void {
-  getHubOSHooks(kernel).routes.tap('cosmos', ({ api, mount }) => {
+  getHubOSHooks(kernel).routes.tap('cosmos', ({ api, mount, hubos }) => {
     const current = cosmos();
-    if (current) mount(`${api}/cosmos`, cosmosRoutes(current, `${api}/cosmos`));
+    if (!current) return;
+    mount(`${api}/cosmos`, cosmosRoutes(current, `${api}/cosmos`));
+    // An agent a key created is that key's to run, as it is its to see: other keys find it nowhere.
+    hubos.guardAgents((agent, principal) => {
+      const owner = current.info(agent.id)?.owner;
+      return owner === undefined || canSee(principal, owner);
+    });
   });
 }

@@ -12,7 +12,7 @@ import {
 import { type AcceptedKey, resolveApiKeys } from './api-keys.ts';
 import { buildApp } from './app.ts';
 import { getHubOSHooks } from './hooks.ts';
-import type { HubOSEnv } from './kit/principal.ts';
+import type { HubOSEnv, Principal } from './kit/principal.ts';
 import { type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
 import type { AllowedHosts } from './middleware/host-check.ts';
 import { type OriginPolicy, originAllowed } from './middleware/origin-check.ts';
@@ -37,6 +37,7 @@ export class HubOS {
   readonly app = new Hono();
   readonly runs: RunManager;
   readonly #passWhileStopping: ((c: Context) => boolean)[] = [];
+  readonly #agentGuards: ((agent: Agent, principal: Principal) => boolean)[] = [];
   readonly docs: RouteDoc[] = [];
   readonly options: HubOSOptions;
   readonly #agents = new Map<string, Agent>();
@@ -147,20 +148,36 @@ export class HubOS {
     return c.req.path === '/health' || this.#passWhileStopping.some((test) => test(c));
   }
 
-  listAgents(): Agent[] {
-    return [...this.#agents.values()];
+  /** The served agents; given a caller, only those it may use (see the `agentAccess` hook). */
+  listAgents(principal?: Principal): Agent[] {
+    const agents = [...this.#agents.values()];
+    return principal ? agents.filter((agent) => this.#mayUse(agent, principal)) : agents;
   }
 
-  /** The served agent with this name; a 404 `AGENT_NOT_FOUND` error otherwise. */
-  agent(name: string): Agent {
+  /**
+   * The served agent with this name; a 404 `AGENT_NOT_FOUND` error otherwise, and, given a caller,
+   * for an agent hidden from it, which then does not exist for it.
+   */
+  agent(name: string, principal?: Principal): Agent {
     const agent = this.#agents.get(name);
-    if (!agent) {
-      throw new HubosError(
-        'AGENT_NOT_FOUND',
-        `no agent "${name}" (agents: ${[...this.#agents.keys()].join(', ') || 'none'})`,
-      );
+    if (!agent || (principal && !this.#mayUse(agent, principal))) {
+      const known = this.listAgents(principal).map((served) => served.id);
+      throw new HubosError('AGENT_NOT_FOUND', `no agent "${name}" (agents: ${known.join(', ') || 'none'})`);
     }
     return agent;
+  }
+
+  /**
+   * Adds a rule saying which callers may use an agent: one answering false hides the agent from
+   * that caller, who then finds it listed nowhere and gets 404 running it (REST, A2A, AG-UI).
+   * Cosmos uses it for the agents a key creates.
+   */
+  guardAgents(mayUse: (agent: Agent, principal: Principal) => boolean): void {
+    this.#agentGuards.push(mayUse);
+  }
+
+  #mayUse(agent: Agent, principal: Principal): boolean {
+    return this.#agentGuards.every((mayUse) => mayUse(agent, principal));
   }
 
   /** Where served agents' tool calls wait for approval: the kernel's, else the first agent's. */

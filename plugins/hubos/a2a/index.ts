@@ -2,6 +2,7 @@ import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import type { Context, Hono } from 'hono';
 import { HubosError } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
+import type { Principal } from '../kit/principal.ts';
 import { A2AEndpoints } from './endpoints.ts';
 import { handleJsonRpc } from './json-rpc.ts';
 import { legacyCard, wantsLegacy } from './legacy-card.ts';
@@ -45,6 +46,7 @@ export async function a2aRoutes(app: Hono, hubos: HubOS): Promise<void> {
   );
 
   const serveCard = async (c: Context, name: string) => {
+    hubos.agent(name, c.get('principal')); // 404 for an agent hidden from this caller
     const card = endpoints.get(name).card(hubos.baseUrl);
     // As the SDK's card handler: the answer depends on the version header, so caches must key on it.
     c.header('Vary', A2A_VERSION_HEADER);
@@ -53,18 +55,22 @@ export async function a2aRoutes(app: Hono, hubos: HubOS): Promise<void> {
       wantsLegacy(c.req.header(A2A_VERSION_HEADER)) ? await legacyCard(card) : AgentCard.toJSON(card),
     );
   };
-  app.get('/.well-known/agent-card.json', (c) => serveCard(c, defaultAgentName(hubos)));
+  app.get('/.well-known/agent-card.json', (c) => serveCard(c, defaultAgentName(hubos, c.get('principal'))));
   app.get('/a2a/:name/.well-known/agent-card.json', (c) => serveCard(c, c.req.param('name')));
 
-  const rpc = (c: Context) => handleJsonRpc(c, endpoints.get(c.req.param('name')!), c.get('principal'));
+  const rpc = (c: Context) => {
+    const name = c.req.param('name')!;
+    hubos.agent(name, c.get('principal')); // 404 for an agent hidden from this caller
+    return handleJsonRpc(c, endpoints.get(name), c.get('principal'));
+  };
   // The card names `/a2a/<name>`; clients that keep the base URL's trailing slash post there too.
   app.post('/a2a/:name', rpc);
   app.post('/a2a/:name/', rpc);
 }
 
 /** The first served agent. HubOS serves agents under their id (as `/api/agents` lists them). */
-function defaultAgentName(hubos: HubOS): string {
-  const first = hubos.listAgents()[0];
+function defaultAgentName(hubos: HubOS, principal: Principal): string {
+  const first = hubos.listAgents(principal)[0];
   if (!first)
     throw new HubosError('AGENT_NOT_FOUND', 'no agent is served, so there is no default agent card');
   return first.id;

@@ -37,7 +37,7 @@ export async function aguiRoutes(app: Hono, hubos: HubOS): Promise<void> {
   });
 
   app.post('/agui/:name', async (c) => {
-    const agent = hubos.agent(c.req.param('name'));
+    const agent = hubos.agent(c.req.param('name'), c.get('principal'));
     const run = await readRunInput(c, agent);
     return streamRun(c, agent, run, hubos.runs, c.get('principal'));
   });

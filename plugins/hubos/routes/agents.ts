@@ -66,11 +66,15 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
     },
   );
 
-  app.get(`${api}/agents`, (c) => c.json({ agents: hubos.listAgents().map(describeAgent) }));
-  app.get(`${api}/agents/:name`, (c) => c.json(describeAgent(hubos.agent(c.req.param('name')))));
+  app.get(`${api}/agents`, (c) =>
+    c.json({ agents: hubos.listAgents(c.get('principal')).map(describeAgent) }),
+  );
+  app.get(`${api}/agents/:name`, (c) =>
+    c.json(describeAgent(hubos.agent(c.req.param('name'), c.get('principal')))),
+  );
 
   app.post(`${api}/agents/:name/run`, async (c) => {
-    const agent = hubos.agent(c.req.param('name'));
+    const agent = hubos.agent(c.req.param('name'), c.get('principal'));
     const body = await readBody<RunBody>(c, RUN_BODY);
     const principal = c.get('principal');
     const async = c.req.query('async');

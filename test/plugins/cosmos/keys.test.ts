@@ -98,6 +98,40 @@ const ops = as(KEY_OPS);
 const local = as();
 
 describe('Cosmos routes with API keys', () => {
+  it('serves an agent a key created to that key (and admins) only: other keys find it nowhere', async () => {
+    const { url } = await serve();
+    expect(
+      (await a(`${url}/api/cosmos/agents`, 'POST', { agentId: 'a-bot', templateId: 'bare' })).status,
+    ).toBe(201);
+    const names = async (caller: typeof a) =>
+      (await caller(`${url}/api/agents`)).json.agents.map((agent: Json) => agent.name);
+    expect(await names(a)).toContain('a-bot');
+    expect(await names(ops)).toContain('a-bot');
+    expect(await names(b)).not.toContain('a-bot');
+    expect(await names(b)).toContain('helper');
+    const run = (caller: typeof a) => caller(`${url}/api/agents/a-bot/run`, 'POST', { input: 'hi' });
+    expect((await run(b)).status).toBe(404);
+    expect((await run(b)).json.error.message).not.toContain('a-bot,');
+    expect((await b(`${url}/api/agents/a-bot`)).status).toBe(404);
+    expect((await run(a)).status).toBe(200);
+    expect((await run(ops)).status).toBe(200);
+    const agui = await b(`${url}/agui/a-bot`, 'POST', {
+      threadId: 't',
+      runId: 'r',
+      messages: [{ id: 'm', role: 'user', content: 'hi' }],
+    });
+    expect(agui.status).toBe(404);
+    const a2a = await b(`${url}/a2a/a-bot`, 'POST', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'GetTask',
+      params: { id: 'x' },
+    });
+    expect(a2a.status).toBe(404);
+    expect((await local(`${url}/a2a/a-bot/.well-known/agent-card.json`)).status).toBe(404);
+    expect((await local(`${url}/a2a/helper/.well-known/agent-card.json`)).status).toBe(200);
+  });
+
   it('refuses a key without admin tools beyond its template (403, naming them); it may narrow them', async () => {
     const { url, cosmos } = await serve();
     const create = (body: object) => b(`${url}/api/cosmos/agents`, 'POST', { templateId: 'helper', ...body });
