@@ -151,7 +151,7 @@ export class HubOS {
   /** The served agents; given a caller, only those it may use (see the `agentAccess` hook). */
   listAgents(principal?: Principal): Agent[] {
     const agents = [...this.#agents.values()];
-    return principal ? agents.filter((agent) => this.#mayUse(agent, principal)) : agents;
+    return principal ? agents.filter((agent) => this.mayUse(agent, principal)) : agents;
   }
 
   /**
@@ -160,7 +160,7 @@ export class HubOS {
    */
   agent(name: string, principal?: Principal): Agent {
     const agent = this.#agents.get(name);
-    if (!agent || (principal && !this.#mayUse(agent, principal))) {
+    if (!agent || (principal && !this.mayUse(agent, principal))) {
       const known = this.listAgents(principal).map((served) => served.id);
       throw new HubosError('AGENT_NOT_FOUND', `no agent "${name}" (agents: ${known.join(', ') || 'none'})`);
     }
@@ -176,7 +176,8 @@ export class HubOS {
     this.#agentGuards.push(mayUse);
   }
 
-  #mayUse(agent: Agent, principal: Principal): boolean {
+  /** Whether no rule added with `guardAgents` hides this agent from this caller. */
+  mayUse(agent: Agent, principal: Principal): boolean {
     return this.#agentGuards.every((mayUse) => mayUse(agent, principal));
   }
 

@@ -36,7 +36,9 @@ export function tapMcpEndpoint(kernel: KernelView, service: McpService): void {
       (onCall, cutoff, principal) =>
         createMcpServer(kernel, {
           cutoff,
-          principal,
+          principal: principal.id,
+          // The agents the server hides from this caller (another key's Cosmos agents) are not offered.
+          mayUseAgent: (agent) => hubos.mayUse(agent, principal),
           // Read per session: the selection is the config's at the time the client connects.
           serve: config().serve || {},
           name: hubos.name,
@@ -111,7 +113,7 @@ function mcpRoute(hubos: HubOS, path: string, sessions: HttpSessions): Hono<HubO
         return c.json(rpcError(error.message, status === 415 ? -32000 : -32700), status);
       }
     }
-    const answer = await sessions.handle(c.req.raw, c.get('principal').id, parsedBody);
+    const answer = await sessions.handle(c.req.raw, c.get('principal'), parsedBody);
     if (answer instanceof Response) return answer;
     return c.json(rpcError(answer.message, answer.status === 404 ? -32001 : -32000), answer.status);
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Principal } from '../../hubos/index.ts';
 
 /**
  * Builds a fresh MCP server for one session; it reports each tool call it starts to `onCall`, and
@@ -9,7 +10,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 export type ServerFactory = (
   onCall: (call: Promise<unknown>) => void,
   cutoff: Promise<void>,
-  principal: string,
+  principal: Principal,
 ) => Server;
 
 export interface HttpSessionsOptions {
@@ -61,7 +62,8 @@ export class HttpSessions {
   }
 
   /** Answers one request of the MCP endpoint: to its session, or opening one on `initialize`. */
-  async handle(request: Request, principal: string, parsedBody?: unknown): Promise<Response | Refusal> {
+  async handle(request: Request, caller: Principal, parsedBody?: unknown): Promise<Response | Refusal> {
+    const principal = caller.id;
     const id = request.headers.get('mcp-session-id');
     // While it drains, existing sessions still talk (their running calls may wait on an answer); no new ones.
     if (this.#closed && id === null) return { status: 503, message: 'the MCP endpoint is shutting down' };
@@ -106,7 +108,7 @@ export class HttpSessions {
     let session: Session;
     let response: Response;
     try {
-      session = await this.#open(principal);
+      session = await this.#open(caller);
       // The session is kept (by id) once initialize is handled: until then it counts as opening.
       response = await session.transport.handleRequest(request, { parsedBody });
     } finally {
@@ -117,8 +119,8 @@ export class HttpSessions {
     return response;
   }
 
-  async #open(principal: string): Promise<Session> {
-    const session = { principal, lastSeen: Date.now(), running: 0 } as Session;
+  async #open(caller: Principal): Promise<Session> {
+    const session = { principal: caller.id, lastSeen: Date.now(), running: 0 } as Session;
     session.server = this.#factory(
       (call) => {
         session.running += 1;
@@ -130,7 +132,7 @@ export class HttpSessions {
         });
       },
       this.#cutoff,
-      principal,
+      caller,
     );
     session.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -4,7 +4,7 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createPolicy, errorMessage, type KernelView } from '../../../core/index.ts';
+import { type Agent, createPolicy, errorMessage, type KernelView } from '../../../core/index.ts';
 import type { McpServeConfig } from '../config.ts';
 import { askAgent } from './ask-agent.ts';
 import { callRegistryTool } from './call-tool.ts';
@@ -28,6 +28,8 @@ export interface McpServerOptions {
    * `tc.principal`, and `ask_<agent>` runs and their sessions are that caller's. Default `local`.
    */
   principal?: string;
+  /** Which agents this session may ask (`ask_<agent>`), beyond `serve.agents`; default all. */
+  mayUseAgent?: (agent: Agent) => boolean;
 }
 
 const SHUTTING_DOWN = errorResult(
@@ -51,13 +53,13 @@ export function createMcpServer(kernel: KernelView, options: McpServerOptions = 
   const policy = createPolicy(kernel.config.permissions);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...servedTools(kernel, serve).values()].map(describeServed),
+    tools: [...servedTools(kernel, serve, options.mayUseAgent).values()].map(describeServed),
   }));
 
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const { name, arguments: input = {} } = request.params;
     const call = (async (): Promise<CallToolResult> => {
-      const served = servedTools(kernel, serve);
+      const served = servedTools(kernel, serve, options.mayUseAgent);
       const target = served.get(name);
       if (!target) {
         const known = [...served.keys()].join(', ') || 'none';

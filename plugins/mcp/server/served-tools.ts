@@ -13,13 +13,18 @@ export type ServedTool =
  * default), then the `ask_<agent>` tools of `serve.agents`. Computed per request, since tools
  * and agents come and go at run time; a registry tool wins over an agent tool of the same name.
  */
-export function servedTools(kernel: KernelView, serve: McpServeConfig): Map<string, ServedTool> {
+export function servedTools(
+  kernel: KernelView,
+  serve: McpServeConfig,
+  mayUseAgent: (agent: Agent) => boolean = () => true,
+): Map<string, ServedTool> {
   const served = new Map<string, ServedTool>();
   for (const tool of kernel.registry.list()) {
     if (!serve.tools || matchesAnyGlob(tool.name, serve.tools))
       served.set(tool.name, { kind: 'tool', name: tool.name, tool });
   }
   for (const agent of servedAgents(kernel, serve.agents)) {
+    if (!mayUseAgent(agent)) continue;
     const name = askToolName(agent.id);
     if (!served.has(name)) served.set(name, { kind: 'agent', name, agent });
   }

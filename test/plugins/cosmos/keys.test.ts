@@ -5,7 +5,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { defineTool, type Kernel, type Plugin, SqliteStore } from '../../../core/index.ts';
 import cosmos from '../../../plugins/cosmos/index.ts';
 import hubos, { keyPrincipal } from '../../../plugins/hubos/index.ts';
+import mcp from '../../../plugins/mcp/index.ts';
 import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
+import { connect } from '../mcp/server-helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.
 type Json = any;
@@ -56,6 +58,7 @@ async function serve(keys = true, file?: string) {
     plugins: [
       fixtures,
       cosmos({ maxAgents: 10, persist: file !== undefined }),
+      mcp(),
       hubos({
         port: 0,
         rateLimit: false,
@@ -63,6 +66,7 @@ async function serve(keys = true, file?: string) {
       }),
     ],
     config: {
+      mcp: { serve: { tools: [], agents: ['*'] } },
       agents: {
         helper: {
           description: 'Reads and fetches',
@@ -129,6 +133,18 @@ describe('Cosmos routes with API keys', () => {
     });
     expect(a2a.status).toBe(404);
     expect((await local(`${url}/a2a/a-bot/.well-known/agent-card.json`)).status).toBe(404);
+    // Nor is it offered over MCP, where agents are served by pattern.
+    const tools = async (key: string) => {
+      const { client } = await connect(url, { headers: { authorization: `Bearer ${key}` } });
+      try {
+        return (await client.listTools()).tools.map((tool) => tool.name);
+      } finally {
+        await client.close();
+      }
+    };
+    expect(await tools(KEY_A)).toContain('ask_a-bot');
+    expect(await tools(KEY_B)).not.toContain('ask_a-bot');
+    expect(await tools(KEY_B)).toContain('ask_helper');
     expect((await local(`${url}/a2a/helper/.well-known/agent-card.json`)).status).toBe(200);
   });
 

@@ -29,12 +29,12 @@ describe('MCP HTTP sessions: caps', () => {
     );
     try {
       const burst = await Promise.all(
-        Array.from({ length: 6 }, () => sessions.handle(initialize(), 'key-a')),
+        Array.from({ length: 6 }, () => sessions.handle(initialize(), { id: 'key-a', kind: 'api-key' })),
       );
       expect(burst.map(status).sort()).toEqual([200, 200, 503, 503, 503, 503]);
       const refused = burst.find((answer) => status(answer) === 503) as { message: string };
       expect(refused.message).toContain('this API key has 2 MCP sessions open (at most 2)');
-      expect(status(await sessions.handle(initialize(), 'key-b'))).toBe(200);
+      expect(status(await sessions.handle(initialize(), { id: 'key-b', kind: 'api-key' }))).toBe(200);
       expect(sessions.size).toBe(3);
     } finally {
       await sessions.close(0);
