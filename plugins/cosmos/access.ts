@@ -1,7 +1,7 @@
 import { type AgentTemplate, matchesAnyGlob } from '../../core/index.ts';
 import { canSee, type Principal } from '../hubos/index.ts';
 import { COSMOS_ERROR_CODES } from './errors.ts';
-import type { CosmosAgentInfo, CreateOptions } from './types.ts';
+import type { CreateOptions } from './types.ts';
 
 /*
  * Who may do what with Cosmos over HTTP. An agent created there is its creator's (`owner`: the
@@ -12,9 +12,9 @@ import type { CosmosAgentInfo, CreateOptions } from './types.ts';
  * keys without changing the template's. Admin keys (and the keyless server's local caller) may do all.
  */
 
-/** Whether `principal` sees the agent: a shared one, its own, or any with an admin key. */
-export function mayView(principal: Principal, agent: Pick<CosmosAgentInfo, 'owner'>): boolean {
-  return agent.owner === undefined || canSee(principal, agent.owner);
+/** Whether `principal` sees an agent of this owner: a shared one (no owner), its own, or any with an admin key. */
+export function mayView(principal: Principal, owner: string | undefined): boolean {
+  return owner === undefined || canSee(principal, owner);
 }
 
 /** Throws `COSMOS_ADMIN_ONLY` (403) unless `principal` is an admin; `what` ends "… needs an admin API key". */

@@ -266,6 +266,11 @@ export class Cosmos {
     return this.#entries.has(id);
   }
 
+  /** The principal that created the agent over HTTP; undefined for a shared agent or one Cosmos does not hold. */
+  ownerOf(id: string): string | undefined {
+    return this.#entries.get(id)?.owner;
+  }
+
   /** What Cosmos knows of the agent (template, state, times, runs, usage), or undefined. */
   info(id: string): CosmosAgentInfo | undefined {
     const entry = this.#entries.get(id);

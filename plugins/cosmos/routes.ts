@@ -1,13 +1,6 @@
 import { Hono } from 'hono';
 import { type Agent, HubosError, type KernelView } from '../../core/index.ts';
-import {
-  canSee,
-  describeRoute,
-  getHubOSHooks,
-  type HubOSEnv,
-  type Principal,
-  readBody,
-} from '../hubos/index.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv, type Principal, readBody } from '../hubos/index.ts';
 import { checkOverrides, mayView, requireAdmin } from './access.ts';
 import type { Cosmos } from './cosmos.ts';
 import { AGENT_ID_PATTERN } from './types.ts';
@@ -48,7 +41,7 @@ export function cosmosRoutes(cosmos: Cosmos, base: string): Hono<HubOSEnv> {
     const agent = cosmos.get(id);
     const info = cosmos.info(id);
     // Another's agent answers as if absent.
-    if (!agent || !info || !mayView(principal, info))
+    if (!agent || !info || !mayView(principal, info.owner))
       throw new HubosError('AGENT_NOT_FOUND', `no agent "${id}" in cosmos`);
     return agent;
   };
@@ -87,7 +80,7 @@ export function cosmosRoutes(cosmos: Cosmos, base: string): Hono<HubOSEnv> {
         const agents = cosmos
           .list(c.req.query('filter') ?? '')
           .map((agent) => describe(cosmos, agent))
-          .filter((info) => mayView(principal, info));
+          .filter((info) => mayView(principal, info.owner));
         return c.json({ agents });
       },
     )
@@ -138,9 +131,7 @@ export function tapCosmosRoutes(kernel: KernelView, cosmos: () => Cosmos | undef
     if (!current) return;
     mount(`${api}/cosmos`, cosmosRoutes(current, `${api}/cosmos`));
     // An agent a key created is that key's to run, as it is its to see: other keys find it nowhere.
-    hubos.guardAgents((agent, principal) => {
-      const owner = current.info(agent.id)?.owner;
-      return owner === undefined || canSee(principal, owner);
-    });
+    // Asked on every request naming an agent: the owner alone, not the whole info record.
+    hubos.guardAgents((agent, principal) => mayView(principal, current.ownerOf(agent.id)));
   });
 }

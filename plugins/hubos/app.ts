@@ -65,18 +65,19 @@ export async function buildApp(hubos: HubOS): Promise<void> {
     }
     return next();
   });
-  const windowMs = (options.rateLimit || undefined)?.windowMs ?? 60_000;
+  // `rateLimit: false` turns off the request limit only: wrong keys stay limited.
+  const limits = options.rateLimit || {};
+  const windowMs = limits.windowMs ?? 60_000;
   const trustProxy = new Set(options.trustProxy ?? []);
   app.use(
     '*',
     apiKeyAuth(hubos.apiKeys, {
       open: isPublicPath,
-      failures: { windowMs, max: (options.rateLimit || undefined)?.maxAuthFailures ?? 20 },
+      failures: { windowMs, max: limits.maxAuthFailures ?? 20 },
       trustProxy,
     }),
   );
-  if (options.rateLimit !== false)
-    app.use('*', rateLimit({ windowMs, max: options.rateLimit?.max ?? 600, trustProxy }));
+  if (options.rateLimit !== false) app.use('*', rateLimit({ windowMs, max: limits.max ?? 600, trustProxy }));
   const maxSize = options.bodyLimit ?? 1024 * 1024;
   const tooLarge = () =>
     HUBOS_ERROR_CODES.create('PAYLOAD_TOO_LARGE', `the request body is larger than ${maxSize} bytes`);

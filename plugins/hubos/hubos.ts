@@ -46,6 +46,7 @@ export class HubOS {
   #url: string | undefined;
   #stopping: Promise<void> | undefined;
   #keys: readonly AcceptedKey[] | undefined;
+  #originPolicy: OriginPolicy | undefined;
 
   constructor(options: HubOSOptions = {}) {
     this.options = options;
@@ -91,8 +92,15 @@ export class HubOS {
 
   /** Which web pages may send requests that change state: the server's own, the public URL's, `server.cors`'s. */
   get originPolicy(): OriginPolicy {
-    const publicUrl = this.publicUrl;
-    return { cors: this.options.cors?.origin, publicOrigin: publicUrl && new URL(publicUrl).origin };
+    // Built once: /mcp asks it on every request.
+    if (!this.#originPolicy) {
+      const publicUrl = this.publicUrl;
+      this.#originPolicy = {
+        cors: this.options.cors?.origin,
+        publicOrigin: publicUrl && new URL(publicUrl).origin,
+      };
+    }
+    return this.#originPolicy;
   }
 
   /**
@@ -148,7 +156,7 @@ export class HubOS {
     return c.req.path === '/health' || this.#passWhileStopping.some((test) => test(c));
   }
 
-  /** The served agents; given a caller, only those it may use (see the `agentAccess` hook). */
+  /** The served agents; given a caller, only those it may use (see `guardAgents`). */
   listAgents(principal?: Principal): Agent[] {
     const agents = [...this.#agents.values()];
     return principal ? agents.filter((agent) => this.mayUse(agent, principal)) : agents;

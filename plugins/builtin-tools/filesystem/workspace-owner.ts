@@ -1,5 +1,4 @@
-import { statSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { type FileHandle, stat } from 'node:fs/promises';
 
 /**
  * On a server running as root, whatever the file tools create in the workspace gets the workspace's
@@ -8,6 +7,6 @@ import type { FileHandle } from 'node:fs/promises';
  */
 export async function adoptWorkspaceOwner(handle: FileHandle, root: string): Promise<void> {
   if (process.geteuid?.() !== 0) return;
-  const { uid, gid } = statSync(root);
+  const { uid, gid } = await stat(root);
   if (uid !== 0) await handle.chown(uid, gid);
 }
