@@ -7,14 +7,12 @@ import cosmos from '../../../plugins/cosmos/index.ts';
 import hubos, { keyPrincipal } from '../../../plugins/hubos/index.ts';
 import mcp from '../../../plugins/mcp/index.ts';
 import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
+import { API_KEYS, callAs, KEY_A, KEY_B, KEY_OPS } from '../../helpers/keys.ts';
 import { connect } from '../mcp/server-helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.
 type Json = any;
 
-const KEY_A = 'key-a-0123456789abcdef';
-const KEY_B = 'key-b-0123456789abcdef';
-const KEY_OPS = 'key-ops-0123456789abcdef';
 const A = keyPrincipal(KEY_A).id;
 const B = keyPrincipal(KEY_B).id;
 
@@ -62,7 +60,7 @@ async function serve(keys = true, file?: string) {
       hubos({
         port: 0,
         rateLimit: false,
-        ...(keys ? { apiKeys: [KEY_A, KEY_B, { key: KEY_OPS, id: 'ops', admin: true }] } : {}),
+        ...(keys ? { apiKeys: API_KEYS } : {}),
       }),
     ],
     config: {
@@ -83,19 +81,7 @@ async function serve(keys = true, file?: string) {
   return { url, cosmos: kernel.service('cosmos') };
 }
 
-function as(key?: string) {
-  return async (url: string, method = 'GET', body?: unknown) => {
-    const response = await fetch(url, {
-      method,
-      headers: {
-        ...(key ? { authorization: `Bearer ${key}` } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, json: (await response.json()) as Json };
-  };
-}
+const as = callAs;
 const a = as(KEY_A);
 const b = as(KEY_B);
 const ops = as(KEY_OPS);

@@ -1,7 +1,8 @@
 import { afterEach } from 'vitest';
 import type { Kernel, Plugin } from '../../../core/index.ts';
 import cosmos from '../../../plugins/cosmos/index.ts';
-import { Stars } from '../../../plugins/stars/index.ts';
+import hubos, { type HubOSServerOptions } from '../../../plugins/hubos/index.ts';
+import stars, { Stars } from '../../../plugins/stars/index.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
 
 const kernels: Kernel[] = [];
@@ -78,4 +79,28 @@ export async function until(check: () => boolean, ms = 2_000): Promise<void> {
     if (Date.now() - started > ms) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/**
+ * A kernel with cosmos, stars (team `crew`: crew-lead, crew-w1, crew-w2) and hubos with `server`
+ * options, listening on a free port.
+ */
+export async function serveCrew(
+  scripts: Parameters<typeof bootTeam>[0] = {},
+  server: HubOSServerOptions = {},
+) {
+  const setup = await bootTeam(scripts, [
+    stars({
+      crew: {
+        members: [
+          { agent: 'lead', role: 'leader' },
+          { agent: 'w1', role: 'worker' },
+          { agent: 'w2', role: 'worker' },
+        ],
+      },
+    }),
+    hubos({ port: 0, rateLimit: false, ...server }),
+  ]);
+  const url = await setup.kernel.service('hubos').serve();
+  return { ...setup, url, crew: setup.kernel.service('stars').get('crew')! };
 }

@@ -1,51 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../../core/index.ts';
-import hubos, { keyPrincipal } from '../../../plugins/hubos/index.ts';
-import stars from '../../../plugins/stars/index.ts';
-import { bootTeam } from './helpers.ts';
+import { keyPrincipal } from '../../../plugins/hubos/index.ts';
+import { API_KEYS, callAs, KEY_A, KEY_B, KEY_OPS } from '../../helpers/keys.ts';
+import { serveCrew } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.
 type Json = any;
 
-const KEY_A = 'key-a-0123456789abcdef';
-const KEY_B = 'key-b-0123456789abcdef';
-const KEY_OPS = 'key-ops-0123456789abcdef';
+/** Team `crew` served with keys A, B and ops (admin), or without keys. */
+const serve = (scripts: Parameters<typeof serveCrew>[0] = {}, keys = true) =>
+  serveCrew(scripts, keys ? { apiKeys: API_KEYS } : {});
 
-/** Team `crew` (crew-lead, crew-w1, crew-w2) served with keys A, B and ops (admin), or without keys. */
-async function serve(scripts: Parameters<typeof bootTeam>[0] = {}, keys = true) {
-  const setup = await bootTeam(scripts, [
-    stars({
-      crew: {
-        members: [
-          { agent: 'lead', role: 'leader' },
-          { agent: 'w1', role: 'worker' },
-          { agent: 'w2', role: 'worker' },
-        ],
-      },
-    }),
-    hubos({
-      port: 0,
-      rateLimit: false,
-      ...(keys ? { apiKeys: [KEY_A, KEY_B, { key: KEY_OPS, id: 'ops', admin: true }] } : {}),
-    }),
-  ]);
-  const url = await setup.kernel.service('hubos').serve();
-  return { ...setup, url, crew: setup.kernel.service('stars').get('crew')! };
-}
-
-function as(key?: string) {
-  return async (url: string, method = 'GET', body?: unknown) => {
-    const response = await fetch(url, {
-      method,
-      headers: {
-        ...(key ? { authorization: `Bearer ${key}` } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, json: (await response.json()) as Json };
-  };
-}
+const as = callAs;
 const a = as(KEY_A);
 const b = as(KEY_B);
 const ops = as(KEY_OPS);

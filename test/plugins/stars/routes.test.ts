@@ -1,28 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import hubos from '../../../plugins/hubos/index.ts';
-import stars from '../../../plugins/stars/index.ts';
-import { bootTeam } from './helpers.ts';
+import { serveCrew } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.
 type Json = any;
 
-/** A kernel with cosmos, stars (team `crew`: crew-lead, crew-w1, crew-w2) and hubos, listening on a free port. */
-async function serve(scripts: Parameters<typeof bootTeam>[0] = {}) {
-  const setup = await bootTeam(scripts, [
-    stars({
-      crew: {
-        members: [
-          { agent: 'lead', role: 'leader' },
-          { agent: 'w1', role: 'worker' },
-          { agent: 'w2', role: 'worker' },
-        ],
-      },
-    }),
-    hubos({ port: 0, rateLimit: false }),
-  ]);
-  const url = await setup.kernel.service('hubos').serve();
-  return { ...setup, url, crew: setup.kernel.service('stars').get('crew')! };
-}
+const serve = serveCrew;
 
 function send(
   url: string,

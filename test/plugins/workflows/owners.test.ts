@@ -7,14 +7,12 @@ import { defineTool, type Plugin } from '../../../core/index.ts';
 import hubos, { keyPrincipal } from '../../../plugins/hubos/index.ts';
 import { defineWorkflow } from '../../../plugins/workflows/index.ts';
 import { ScriptedModel } from '../../../testing/index.ts';
+import { API_KEYS, KEY_A, KEY_B, KEY_OPS } from '../../helpers/keys.ts';
 import { bootWorkflows, wait } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.
 type Json = any;
 
-const KEY_A = 'key-a-0123456789abcdef';
-const KEY_B = 'key-b-0123456789abcdef';
-const KEY_ADMIN = 'key-admin-0123456789abcdef';
 const A = keyPrincipal(KEY_A).id;
 const B = keyPrincipal(KEY_B).id;
 
@@ -69,7 +67,7 @@ async function serve(keys = true) {
       hubos({
         port: 0,
         rateLimit: false,
-        ...(keys ? { apiKeys: [KEY_A, KEY_B, { key: KEY_ADMIN, id: 'ops', admin: true }] } : {}),
+        ...(keys ? { apiKeys: API_KEYS } : {}),
       }),
     ],
     config: {
@@ -130,20 +128,17 @@ describe('workflow runs per caller', () => {
     expect((await call(KEY_B, '/workflows/runs/a-slow')).status).toBe(404);
 
     // The admin key: every run, and acts on them; a resumed run stays its owner's.
-    expect((await runIds(await call(KEY_ADMIN, '/workflows/slow/runs'))).sort()).toEqual([
-      'a-slow',
-      'b-slow',
-    ]);
-    expect(await (await call(KEY_ADMIN, '/workflows/runs/b-slow')).json()).toMatchObject({ owner: B });
-    expect((await call(KEY_ADMIN, '/workflows/runs/a-slow/resume', { async: true })).status).toBe(202);
+    expect((await runIds(await call(KEY_OPS, '/workflows/slow/runs'))).sort()).toEqual(['a-slow', 'b-slow']);
+    expect(await (await call(KEY_OPS, '/workflows/runs/b-slow')).json()).toMatchObject({ owner: B });
+    expect((await call(KEY_OPS, '/workflows/runs/a-slow/resume', { async: true })).status).toBe(202);
     await expect.poll(() => workflows.get('slow')!.active).toContain('a-slow');
     expect(await (await call(KEY_A, '/workflows/runs/a-slow')).json()).toMatchObject({
       owner: A,
       status: 'running',
       resumes: 1,
     });
-    expect((await call(KEY_ADMIN, '/workflows/runs/a-slow/cancel', {})).status).toBe(200);
-    expect((await call(KEY_ADMIN, '/workflows/runs/b-slow/cancel', {})).status).toBe(200);
+    expect((await call(KEY_OPS, '/workflows/runs/a-slow/cancel', {})).status).toBe(200);
+    expect((await call(KEY_OPS, '/workflows/runs/b-slow/cancel', {})).status).toBe(200);
     await expect.poll(() => workflows.get('slow')!.active).toEqual([]);
 
     // Without a key: nothing.
@@ -157,7 +152,7 @@ describe('workflow runs per caller', () => {
     expect(result.owner).toBeUndefined();
     expect((await call(KEY_A, '/workflows/runs/cli-1')).status).toBe(404);
     expect(await runIds(await call(KEY_A, '/workflows/slow/runs'))).toEqual([]);
-    expect((await call(KEY_ADMIN, '/workflows/runs/cli-1')).status).toBe(200);
+    expect((await call(KEY_OPS, '/workflows/runs/cli-1')).status).toBe(200);
   });
 
   it("runs agent, tool and function steps for the caller: tools see the caller's principal", async () => {

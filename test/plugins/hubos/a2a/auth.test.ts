@@ -1,7 +1,7 @@
 import { TaskState } from '@a2a-js/sdk';
-import { type CallInterceptor, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
+import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rpc, type Served, serve, textOf, userText } from './helpers.ts';
+import { keyedClient, rpc, type Served, serve, textOf, userText } from './helpers.ts';
 
 const KEY = 'a2a-test-key-0123456789';
 
@@ -10,17 +10,6 @@ afterEach(async () => {
   await served?.close();
   served = undefined;
 });
-
-/** Adds the API key to every call, as a client application would. */
-const bearer: CallInterceptor = {
-  before: async (args) => {
-    args.options = {
-      ...args.options,
-      serviceParameters: { ...args.options?.serviceParameters, Authorization: `Bearer ${KEY}` },
-    };
-  },
-  after: async () => undefined,
-};
 
 describe('A2A with API keys', () => {
   it('keeps the card public and says it wants a bearer token', async () => {
@@ -54,12 +43,7 @@ describe('A2A with API keys', () => {
     const plain = await new ClientFactory().createFromUrl(`${served.url}/a2a/helper/`);
     await expect(plain.sendMessage(userText('hi'))).rejects.toThrow(/401/);
 
-    const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        clientConfig: { interceptors: [bearer] },
-      }),
-    );
-    const client = await factory.createFromUrl(`${served.url}/a2a/helper/`);
+    const client = await keyedClient(`${served.url}/a2a/helper/`, KEY);
     const task = await client.sendMessage(userText('hi'));
     expect('id' in task && textOf(task.artifacts[0]?.parts)).toBe('Authorized answer.');
     let last: TaskState | undefined;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Message, Role, type SendMessageRequest } from '@a2a-js/sdk';
+import { type CallInterceptor, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { defineTool, type Kernel, type Plugin, type Store } from '../../../../core/index.ts';
 import { HubOS, type HubOSOptions } from '../../../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../../testing/index.ts';
@@ -146,4 +147,25 @@ export async function eventually<T>(
     if (check(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Adds `Authorization: Bearer <key>` to every call, as a client application would. */
+function bearer(key: string): CallInterceptor {
+  return {
+    before: async (args) => {
+      args.options = {
+        ...args.options,
+        serviceParameters: { ...args.options?.serviceParameters, Authorization: `Bearer ${key}` },
+      };
+    },
+    after: async () => undefined,
+  };
+}
+
+/** The official A2A client for the agent card at `cardBase`, sending `key` with every call. */
+export function keyedClient(cardBase: string, key: string) {
+  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    clientConfig: { interceptors: [bearer(key)] },
+  });
+  return new ClientFactory(options).createFromUrl(cardBase);
 }

@@ -1,15 +1,12 @@
-import { type CallInterceptor, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { describe, expect, it } from 'vitest';
 import { keyPrincipal } from '../../../../plugins/hubos/index.ts';
+import { API_KEYS, KEY_A, KEY_B, KEY_OPS } from '../../../helpers/keys.ts';
 import { connect } from '../../mcp/server-helpers.ts';
-import { userText } from '../a2a/helpers.ts';
+import { keyedClient, userText } from '../a2a/helpers.ts';
 import { serveAll, touchedFor } from './helpers.ts';
 import { raw } from './raw-http.ts';
 
-const KEY_A = 'key-a-0123456789abcdef';
-const KEY_B = 'key-b-0123456789abcdef';
-const KEY_OPS = 'key-ops-0123456789abcdef';
-const apiKeys = [KEY_A, KEY_B, { key: KEY_OPS, id: 'ops', admin: true }];
+const apiKeys = API_KEYS;
 
 function as(key: string) {
   return (url: string, method = 'GET', body?: unknown) =>
@@ -104,21 +101,7 @@ describe('each API key is its own identity', () => {
 
   it("keeps A's A2A tasks and contexts from B", async () => {
     const { url, model } = await serveAll({ apiKeys }, [{ text: 'Noted.' }, { text: 'Hello B.' }]);
-    const client = (key: string) => {
-      const bearer: CallInterceptor = {
-        before: async (args) => {
-          args.options = {
-            ...args.options,
-            serviceParameters: { ...args.options?.serviceParameters, Authorization: `Bearer ${key}` },
-          };
-        },
-        after: async () => undefined,
-      };
-      const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        clientConfig: { interceptors: [bearer] },
-      });
-      return new ClientFactory(options).createFromUrl(`${url}/a2a/helper/`);
-    };
+    const client = (key: string) => keyedClient(`${url}/a2a/helper/`, key);
     const clientA = await client(KEY_A);
     const task = (await clientA.sendMessage(userText('my secret is 4242'))) as {
       id: string;
