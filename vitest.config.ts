@@ -15,8 +15,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // Tests that need system packages (Chromium) run in `npm run test:system`.
-    exclude: [...configDefaults.exclude, 'test/system/**'],
+    // Tests that need system packages (Chromium) run in `npm run test:system`; those on PostgreSQL
+    // and Redis in `npm run test:services`.
+    exclude: [...configDefaults.exclude, 'test/system/**', 'test/services/**'],
     testTimeout: 20_000,
     hookTimeout: 120_000,
   },

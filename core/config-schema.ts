@@ -1,5 +1,6 @@
 import { SESSIONS_CONFIG_SCHEMA } from './agent/sessions.ts';
 import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
+import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
 import { HubosError } from './errors.ts';
 import { createAjv, describeErrors, type JSONSchemaObject } from './json-schema.ts';
 import { permissionsSchema } from './permissions.ts';
@@ -23,6 +24,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
     description: "The default model of agents, e.g. 'openai:gpt-4.1-mini'.",
   },
   store: STORE_CONFIG_SCHEMA,
+  bus: BUS_CONFIG_SCHEMA,
   sessions: SESSIONS_CONFIG_SCHEMA,
   workspace: { type: 'string', minLength: 1, description: 'The folder tools act in (default ./workspace).' },
   permissions: permissionsSchema(true),

@@ -1,5 +1,6 @@
 import type { SessionsConfig } from './agent/sessions.ts';
 import type { AgentTemplate } from './agent/spec.ts';
+import type { BusConfig } from './bus/open-bus.ts';
 import { HubosError } from './errors.ts';
 import { describeValue } from './json-schema.ts';
 import type { PermissionsConfig } from './permissions.ts';
@@ -25,6 +26,8 @@ export interface HubosConfig {
   model?: string;
   /** Where sessions and plugin data live (default: SQLite at `.hubos/hubos.db`). */
   store?: StoreConfig;
+  /** How instances of one service coordinate (default: in-process; `redis` joins several). */
+  bus?: BusConfig;
   sessions?: SessionsConfig;
   /** The folder tools act in, relative to the config file (default `./workspace`). */
   workspace?: string;

@@ -100,6 +100,7 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   APPROVAL_NOT_FOUND: 404,
   APPROVAL_DECIDED: 409,
   STORE_FAILED: 500,
+  BUS_FAILED: 503,
 });
 
 /** The kernel's codes. Plugins declare theirs with `defineErrorCodes`; callers branch on `code`, never on message text. */

@@ -43,6 +43,9 @@ export { type GateDeps, gateToolCall } from './agent/permission-gate.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
 export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
+export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
+export { LocalBus } from './bus/local.ts';
+export type { BusConfig } from './bus/open-bus.ts';
 export {
   type ConfigEnv,
   type ConfigExport,
@@ -87,6 +90,7 @@ export type {
   TapMeta,
   ToolRegisteredContext,
 } from './hooks.ts';
+export { Instance } from './instance.ts';
 export { createAjv, describeErrors, type JSONSchema, type JSONSchemaObject } from './json-schema.ts';
 export {
   createKernel,

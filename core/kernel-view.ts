@@ -2,9 +2,11 @@ import type { Agent } from './agent/agent.ts';
 import type { Approvals } from './agent/approvals.ts';
 import type { Sessions } from './agent/sessions.ts';
 import type { AgentSpec } from './agent/spec.ts';
+import type { Bus } from './bus/bus.ts';
 import type { HubosConfig } from './config.ts';
 import type { TapOnlyHooks } from './hook-utils.ts';
 import type { KernelHooks } from './hooks.ts';
+import type { Instance } from './instance.ts';
 import type { Logger } from './logger.ts';
 import type { ModelRegistry } from './model/registry.ts';
 import type { Sandbox } from './sandbox/sandbox.ts';
@@ -37,6 +39,10 @@ export interface KernelView {
   readonly logger: Logger;
   /** Available once boot has opened them (from `configResolved` on). */
   readonly store: Store;
+  /** What joins instances of one service: messages, run events, counters, the run queue. */
+  readonly bus: Bus;
+  /** This process as one instance of the service (its id, its heartbeat). */
+  readonly instance: Instance;
   readonly sessions: Sessions;
   readonly sandbox: Sandbox;
   /** Tool calls waiting for a human approval, across the kernel's agents. */

@@ -4,6 +4,8 @@ import { Approvals } from './agent/approvals.ts';
 import { Sessions } from './agent/sessions.ts';
 import type { AgentSpec } from './agent/spec.ts';
 import { selectTools } from './agent/tool-select.ts';
+import type { Bus } from './bus/bus.ts';
+import { DEFAULT_LEASE_MS, openBus } from './bus/open-bus.ts';
 import { Coalescer } from './coalescer.ts';
 import { type ConfigExport, type HubosConfig, resolveConfigExport } from './config.ts';
 import { type OwnedKey, validateConfig } from './config-schema.ts';
@@ -11,6 +13,7 @@ import { errorMessage, HubosError } from './errors.ts';
 import { REGISTER_OWNED_HOOKS } from './hook-owner.ts';
 import { type TappableHook, tapView, tapViews, traceHooks } from './hook-utils.ts';
 import { createKernelHooks, type KernelHooks } from './hooks.ts';
+import { Instance } from './instance.ts';
 import { KERNEL_OF, type KernelView, PLUGIN_OF } from './kernel-view.ts';
 import { createConsoleLogger, type Logger } from './logger.ts';
 import { isLanguageModel } from './model/model.ts';
@@ -40,6 +43,8 @@ export interface KernelOptions {
   pluginTimeoutMs?: number;
   /** A store to use instead of the configured one (e.g. a MemoryStore in tests). */
   store?: Store;
+  /** A bus to use instead of the configured one (e.g. instances of one test sharing a LocalBus). */
+  bus?: Bus;
   logger?: Logger;
 }
 
@@ -73,6 +78,8 @@ export class Kernel {
   readonly #agents = new Map<string, Agent>();
   readonly #services = new Services();
   #store: Store | undefined;
+  #bus: Bus | undefined;
+  #instance: Instance | undefined;
   #sessions: Sessions | undefined;
   #sandbox: Sandbox | undefined;
   #approvals: Approvals | undefined;
@@ -172,9 +179,14 @@ export class Kernel {
     const config = (await this.hooks.config.promise(this.#config)) ?? this.#config;
     this.#config = validateConfig(config, owned, this.configFile);
     await this.hooks.configResolved.promise({ config: this.#config, configFile: this.configFile });
-    this.#store = this.#options.store ?? openStore(this.#config.store, baseDir);
+    this.#store = this.#options.store ?? (await openStore(this.#config.store, baseDir));
+    this.#bus = this.#options.bus ?? (await openBus(this.#config.bus));
+    this.#instance = new Instance(this.#store, this.#config.bus?.leaseMs ?? DEFAULT_LEASE_MS);
     this.#sessions = new Sessions(this.#store, this.#config.sessions);
-    this.#approvals = new Approvals(this.#store, { onError: (message) => this.logger.warn(message) });
+    this.#approvals = new Approvals(this.#store, {
+      bus: this.#bus,
+      onError: (message) => this.logger.warn(message),
+    });
     this.#sandbox = openWorkspace(resolve(baseDir, this.#config.workspace ?? 'workspace'));
     await this.hooks.registerModels.promise(this.models);
     await this.hooks.registerTools.promise(this.registry);
@@ -267,6 +279,12 @@ export class Kernel {
       logger: this.logger,
       get store() {
         return kernel.store;
+      },
+      get bus() {
+        return kernel.bus;
+      },
+      get instance() {
+        return kernel.instance;
       },
       get sessions() {
         return kernel.sessions;
@@ -364,6 +382,9 @@ export class Kernel {
       await this.hooks.close.promise({ reason });
     } finally {
       await this.models.close();
+      await this.#instance?.stop();
+      await this.#approvals?.close();
+      if (!this.#options.bus) await this.#bus?.close();
       await this.#store?.close();
     }
   }
@@ -385,6 +406,19 @@ export class Kernel {
   /** The store sessions and plugins keep their data in (open after boot). */
   get store(): Store {
     return this.#ready(this.#store, 'store');
+  }
+
+  /**
+   * What joins this instance to the others of its service (`bus` in the config): messages,
+   * a run's events, rate-limit counters and the run queue. In-process unless Redis is configured.
+   */
+  get bus(): Bus {
+    return this.#ready(this.#bus, 'bus');
+  }
+
+  /** This process as an instance of the service: its id and the heartbeat that says it is alive. */
+  get instance(): Instance {
+    return this.#ready(this.#instance, 'instance');
   }
 
   get sessions(): Sessions {

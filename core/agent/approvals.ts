@@ -1,3 +1,4 @@
+import type { Bus } from '../bus/bus.ts';
 import { errorMessage, HubosError } from '../errors.ts';
 import type { Store, StoreValue } from '../store/store.ts';
 
@@ -37,7 +38,14 @@ export interface ApprovalsOptions {
   pollMs?: number;
   /** Told when the store cannot be written: approvals still work in this process. */
   onError?: (message: string) => void;
+  /**
+   * Where decisions are announced: a decision made on any instance sharing the bus reaches the
+   * instance whose run waits for it at once (the store poll is the fallback).
+   */
+  bus?: Bus;
 }
+
+const DECISIONS_CHANNEL = 'approvals:decided';
 
 const APPROVALS_NAMESPACE = 'approvals';
 
@@ -61,10 +69,16 @@ export class Approvals {
   readonly #store: Store;
   readonly #options: ApprovalsOptions;
   readonly #waiting = new Map<string, Waiter>();
+  #listening: Promise<(() => Promise<void>) | undefined> | undefined;
 
   constructor(store: Store, options: ApprovalsOptions = {}) {
     this.#store = store;
     this.#options = options;
+  }
+
+  /** Whether a decision recorded here reaches a run waiting on another instance right away. */
+  get shared(): boolean {
+    return this.#options.bus?.shared ?? false;
   }
 
   /**
@@ -88,6 +102,7 @@ export class Approvals {
       expiresAt: new Date(started + timeoutMs).toISOString(),
     };
     const id = key(record.runId, record.callId);
+    this.#listen();
     let resolve!: (final: ApprovalRecord) => void;
     const decided = new Promise<ApprovalRecord>((res) => {
       resolve = res;
@@ -115,9 +130,7 @@ export class Approvals {
       try {
         await this.#write(record);
         options.onOpen?.(record);
-        const final = await decided;
-        await this.#write(final);
-        return final;
+        return await this.#settleStored(record, await decided);
       } finally {
         waiter.settle('cancelled'); // a no-op once settled; stops the timers if onOpen threw
         if (this.#waiting.get(id) === waiter) this.#waiting.delete(id);
@@ -160,8 +173,28 @@ export class Approvals {
       decidedAt: now(),
       ...(decision.reason && !expired ? { reason: decision.reason } : {}),
     };
-    await this.#store.set(APPROVALS_NAMESPACE, key(runId, callId), recorded as unknown as StoreValue);
+    // Atomic: of two instances deciding at once, one wins and the other hears it was decided.
+    const won = await this.#store.compareAndSet(
+      APPROVALS_NAMESPACE,
+      key(runId, callId),
+      stored as unknown as StoreValue,
+      recorded as unknown as StoreValue,
+    );
+    if (!won) {
+      const now = await this.get(runId, callId);
+      throw alreadyDecided(now && now.status !== 'pending' ? now : recorded);
+    }
     if (expired) throw alreadyDecided(recorded);
+    const bus = this.#options.bus;
+    if (bus) {
+      await bus
+        .publish(DECISIONS_CHANNEL, recorded as unknown as StoreValue)
+        .catch((error: unknown) =>
+          this.#options.onError?.(`could not announce approval ${callId}: ${errorMessage(error)}`),
+        );
+      // On a shared bus the instance running the run hears it now; the record is the answer.
+      if (bus.shared) return recorded;
+    }
     throw new HubosError(
       'RUN_NOT_RUNNING',
       `run "${runId}" is no longer running in this process; the decision is recorded (a process still running it applies it)`,
@@ -200,10 +233,57 @@ export class Approvals {
     await Promise.allSettled(settled.map((waiter) => waiter.written));
   }
 
+  /** Stops listening for decisions made elsewhere. @internal */
+  async close(): Promise<void> {
+    const unsubscribe = await this.#listening;
+    this.#listening = undefined;
+    await unsubscribe?.().catch(() => undefined);
+  }
+
   /** True while a run of this process waits for this decision. */
   isWaiting(runId: string, callId: string): boolean {
     const waiter = this.#waiting.get(key(runId, callId));
     return waiter !== undefined && waiter.final === undefined;
+  }
+
+  // Decisions announced on the bus settle the waiter they are for, when it waits in this process.
+  #listen(): void {
+    const bus = this.#options.bus;
+    if (!bus || this.#listening) return;
+    this.#listening = bus
+      .subscribe(DECISIONS_CHANNEL, (message) => {
+        const decided = message as unknown as ApprovalRecord;
+        const waiter = this.#waiting.get(key(decided.runId, decided.callId));
+        if (waiter && waiter.record.requestedAt === decided.requestedAt)
+          waiter.settle(decided.status, decided.reason);
+      })
+      .catch((error: unknown) => {
+        this.#options.onError?.(`cannot hear approvals decided elsewhere: ${errorMessage(error)}`);
+        return undefined;
+      });
+  }
+
+  /**
+   * Stores the outcome this process reached, unless another instance stored one first: then that
+   * one stands (and is what the run acts on), so both sides agree on a single decision.
+   */
+  async #settleStored(pending: ApprovalRecord, final: ApprovalRecord): Promise<ApprovalRecord> {
+    const at = key(pending.runId, pending.callId);
+    try {
+      const won = await this.#store.compareAndSet(
+        APPROVALS_NAMESPACE,
+        at,
+        pending as unknown as StoreValue,
+        final as unknown as StoreValue,
+      );
+      if (won) return final;
+      const stored = (await this.#store.get(APPROVALS_NAMESPACE, at)) as ApprovalRecord | undefined;
+      if (stored?.requestedAt === pending.requestedAt && stored.status !== 'pending') return stored;
+      await this.#write(final);
+    } catch (error) {
+      this.#options.onError?.(`could not store approval ${pending.callId}: ${errorMessage(error)}`);
+    }
+    return final;
   }
 
   // Another process sharing the store may record the decision (see decide()): look for it now and then.

@@ -24,5 +24,19 @@ export class MemoryStore implements Store {
     return keys.filter((key) => key.startsWith(prefix)).sort();
   }
 
+  async compareAndSet(
+    namespace: string,
+    key: string,
+    expected: StoreValue | undefined,
+    next: StoreValue,
+  ): Promise<boolean> {
+    const space = this.#data.get(namespace) ?? new Map<string, string>();
+    this.#data.set(namespace, space);
+    const current = space.get(key);
+    if (expected === undefined ? current !== undefined : current !== JSON.stringify(expected)) return false;
+    space.set(key, JSON.stringify(next));
+    return true;
+  }
+
   async close(): Promise<void> {}
 }

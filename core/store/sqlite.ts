@@ -20,6 +20,8 @@ export class SqliteStore implements Store {
   readonly #set: StatementSync;
   readonly #delete: StatementSync;
   readonly #list: StatementSync;
+  readonly #insertNew: StatementSync;
+  readonly #replace: StatementSync;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -40,6 +42,12 @@ export class SqliteStore implements Store {
       this.#list = this.#db.prepare(
         // The range lets SQLite use the primary key index; the substr check keeps it exact.
         'SELECT key FROM kv WHERE namespace = ?1 AND key >= ?2 AND key < ?2 || char(1114111) AND substr(key, 1, length(?2)) = ?2 ORDER BY key',
+      );
+      this.#insertNew = this.#db.prepare(
+        'INSERT INTO kv (namespace, key, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (namespace, key) DO NOTHING',
+      );
+      this.#replace = this.#db.prepare(
+        'UPDATE kv SET value = ?, updated_at = ? WHERE namespace = ? AND key = ? AND value = ?',
       );
     } catch (error) {
       if (db?.isOpen) db.close();
@@ -69,6 +77,22 @@ export class SqliteStore implements Store {
   async list(namespace: string, prefix = ''): Promise<string[]> {
     const rows = this.#run(() => this.#list.all(namespace, prefix)) as { key: string }[];
     return rows.map((row) => row.key);
+  }
+
+  // One statement each way, so SQLite's write lock makes it atomic across processes sharing the file.
+  async compareAndSet(
+    namespace: string,
+    key: string,
+    expected: StoreValue | undefined,
+    next: StoreValue,
+  ): Promise<boolean> {
+    const json = JSON.stringify(next);
+    const result = this.#run(() =>
+      expected === undefined
+        ? this.#insertNew.run(namespace, key, json, Date.now())
+        : this.#replace.run(json, Date.now(), namespace, key, JSON.stringify(expected)),
+    );
+    return Number(result.changes) > 0;
   }
 
   async close(): Promise<void> {

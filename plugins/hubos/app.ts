@@ -69,15 +69,21 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   const limits = options.rateLimit || {};
   const windowMs = limits.windowMs ?? 60_000;
   const trustProxy = new Set(options.trustProxy ?? []);
+  // On a shared bus (Redis) the limits are one for all instances.
+  const bus = options.bus ?? options.kernel?.bus;
+  const warn = (message: string) => options.kernel?.logger.warn(message);
   app.use(
     '*',
     apiKeyAuth(hubos.apiKeys, {
       open: isPublicPath,
       failures: { windowMs, max: limits.maxAuthFailures ?? 20 },
       trustProxy,
+      bus,
+      warn,
     }),
   );
-  if (options.rateLimit !== false) app.use('*', rateLimit({ windowMs, max: limits.max ?? 600, trustProxy }));
+  if (options.rateLimit !== false)
+    app.use('*', rateLimit({ windowMs, max: limits.max ?? 600, trustProxy, bus, warn }));
   const maxSize = options.bodyLimit ?? 1024 * 1024;
   const tooLarge = () =>
     HUBOS_ERROR_CODES.create('PAYLOAD_TOO_LARGE', `the request body is larger than ${maxSize} bytes`);

@@ -4,8 +4,11 @@ import { type Context, Hono } from 'hono';
 import {
   type Agent,
   type Approvals,
+  type Bus,
   HubosError,
+  Instance,
   type KernelView,
+  LocalBus,
   MemoryStore,
   type Store,
 } from '../../core/index.ts';
@@ -27,6 +30,8 @@ export interface HubOSOptions extends HubOSServerOptions {
   kernel?: KernelView;
   /** Where run records are kept (default: the kernel's store, else memory). */
   store?: Store;
+  /** What joins it to the other instances (default: the kernel's bus, else one of its own). */
+  bus?: Bus;
   version?: string;
 }
 
@@ -47,12 +52,27 @@ export class HubOS {
   #stopping: Promise<void> | undefined;
   #keys: readonly AcceptedKey[] | undefined;
   #originPolicy: OriginPolicy | undefined;
+  readonly #instance: Instance;
 
   constructor(options: HubOSOptions = {}) {
     this.options = options;
     this.name = options.name ?? 'hubos';
     this.version = options.version ?? '0.0.0';
-    this.runs = new RunManager(options.store ?? options.kernel?.store ?? new MemoryStore());
+    const store = options.store ?? options.kernel?.store ?? new MemoryStore();
+    const kernel = options.kernel;
+    this.#instance = kernel && !options.store ? kernel.instance : new Instance(store, 15_000);
+    this.runs = new RunManager({
+      store,
+      bus: options.bus ?? kernel?.bus ?? new LocalBus(),
+      instance: this.#instance,
+      resolveAgent: (name) => this.#agents.get(name),
+      onError: (message) => kernel?.logger.warn(message),
+    });
+  }
+
+  /** How many queued runs this instance runs at once (`server.maxConcurrentRuns`). */
+  get maxConcurrentRuns(): number {
+    return this.options.maxConcurrentRuns ?? 16;
   }
 
   get apiPrefix(): string {
@@ -253,6 +273,11 @@ export class HubOS {
       created.once('error', reject);
     });
     this.#server = server;
+    // Serving makes it an instance of the service: a heartbeat, the runs of dead instances marked,
+    // queued runs taken.
+    await this.#instance.start();
+    await this.runs.sweep();
+    await this.runs.work(this.maxConcurrentRuns);
     const address = server.address() as AddressInfo;
     const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.#url = `http://${shown}:${address.port}`;
@@ -276,6 +301,8 @@ export class HubOS {
       if (this.options.kernel)
         await getHubOSHooks(this.options.kernel).beforeStop.promise({ reason, hubos: this });
       await this.runs.drain(this.options.shutdownTimeoutMs ?? 10_000);
+      // Its runs have ended: the heartbeat goes, unless the kernel owns it (it stops it at close).
+      if (!this.options.kernel || this.options.store) await this.#instance.stop();
       const server = this.#server;
       if (server) {
         // Finished runs may still be writing their responses: close idle connections now, the rest shortly.

@@ -35,6 +35,11 @@ export interface HubOSServerOptions {
    * (default 20) wrong keys per client address and window get it too, even with `rateLimit: false`.
    */
   rateLimit?: { windowMs?: number; max?: number; maxAuthFailures?: number } | false;
+  /**
+   * How many queued runs (`?async=true`, A2A non-blocking sends) this instance runs at once; the
+   * rest wait in the queue for this instance or another. Default 16.
+   */
+  maxConcurrentRuns?: number;
   /** Longest a JSON (non-streaming) request may take. Default 5 minutes. */
   requestTimeoutMs?: number;
   /** How long shutdown lets running work finish before cancelling it. Default 10 s. */
@@ -103,6 +108,7 @@ export const SERVER_CONFIG_SCHEMA = {
         },
       ],
     },
+    maxConcurrentRuns: { type: 'integer', minimum: 1, maximum: 10000 },
     requestTimeoutMs: { type: 'integer', minimum: 1 },
     shutdownTimeoutMs: { type: 'integer', minimum: 0 },
     apiPrefix: { type: 'string', pattern: '^/[a-zA-Z0-9/_-]*$' },

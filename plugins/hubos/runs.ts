@@ -1,23 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, AgentEvent, RunResult, Store, StoreValue } from '../../core/index.ts';
+import type { Agent, AgentEvent, Bus, Instance, RunOptions, Store, StoreValue } from '../../core/index.ts';
 import { errorMessage, HubosError } from '../../core/index.ts';
+import { HUBOS_ERROR_CODES } from './errors.ts';
 import { canSee, type Principal } from './kit/principal.ts';
 import { sessionKey } from './kit/session-key.ts';
+import { RunEvents, type RunFollow, type RunLogEntry } from './run-events.ts';
+import {
+  ACTIVE_NAMESPACE,
+  activeKey,
+  isFinal,
+  QUEUED_NAMESPACE,
+  type QueuedRun,
+  type RunRecord,
+  type RunSurface,
+  readRun,
+  swapRun,
+  writeRun,
+} from './run-record.ts';
+import { RunSweeper } from './run-sweeper.ts';
 
-export type RunState = 'running' | 'completed' | 'cancelled' | 'failed';
-
-export interface RunRecord {
-  id: string;
-  agent: string;
-  sessionId?: string;
-  /** The principal that started it: only it (and admins) can read, cancel or answer it. */
-  owner?: string;
-  status: RunState;
-  createdAt: string;
-  finishedAt?: string;
-  result?: RunResult;
-  error?: { code: string; message: string };
-}
+export type { RunRecord, RunState, RunSurface } from './run-record.ts';
 
 /** How a run starts: for whom, in which session, and what may stop it. */
 export interface RunStartOptions {
@@ -27,120 +29,391 @@ export interface RunStartOptions {
   sessionId?: string | undefined;
   /** Cancels the run (e.g. the client disconnecting). */
   signal?: AbortSignal | undefined;
-  /** false skips storing the final record, for callers that hand the result straight back (a JSON run). */
-  persist?: boolean;
+  /** Where it was started (default `rest`). */
+  via?: RunSurface;
+  /** Hears each event of the run from the first (with its number in the run). */
+  listener?: Listener;
+  /** More options for the agent's run (AG-UI's client tools and tool results). */
+  run?: Omit<RunOptions, 'runId' | 'signal' | 'principal' | 'sessionId' | 'onEvent'>;
 }
+
+export interface RunManagerOptions {
+  store: Store;
+  bus: Bus;
+  instance: Instance;
+  /** The agent a queued run names, on this instance (undefined when it serves none by that name). */
+  resolveAgent: (name: string) => Agent | undefined;
+  /** How long a finished run's events stay readable by `GET /runs/:id/events` (default 60 s). */
+  eventsTtlMs?: number;
+  onError?: (message: string) => void;
+}
+
+export type Listener = (event: AgentEvent, seq: number) => void;
 
 interface LiveRun {
   record: RunRecord;
   controller: AbortController;
   done: Promise<void>;
-  listeners: Set<(event: AgentEvent) => void>;
+  listeners: Set<Listener>;
+  seq: number;
+  /** Store writes of this run, one after another. */
+  writes: Promise<void>;
+  /** Stops listening to the caller's signal. */
+  release?: () => void;
 }
 
-const NAMESPACE = 'hubos:runs';
+const RUN_QUEUE = 'runs';
+const CANCEL_CHANNEL = 'runs:cancel';
 
 /**
- * Runs started over HTTP: each one is tracked while it runs (so it can be watched, cancelled and
- * drained at shutdown) and its record is kept in the store, so its status outlives the process.
+ * Every run HubOS serves, from its first moment: its record is in the store before the caller
+ * hears of it, updated as steps finish and final at the end; its events go to the bus, so any
+ * instance can stream them; a cancel reaches it on whichever instance runs it. Runs of an
+ * instance that died are marked `interrupted` (see RunSweeper). Queued runs (`enqueue`) are
+ * taken by whichever instance has room (`work`).
  */
 export class RunManager {
   readonly #live = new Map<string, LiveRun>();
   readonly #tracked = new Set<{ controller: AbortController; done: Promise<unknown> }>();
-  readonly #store: Store;
+  readonly #options: RunManagerOptions;
+  readonly #events: RunEvents;
+  readonly #sweeper: RunSweeper;
+  readonly #endListeners = new Set<(record: RunRecord) => void>();
+  #stopWork: (() => Promise<void>) | undefined;
+  #stopCancels: Promise<(() => Promise<void>) | undefined> | undefined;
 
-  constructor(store: Store) {
-    this.#store = store;
+  constructor(options: RunManagerOptions) {
+    this.#options = options;
+    this.#events = new RunEvents(options.bus, options.eventsTtlMs ?? 60_000, options.onError);
+    this.#sweeper = new RunSweeper({
+      store: options.store,
+      bus: options.bus,
+      instance: options.instance,
+      requeue: (record) => this.#requeue(record),
+      ended: (record) => this.#ended(record),
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
   }
 
-  /** Starts a run in the background for `options.principal` and returns its record at once. */
-  start(agent: Agent, input: string, options: RunStartOptions): RunRecord {
-    const { sessionId, signal, persist = true, principal } = options;
+  get store(): Store {
+    return this.#options.store;
+  }
+
+  get instanceId(): string {
+    return this.#options.instance.id;
+  }
+
+  /**
+   * Starts a run on this instance for `options.principal`; resolves with its record once that is
+   * stored (so any instance can read it), while the run goes on in the background.
+   */
+  async start(agent: Agent, input: string, options: RunStartOptions): Promise<RunRecord> {
+    const now = new Date().toISOString();
     const record: RunRecord = {
       id: randomUUID(),
       agent: agent.id,
-      ...(sessionId ? { sessionId } : {}),
-      owner: principal.id,
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      owner: options.principal.id,
       status: 'running',
-      createdAt: new Date().toISOString(),
+      via: options.via ?? 'rest',
+      instance: this.instanceId,
+      steps: 0,
+      createdAt: now,
+      startedAt: now,
     };
-    const controller = new AbortController();
-    // The caller's signal (a client leaving) cancels the run too; its listener goes when the run ends.
-    // By hand, not AbortSignal.any, which costs this route about a tenth of its throughput.
-    const forward = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', forward, { once: true });
-    const listeners = new Set<(event: AgentEvent) => void>();
-    const live: LiveRun = { record, controller, listeners, done: Promise.resolve() };
-    this.#live.set(record.id, live);
-    // Begins on the next microtask, so a caller subscribing right after start() sees run-start.
-    live.done = Promise.resolve()
-      .then(() => this.#drive(agent, input, live, persist))
-      .finally(() => signal?.removeEventListener('abort', forward));
-    // Stored once it ends; while it runs, get() answers from memory.
+    this.#listenForCancels();
+    const live = this.#open(record, options.signal);
+    if (options.listener) live.listeners.add(options.listener);
+    await this.#store(live, () => this.#index(record));
+    live.done = Promise.resolve().then(() => this.#drive(agent, input, live, options.run));
     return record;
   }
 
-  async #drive(agent: Agent, input: string, live: LiveRun, persist: boolean): Promise<void> {
+  /**
+   * Queues a run for whichever instance has room (`server.maxConcurrentRuns`): its record says
+   * `queued` until one takes it. Resolves once the record and the job are stored.
+   */
+  async enqueue(agent: Agent, input: string, options: RunStartOptions): Promise<RunRecord> {
+    const record: RunRecord = {
+      id: randomUUID(),
+      agent: agent.id,
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      owner: options.principal.id,
+      status: 'queued',
+      via: options.via ?? 'rest',
+      // The instance that queued it answers for it until one takes it.
+      instance: this.instanceId,
+      steps: 0,
+      createdAt: new Date().toISOString(),
+    };
+    const { store, bus } = this.#options;
+    await store.set(QUEUED_NAMESPACE, record.id, { input } satisfies QueuedRun as unknown as StoreValue);
+    await writeRun(store, record);
+    await this.#index(record);
+    await bus.enqueue(RUN_QUEUE, { id: record.id, data: { runId: record.id } });
+    return record;
+  }
+
+  /** Takes queued runs on this instance, `concurrency` at a time, until `close`. */
+  async work(concurrency: number): Promise<void> {
+    this.#listenForCancels();
+    this.#stopWork ??= await this.#options.bus.work(
+      RUN_QUEUE,
+      async (job) => this.#take(String((job.data as { runId: string }).runId)),
+      { concurrency },
+    );
+  }
+
+  /** Marks the runs of dead instances now and every lease from now on. */
+  async sweep(every = true): Promise<void> {
+    await this.#sweeper.sweep();
+    if (every) this.#sweeper.start();
+  }
+
+  /** Called with each run's final record, on the instance that saw it end (interrupted ones too). */
+  onEnd(listener: (record: RunRecord) => void): () => void {
+    this.#endListeners.add(listener);
+    return () => this.#endListeners.delete(listener);
+  }
+
+  // A job from the queue: run it if nobody has, give it up if its instance died mid-run.
+  async #take(runId: string): Promise<void> {
+    const { store, instance } = this.#options;
+    const record = await readRun(store, runId);
+    if (!record || isFinal(record.status)) return;
+    if (record.status === 'running') {
+      // Handed over because its instance stopped answering: never run twice, mark it instead.
+      if (record.instance && !(await instance.isAlive(record.instance)))
+        await this.#sweeper.interrupt(record);
+      return;
+    }
+    const queued = (await store.get(QUEUED_NAMESPACE, runId)) as QueuedRun | undefined;
+    const agent = this.#options.resolveAgent(record.agent);
+    const now = new Date().toISOString();
+    const claimed: RunRecord = {
+      ...record,
+      status: 'running',
+      instance: this.instanceId,
+      startedAt: now,
+      updatedAt: now,
+    };
+    if (!agent || !queued) {
+      const error = !agent
+        ? {
+            code: 'AGENT_NOT_FOUND',
+            message: `instance ${this.instanceId} serves no agent "${record.agent}"`,
+          }
+        : { code: 'RUN_FAILED', message: 'the queued run lost its input' };
+      const failed: RunRecord = { ...record, status: 'failed', error, finishedAt: now, updatedAt: now };
+      if (await swapRun(store, record, failed)) await this.#ended(failed);
+      return;
+    }
+    // Of two instances handed one job, one wins the record; the other leaves it.
+    if (!(await swapRun(store, record, claimed))) return;
+    await store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', runId)).catch(() => false);
+    const live = this.#open(claimed, undefined);
+    await this.#store(live, () => this.#index(claimed));
+    await store.delete(QUEUED_NAMESPACE, runId).catch(() => false);
+    live.done = this.#drive(agent, queued.input, live, undefined);
+    await live.done;
+  }
+
+  #open(record: RunRecord, signal: AbortSignal | undefined): LiveRun {
+    const controller = new AbortController();
+    const live: LiveRun = {
+      record,
+      controller,
+      listeners: new Set(),
+      done: Promise.resolve(),
+      seq: 0,
+      writes: Promise.resolve(),
+    };
+    this.#live.set(record.id, live);
+    // The caller's signal (a client leaving) cancels the run too; its listener goes when the run ends.
+    // By hand, not AbortSignal.any, which costs the run route about a tenth of its throughput.
+    if (signal) {
+      const forward = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', forward, { once: true });
+      live.release = () => signal.removeEventListener('abort', forward);
+    }
+    return live;
+  }
+
+  async #drive(agent: Agent, input: string, live: LiveRun, extra: RunStartOptions['run']): Promise<void> {
     const { record } = live;
     try {
-      const options = {
-        // The agent's run id is the record's, so approvals and events name the run HubOS knows.
-        runId: record.id,
-        signal: live.controller.signal,
-        principal: record.owner,
-        ...(record.sessionId ? { sessionId: sessionKey(record.owner!, record.sessionId) } : {}),
-      };
-      // run() with onEvent, not stream(): no queue between the loop and the listeners.
       const onEvent = (event: AgentEvent) => {
-        for (const listener of live.listeners) listener(event);
-        if (event.type === 'run-finish' || event.type === 'run-error') {
+        const seq = ++live.seq;
+        for (const listener of live.listeners) listener(event, seq);
+        this.#events.append(record.id, { seq, event: event as unknown as StoreValue });
+        if (event.type === 'step-finish') {
+          record.steps = (record.steps ?? 0) + 1;
+          record.updatedAt = new Date().toISOString();
+          void this.#store(live, () => writeRun(this.#options.store, { ...record }));
+        } else if (event.type === 'run-finish' || event.type === 'run-error') {
           record.result = event.result;
           record.status = event.result.status;
           if (event.type === 'run-error') record.error = event.error;
         }
       };
-      await agent.run(input, { ...options, onEvent }).catch((error: unknown) => {
-        if (!HubosError.is(error) || !error.details.result) throw error;
-      });
+      // run() with onEvent, not stream(): no queue between the loop and the listeners.
+      await agent
+        .run(input, {
+          ...extra,
+          // The agent's run id is the record's, so approvals and events name the run HubOS knows.
+          runId: record.id,
+          signal: live.controller.signal,
+          principal: record.owner,
+          ...(record.sessionId ? { sessionId: sessionKey(record.owner!, record.sessionId) } : {}),
+          onEvent,
+        })
+        .catch((error: unknown) => {
+          if (!HubosError.is(error) || !error.details.result) throw error;
+        });
     } catch (error) {
       record.status = 'failed';
       record.error = { code: 'RUN_FAILED', message: errorMessage(error) };
     } finally {
-      record.finishedAt = new Date().toISOString();
+      if (record.status === 'running') record.status = 'failed';
+      record.finishedAt = record.updatedAt = new Date().toISOString();
+      live.release?.();
+      await this.#store(live, () => writeRun(this.#options.store, record));
+      await this.#store(live, () => this.#unindex(record));
       this.#live.delete(record.id);
-      if (persist) await this.#save(record);
+      await this.#ended(record);
     }
   }
 
-  /** Resolves with the record once the run has ended. */
-  async wait(id: string): Promise<RunRecord | undefined> {
+  // A run's final record is known: its followers hear the end, listeners are told.
+  async #ended(record: RunRecord): Promise<void> {
+    this.#events.end(record.id, record);
+    for (const listener of this.#endListeners) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.#options.onError?.(`a run-end listener failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  // Writes in order, one at a time; a failing write is reported, never thrown into the run.
+  #store(live: LiveRun, write: () => Promise<unknown>): Promise<void> {
+    live.writes = live.writes.then(write).then(
+      () => undefined,
+      (error: unknown) => this.#options.onError?.(`run ${live.record.id}: ${errorMessage(error)}`),
+    );
+    return live.writes;
+  }
+
+  async #index(record: RunRecord): Promise<void> {
+    await writeRun(this.#options.store, record);
+    await this.#options.store.set(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id), true);
+  }
+
+  async #unindex(record: RunRecord): Promise<void> {
+    await this.#options.store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id));
+  }
+
+  // A queued run whose instance died without a shared queue: this instance queues it again.
+  async #requeue(record: RunRecord): Promise<void> {
+    const { store, bus } = this.#options;
+    const moved: RunRecord = { ...record, instance: this.instanceId };
+    if (!(await swapRun(store, record, moved))) return;
+    await store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id)).catch(() => false);
+    await store.set(ACTIVE_NAMESPACE, activeKey(this.instanceId, record.id), true);
+    await bus.enqueue(RUN_QUEUE, { id: record.id, data: { runId: record.id } });
+  }
+
+  /** Resolves with the record once the run has ended, wherever it runs. */
+  async wait(id: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
     const live = this.#live.get(id);
-    if (!live) return this.get(id);
-    await live.done;
-    return live.record;
+    if (live) {
+      await live.done;
+      return live.record;
+    }
+    const record = await this.get(id);
+    if (!record || isFinal(record.status)) return record;
+    for await (const entry of this.follow(id, 0, signal)) if ('end' in entry) return entry.end;
+    return this.get(id);
   }
 
   /** The run's record: live, or as stored. Given a principal, only a run it may see (else undefined). */
   async get(id: string, principal?: Principal): Promise<RunRecord | undefined> {
-    const record =
-      this.#live.get(id)?.record ?? ((await this.#store.get(NAMESPACE, id)) as RunRecord | undefined);
+    const record = this.#live.get(id)?.record ?? (await readRun(this.#options.store, id));
     return record && principal && !canSee(principal, record.owner) ? undefined : record;
   }
 
-  /** Follows a live run's events; returns false if the run is not running. */
-  subscribe(id: string, listener: (event: AgentEvent) => void): (() => void) | false {
+  /** Follows a run of this instance as it happens; false if it does not run here. */
+  subscribe(id: string, listener: Listener): (() => void) | false {
     const live = this.#live.get(id);
     if (!live) return false;
     live.listeners.add(listener);
     return () => live.listeners.delete(listener);
   }
 
-  /** Cancels a running run; false if it is not running. */
-  cancel(id: string): boolean {
+  /**
+   * A run's events after `afterSeq` wherever it runs, then its end (`{ end: record }`); a run
+   * whose events are no longer kept gives its end alone. Ends when `signal` aborts.
+   */
+  follow(id: string, afterSeq: number, signal?: AbortSignal): AsyncIterable<RunLogEntry> {
+    const follow: RunFollow = {
+      id,
+      afterSeq,
+      signal,
+      current: () => this.get(id),
+    };
+    return this.#events.follow(follow);
+  }
+
+  /**
+   * Cancels a run wherever it runs and resolves with its final record. Throws RUN_ENDED for a run
+   * that has ended, RUN_UNREACHABLE for one another instance runs that this one cannot reach.
+   */
+  async cancel(id: string): Promise<RunRecord> {
     const live = this.#live.get(id);
-    if (!live) return false;
-    live.controller.abort(new Error('cancelled by request'));
-    return true;
+    if (live) {
+      live.controller.abort(new Error('cancelled by request'));
+      await live.done;
+      return live.record;
+    }
+    const { store, bus, instance } = this.#options;
+    const record = await readRun(store, id);
+    if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+    if (isFinal(record.status)) throw ended(record);
+    if (record.status === 'queued') {
+      const now = new Date().toISOString();
+      const cancelled: RunRecord = { ...record, status: 'cancelled', finishedAt: now, updatedAt: now };
+      if (!(await swapRun(store, record, cancelled))) return this.cancel(id);
+      await store.delete(QUEUED_NAMESPACE, id).catch(() => false);
+      await store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', id)).catch(() => false);
+      await this.#ended(cancelled);
+      return cancelled;
+    }
+    if (record.instance && !(await instance.isAlive(record.instance))) {
+      throw ended((await this.#sweeper.interrupt(record)) ?? record);
+    }
+    if (!bus.shared)
+      throw HUBOS_ERROR_CODES.create(
+        'RUN_UNREACHABLE',
+        `run "${id}" runs on instance ${record.instance}, which this one cannot reach: join the instances with bus: { driver: 'redis' }`,
+      );
+    await bus.publish(CANCEL_CHANNEL, { runId: id });
+    const stop = AbortSignal.timeout(30_000);
+    return (await this.wait(id, stop)) ?? record;
+  }
+
+  // Cancels asked for on another instance reach the run here.
+  #listenForCancels(): void {
+    if (!this.#options.bus.shared || this.#stopCancels) return;
+    this.#stopCancels = this.#options.bus
+      .subscribe(CANCEL_CHANNEL, (message) => {
+        const runId = (message as { runId?: string }).runId;
+        if (runId) this.#live.get(runId)?.controller.abort(new Error('cancelled by request'));
+      })
+      .catch((error: unknown) => {
+        this.#options.onError?.(`cannot hear cancels from other instances: ${errorMessage(error)}`);
+        return undefined;
+      });
   }
 
   get running(): number {
@@ -148,7 +421,7 @@ export class RunManager {
   }
 
   /**
-   * Tracks work that runs outside the manager (an AG-UI stream) so that shutdown waits for it
+   * Tracks work that runs outside the manager (a workflow stream) so that shutdown waits for it
    * like for its own runs, and cancels it through `controller` at the deadline.
    */
   track(controller: AbortController, done: Promise<unknown>): void {
@@ -157,8 +430,16 @@ export class RunManager {
     void entry.done.finally(() => this.#tracked.delete(entry));
   }
 
-  /** Waits for running runs to finish until the deadline, then cancels the rest and waits for them. */
+  /**
+   * Stops taking queued runs, waits for running runs to finish until the deadline, then cancels
+   * the rest and waits for them.
+   */
   async drain(deadlineMs: number): Promise<void> {
+    this.#sweeper.stop();
+    const stopWork = this.#stopWork;
+    this.#stopWork = undefined;
+    // Not awaited first: stopping the worker waits for its jobs, which are the runs drained below.
+    const workStopped = stopWork?.().catch(() => undefined);
     const all = () => Promise.all([...this.#live.values(), ...this.#tracked].map((run) => run.done));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'late'>((resolve) => {
@@ -172,9 +453,15 @@ export class RunManager {
       }
       await all();
     }
+    await workStopped;
+    const unsubscribe = await this.#stopCancels;
+    this.#stopCancels = undefined;
+    await unsubscribe?.().catch(() => undefined);
   }
+}
 
-  async #save(record: RunRecord): Promise<void> {
-    await this.#store.set(NAMESPACE, record.id, record as unknown as StoreValue).catch(() => undefined);
-  }
+function ended(record: RunRecord): HubosError {
+  return HUBOS_ERROR_CODES.create('RUN_ENDED', `run "${record.id}" has already ended (${record.status})`, {
+    details: { record },
+  });
 }

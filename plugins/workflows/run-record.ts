@@ -5,6 +5,17 @@ import type { StepRecord, WorkflowError, WorkflowRunRecord, WorkflowRunStatus } 
 export const WORKFLOW_RUNS_NAMESPACE = 'workflow-runs';
 /** One entry per finished step, key `<runId>/<seq>`: a step costs one small write, whatever the run's size. */
 export const WORKFLOW_STEPS_NAMESPACE = 'workflow-steps';
+/**
+ * Runs not yet ended (queued or running), key the run id: what a sweep looks at, so finding the
+ * runs of dead instances never reads every run.
+ */
+export const WORKFLOW_ACTIVE_NAMESPACE = 'workflow-runs:active';
+
+export interface ActiveEntry {
+  workflow: string;
+  /** When it was marked (ms): a fresh entry may not have its header yet. */
+  since: number;
+}
 
 /** A run without its steps: what run lists show. */
 export type RunHeader = Omit<WorkflowRunRecord, 'steps' | 'usage'>;
@@ -20,14 +31,17 @@ export function newRunRecord(
   runId: string,
   workflow: string,
   input: unknown,
-  owner?: string,
+  owner: string | undefined,
+  instance: string,
+  status: 'running' | 'queued' = 'running',
 ): WorkflowRunRecord {
   const now = new Date().toISOString();
   return {
     runId,
     workflow,
     ...(owner !== undefined ? { owner } : {}),
-    status: 'running',
+    status,
+    instance,
     input,
     steps: [],
     decisions: {},
@@ -48,6 +62,8 @@ export class RunRecorder {
   readonly #done = new Map<string, StepRecord>();
   #seq: number;
   #writing: Promise<void> = Promise.resolve();
+  /** Set when another instance took the run over: from then on this one writes nothing. */
+  #fenced = false;
 
   constructor(store: Store, record: WorkflowRunRecord, nextSeq = record.steps.length) {
     this.#store = store;
@@ -81,7 +97,7 @@ export class RunRecorder {
   }
 
   finish(
-    status: Exclude<WorkflowRunStatus, 'running'>,
+    status: Exclude<WorkflowRunStatus, 'running' | 'queued'>,
     output: unknown,
     error?: WorkflowError,
   ): Promise<void> {
@@ -95,15 +111,33 @@ export class RunRecorder {
 
   /** Writes the run's header (everything but the steps, which are written as they finish). */
   save(): Promise<void> {
+    const header = this.#header();
+    return this.#write(() => this.#store.set(WORKFLOW_RUNS_NAMESPACE, this.record.runId, header));
+  }
+
+  /** Writes the header of a new run; false when a run of that id already exists. */
+  async create(): Promise<boolean> {
+    const header = this.#header();
+    let created = false;
+    await this.#write(async () => {
+      created = await this.#store.compareAndSet(WORKFLOW_RUNS_NAMESPACE, this.record.runId, undefined, header);
+    });
+    return created;
+  }
+
+  /** Stops every write of this recorder: another instance now runs (and records) the run. */
+  fence(): void {
+    this.#fenced = true;
+  }
+
+  #header(): StoreValue {
     this.record.updatedAt = new Date().toISOString();
     const { steps: _steps, usage: _usage, ...header } = this.record;
-    return this.#write(() =>
-      this.#store.set(WORKFLOW_RUNS_NAMESPACE, this.record.runId, header as unknown as StoreValue),
-    );
+    return header as unknown as StoreValue;
   }
 
   #write(work: () => Promise<void>): Promise<void> {
-    const write = this.#writing.then(work);
+    const write = this.#writing.then(() => (this.#fenced ? undefined : work()));
     // A failed write fails the step that asked for it, not every later one.
     this.#writing = write.catch(() => undefined);
     return write.catch((error: unknown) => {
@@ -118,6 +152,27 @@ export class RunRecorder {
 
 export async function loadRunHeader(store: Store, runId: string): Promise<RunHeader | undefined> {
   return (await store.get(WORKFLOW_RUNS_NAMESPACE, runId)) as RunHeader | undefined;
+}
+
+/** Replaces the header `from` (as read) with `to` only if nobody changed it meanwhile. */
+export function swapRunHeader(store: Store, from: RunHeader, to: RunHeader): Promise<boolean> {
+  return store.compareAndSet(
+    WORKFLOW_RUNS_NAMESPACE,
+    from.runId,
+    from as unknown as StoreValue,
+    { ...to, updatedAt: new Date().toISOString() } as unknown as StoreValue,
+  );
+}
+
+/** Marks a run active (before its status becomes queued or running, so a crash leaves the mark). */
+export function markActive(store: Store, runId: string, workflow: string): Promise<void> {
+  const entry: ActiveEntry = { workflow, since: Date.now() };
+  return store.set(WORKFLOW_ACTIVE_NAMESPACE, runId, entry as unknown as StoreValue);
+}
+
+/** Drops the mark (after the run's final status is written). */
+export async function unmarkActive(store: Store, runId: string): Promise<void> {
+  await store.delete(WORKFLOW_ACTIVE_NAMESPACE, runId);
 }
 
 /** Reads a run of `workflow` back, its steps in the order they finished; undefined when there is none. */

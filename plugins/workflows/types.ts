@@ -119,7 +119,11 @@ export interface WorkflowDefinition<I = unknown> {
 }
 
 export type StepStatus = 'completed' | 'failed' | 'cancelled';
-export type WorkflowRunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+/**
+ * `queued` until an instance takes it (`async` starts over HTTP); `interrupted` when the instance
+ * running it died and nobody resumed it (see `autoResume`). Every status but `completed` can be resumed.
+ */
+export type WorkflowRunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
 export interface WorkflowError {
   code: string;
@@ -158,6 +162,11 @@ export interface WorkflowRunRecord {
    */
   owner?: string;
   status: WorkflowRunStatus;
+  /**
+   * The instance (`kernel.instance.id`) running it, or that queued it. While it runs, that
+   * instance also holds the run's lease (namespace `workflow-leases`), so no other one runs it.
+   */
+  instance?: string;
   input: unknown;
   /** Finished steps in the order they finished. */
   steps: StepRecord[];
@@ -214,5 +223,21 @@ export interface WorkflowRunOptions {
 /** A workflow of any input type (its functions take its own input type, so `never` admits them all). */
 export type AnyWorkflowDefinition = WorkflowDefinition<never>;
 
-/** The `workflows` config key: workflows made with `defineWorkflow`. */
-export type WorkflowsConfig = AnyWorkflowDefinition[];
+/** The `workflows` config key in its object form: the workflows, and how this instance treats runs. */
+export interface WorkflowsOptions {
+  /** The workflows made with `defineWorkflow` (what the array form lists). */
+  definitions?: AnyWorkflowDefinition[];
+  /**
+   * Resume runs whose instance died (default false). A serving instance looks every lease
+   * (`bus.leaseMs`) for runs still `running` whose lease has expired or whose instance is dead,
+   * takes the lease and resumes them: finished steps are replayed, not run again. Without it such
+   * runs are marked `interrupted` (error `RUN_INTERRUPTED`), and an explicit resume continues them.
+   */
+  autoResume?: boolean;
+}
+
+/**
+ * The `workflows` config key: the workflows made with `defineWorkflow`, or
+ * `{ definitions, autoResume }` (see WorkflowsOptions).
+ */
+export type WorkflowsConfig = AnyWorkflowDefinition[] | WorkflowsOptions;

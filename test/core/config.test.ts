@@ -102,12 +102,13 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns plugins, agents, model, store, sessions, workspace and permissions', () => {
+  it('the kernel owns plugins, agents, model, store, bus, sessions, workspace and permissions', () => {
     expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
       'plugins',
       'agents',
       'model',
       'store',
+      'bus',
       'sessions',
       'workspace',
       'permissions',
@@ -149,7 +150,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, sessions, workspace, permissions',
+      'unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, bus, sessions, workspace, permissions',
     );
     expect(error.message).toContain(FILE);
   });
@@ -168,7 +169,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "telemetry"; known keys: plugins, agents, model, store, sessions, workspace, permissions, weather',
+      'unknown key "telemetry"; known keys: plugins, agents, model, store, bus, sessions, workspace, permissions, weather',
     );
     expect(error.message).not.toContain('did you mean');
   });
@@ -192,7 +193,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, sessions, workspace, permissions, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, workspace, permissions, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);

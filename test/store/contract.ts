@@ -110,6 +110,34 @@ export function storeContract(name: string, open: () => Store | Promise<Store>):
     );
 
     it(
+      'compares and sets: only when absent, or only when it holds the value read',
+      withStore(async (store) => {
+        expect(await store.compareAndSet('ns', 'lease', undefined, { holder: 'a', n: 1 })).toBe(true);
+        expect(await store.compareAndSet('ns', 'lease', undefined, { holder: 'b', n: 1 })).toBe(false);
+        const held = await store.get('ns', 'lease');
+        expect(held).toEqual({ holder: 'a', n: 1 });
+        expect(await store.compareAndSet('ns', 'lease', { holder: 'x', n: 1 }, { holder: 'b', n: 2 })).toBe(
+          false,
+        );
+        expect(await store.compareAndSet('ns', 'lease', held, { holder: 'b', n: 2 })).toBe(true);
+        expect(await store.compareAndSet('ns', 'lease', held, { holder: 'c', n: 3 })).toBe(false);
+        expect(await store.get('ns', 'lease')).toEqual({ holder: 'b', n: 2 });
+        expect(await store.compareAndSet('other', 'lease', undefined, 1)).toBe(true);
+      }),
+    );
+
+    it(
+      'lets exactly one of many concurrent claims win',
+      withStore(async (store) => {
+        await store.set('ns', 'count', 0);
+        const claims = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.compareAndSet('ns', 'count', 0, i + 1)),
+        );
+        expect(claims.filter(Boolean)).toHaveLength(1);
+      }),
+    );
+
+    it(
       'closes more than once without error',
       withStore(async (store) => {
         await store.close();

@@ -6,8 +6,8 @@ import { storeContract } from './contract.ts';
 storeContract('MemoryStore', () => new MemoryStore());
 
 describe('MemoryStore', () => {
-  it('is what openStore gives for driver memory', () => {
-    expect(openStore({ driver: 'memory' }, '/nonexistent')).toBeInstanceOf(MemoryStore);
+  it('is what openStore gives for driver memory', async () => {
+    expect(await openStore({ driver: 'memory' }, '/nonexistent')).toBeInstanceOf(MemoryStore);
   });
 
   it('keeps each instance to itself', async () => {

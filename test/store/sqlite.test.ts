@@ -129,17 +129,17 @@ describe('SqliteStore: files it cannot use', () => {
 describe('openStore', () => {
   it('opens SQLite by default at .hubos/hubos.db under the base folder', async () => {
     const base = join(dir, 'app');
-    const store = openStore({}, base);
+    const store = await openStore({}, base, {});
     expect(store).toBeInstanceOf(SqliteStore);
     expect((store as SqliteStore).path).toBe(join(base, '.hubos', 'hubos.db'));
     await store.close();
   });
 
   it('resolves a relative path from the base folder and keeps :memory:', async () => {
-    const store = openStore({ path: 'data/x.db' }, dir) as SqliteStore;
+    const store = (await openStore({ path: 'data/x.db' }, dir, {})) as SqliteStore;
     expect(store.path).toBe(join(dir, 'data', 'x.db'));
     await store.close();
-    const memory = openStore({ path: ':memory:' }, dir) as SqliteStore;
+    const memory = (await openStore({ path: ':memory:' }, dir, {})) as SqliteStore;
     expect(memory.path).toBe(':memory:');
     await memory.close();
   });

@@ -44,7 +44,7 @@ export class A2AEndpoints {
 
   #create(name: string, agent: Agent): A2AEndpoint {
     const hubos = this.#hubos;
-    const tasks = new HubOSTaskStore(this.#taskStore(), name);
+    const tasks = new HubOSTaskStore(this.#taskStore(), name, (runId) => hubos.runs.get(runId));
     const card = (origin: string) => buildAgentCard(hubos, name, agent, origin);
     // The handler reads capabilities and protocol versions from its card, never the URL.
     const executor = new HubOSAgentExecutor(hubos, agent, tasks);

@@ -43,19 +43,40 @@ export class HubOSAgentExecutor implements AgentExecutor {
     const runs = this.#hubos.runs;
     const principal = callerOf(request.context);
     // The context is the caller's session: the same context id from another key is another conversation.
-    const record = runs.start(this.#agent, inputText(message), {
-      principal,
-      sessionId: sessionIdFor(contextId),
+    const options = { principal, sessionId: sessionIdFor(contextId), via: 'a2a' as const };
+    // A send that returns at once goes through the queue: whichever instance has room runs it.
+    if (request.request.configuration?.returnImmediately === true) {
+      const record = await runs.enqueue(this.#agent, inputText(message), options);
+      await this.#tasks.link(taskId, record.id);
+      const updates = new TaskUpdates(bus, taskId, contextId, { agent: this.#agent.id, runId: record.id });
+      this.#running.set(taskId, { runId: record.id, owner: principal.id });
+      updates.working();
+      try {
+        for await (const entry of runs.follow(record.id, 0)) {
+          if ('end' in entry) return updates.finish(entry.end);
+          updates.onEvent(entry.event);
+        }
+        updates.finish(await runs.get(record.id));
+      } finally {
+        this.#running.delete(taskId);
+      }
+      return;
+    }
+    let updates: TaskUpdates | undefined;
+    const early: Parameters<TaskUpdates['onEvent']>[0][] = [];
+    const record = await runs.start(this.#agent, inputText(message), {
+      ...options,
+      // Heard from the first event; those before the updates exist are replayed into them.
+      listener: (event) => (updates ? updates.onEvent(event) : early.push(event)),
     });
-    const updates = new TaskUpdates(bus, taskId, contextId, { agent: this.#agent.id, runId: record.id });
-    // Subscribed before anything awaits, so no event of the run is missed.
-    const unsubscribe = runs.subscribe(record.id, (event) => updates.onEvent(event));
+    await this.#tasks.link(taskId, record.id);
+    updates = new TaskUpdates(bus, taskId, contextId, { agent: this.#agent.id, runId: record.id });
     this.#running.set(taskId, { runId: record.id, owner: principal.id });
     updates.working();
+    for (const event of early.splice(0)) updates.onEvent(event);
     try {
       updates.finish(await runs.wait(record.id));
     } finally {
-      if (unsubscribe) unsubscribe();
       this.#running.delete(taskId);
     }
   };
@@ -68,8 +89,12 @@ export class HubOSAgentExecutor implements AgentExecutor {
 
   /** Aborts the task's run; `execute` then publishes the final `canceled` status the SDK waits for. */
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
-    const runId = this.#running.get(taskId)?.runId;
-    if (runId && this.#hubos.runs.cancel(runId)) return;
+    const runId = this.#running.get(taskId)?.runId ?? (await this.#tasks.runOf(taskId));
+    // Cancelled wherever it runs; `execute`, still following it, then publishes the final status.
+    if (runId && this.#running.has(taskId)) {
+      const cancelled = await this.#hubos.runs.cancel(runId).catch(() => undefined);
+      if (cancelled) return;
+    } else if (runId) await this.#hubos.runs.cancel(runId).catch(() => undefined);
     // Nothing of it runs here (it ended meanwhile, or another process runs it): mark it canceled.
     const contextId = (await this.#tasks.loadAny(taskId))?.contextId ?? '';
     bus.publish(

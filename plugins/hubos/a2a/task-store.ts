@@ -3,9 +3,13 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { Store, StoreValue } from '../../../core/index.ts';
 import { canSee } from '../kit/principal.ts';
+import type { RunRecord } from '../run-record.ts';
 import { callerOf } from './caller.ts';
+import { settledTask } from './settle.ts';
 
 const NAMESPACE = 'hubos:a2a:tasks';
+/** Which run serves a task (its latest turn), key `<agent>/<taskId>`. */
+const RUNS_NAMESPACE = 'hubos:a2a:task-runs';
 
 interface Cursor {
   timestamp: string;
@@ -21,10 +25,24 @@ interface Cursor {
 export class HubOSTaskStore implements TaskStore {
   readonly #store: Store;
   readonly #prefix: string;
+  readonly #runOf: ((runId: string) => Promise<RunRecord | undefined>) | undefined;
 
-  constructor(store: Store, agentName: string) {
+  /** `runOf` reads a run's record: a task whose run ended where nobody followed it is settled from it. */
+  constructor(store: Store, agentName: string, runOf?: (runId: string) => Promise<RunRecord | undefined>) {
     this.#store = store;
     this.#prefix = `${encodeURIComponent(agentName)}/`;
+    this.#runOf = runOf;
+  }
+
+  /** Records which run serves the task's current turn. */
+  async link(taskId: string, runId: string): Promise<void> {
+    await this.#store.set(RUNS_NAMESPACE, this.#prefix + taskId, runId);
+  }
+
+  /** The run serving the task's current turn, if any. */
+  async runOf(taskId: string): Promise<string | undefined> {
+    const runId = await this.#store.get(RUNS_NAMESPACE, this.#prefix + taskId);
+    return typeof runId === 'string' ? runId : undefined;
   }
 
   async save(task: Task, context?: ServerCallContext): Promise<void> {
@@ -52,7 +70,25 @@ export class HubOSTaskStore implements TaskStore {
     if (json === undefined) return undefined;
     // Tasks stored before owners were kept are bare Task JSON: nobody's but the admins'.
     const record = json as Partial<StoredTask>;
-    return 'task' in record && record.task !== undefined ? (record as StoredTask) : { task: json };
+    const stored = 'task' in record && record.task !== undefined ? (record as StoredTask) : { task: json };
+    return this.#settle(taskId, stored);
+  }
+
+  /**
+   * A task still open whose run has ended (its instance died, or the instance following it did)
+   * takes the run's outcome, and keeps it: it never stays `working` for ever.
+   */
+  async #settle(taskId: string, stored: StoredTask): Promise<StoredTask> {
+    const task = Task.fromJSON(stored.task);
+    const state = task.status?.state;
+    if (!this.#runOf || !(state === TaskState.TASK_STATE_WORKING || state === TaskState.TASK_STATE_SUBMITTED))
+      return stored;
+    const runId = await this.runOf(taskId);
+    const run = runId ? await this.#runOf(runId) : undefined;
+    if (!run || run.status === 'running' || run.status === 'queued') return stored;
+    const settled: StoredTask = { ...stored, task: Task.toJSON(settledTask(task, run)) as StoreValue };
+    await this.#store.set(NAMESPACE, this.#prefix + taskId, settled as unknown as StoreValue);
+    return settled;
   }
 
   /** Newest status first (then id), filtered, one page after the cursor. */

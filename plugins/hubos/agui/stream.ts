@@ -4,7 +4,6 @@ import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { type Agent, HubosError } from '../../../core/index.ts';
 import type { Principal } from '../kit/principal.ts';
-import { sessionKey } from '../kit/session-key.ts';
 import type { RunManager } from '../runs.ts';
 import type { AguiRun } from './input.ts';
 import { AguiTranslator } from './translate.ts';
@@ -29,35 +28,35 @@ export function streamRun(
   return stream(c, async (out) => {
     const stop = new AbortController();
     out.onAbort(() => stop.abort(new HubosError('RUN_CANCELLED', 'the client disconnected')));
-    const signal = stop.signal;
-    let finished: () => void = () => undefined;
-    // Shutdown waits for this stream like for any run, and cancels it through `stop` at the deadline.
-    runs.track(
-      stop,
-      new Promise<void>((resolve) => {
-        finished = resolve;
-      }),
-    );
     const translator = new AguiTranslator(run.threadId, run.runId);
-    const send = async (events: AguiEvent[]) => {
-      for (const event of events) await out.write(encoder.encodeBinary({ ...event, timestamp: Date.now() }));
+    // Written one after another, in the order the run produced them.
+    let writing = Promise.resolve();
+    const send = (events: AguiEvent[]) => {
+      writing = writing.then(async () => {
+        for (const event of events)
+          await out.write(encoder.encodeBinary({ ...event, timestamp: Date.now() }));
+      });
+      return writing;
     };
     await send(translator.start());
     try {
-      const options = {
-        ...run.options,
-        sessionId: sessionKey(principal.id, run.threadId),
-        principal: principal.id,
-        signal,
-      };
-      for await (const event of agent.stream(run.input, options)) {
-        await send(translator.translate(event));
-      }
+      const { sessionId: _ignored, ...options } = run.options;
+      // A run with a record like any other: readable, cancellable and followable from any instance.
+      const record = await runs.start(agent, run.input, {
+        principal,
+        sessionId: run.threadId,
+        signal: stop.signal,
+        via: 'ag-ui',
+        run: options,
+        listener: (event) => void send(translator.translate(event)),
+      });
+      const done = await runs.wait(record.id);
+      if (done?.status === 'failed' && !done.result)
+        throw new HubosError('RUN_FAILED', done.error?.message ?? 'the run failed');
       await send(translator.end());
     } catch (error) {
       await send(translator.fail(error));
-    } finally {
-      finished();
     }
+    await writing.catch(() => undefined);
   });
 }

@@ -79,24 +79,33 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
     const principal = c.get('principal');
     const async = c.req.query('async');
     if (async === 'true' || async === '1') {
-      const record = hubos.runs.start(agent, body.input, { principal, sessionId: body.sessionId });
-      return c.json({ runId: record.id, status: record.status, href: `${api}/runs/${record.id}` }, 202);
+      // Queued: whichever instance has room runs it; the record says where it stands meanwhile.
+      const record = await hubos.runs.enqueue(agent, body.input, { principal, sessionId: body.sessionId });
+      return c.json(
+        {
+          runId: record.id,
+          status: record.status,
+          href: `${api}/runs/${record.id}`,
+          events: `${api}/runs/${record.id}/events`,
+        },
+        202,
+      );
     }
     if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {
         const disconnected = new AbortController();
         stream.onAbort(() => disconnected.abort(new Error('the client disconnected')));
-        const record = hubos.runs.start(agent, body.input, {
+        const writes: Promise<void>[] = [];
+        const record = await hubos.runs.start(agent, body.input, {
           principal,
           sessionId: body.sessionId,
           signal: disconnected.signal,
-        });
-        const writes: Promise<void>[] = [];
-        const unsubscribe = hubos.runs.subscribe(record.id, (event) => {
-          writes.push(stream.writeSSE({ event: event.type, data: JSON.stringify(event) }));
+          // Numbered, so a client that loses the stream resumes at GET /runs/:id/events with Last-Event-ID.
+          listener: (event, seq) => {
+            writes.push(stream.writeSSE({ id: String(seq), event: event.type, data: JSON.stringify(event) }));
+          },
         });
         await hubos.runs.wait(record.id);
-        if (unsubscribe) unsubscribe();
         await Promise.all(writes);
       });
     }
@@ -108,11 +117,10 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
       stop.abort(new Error('request timeout'));
     }, hubos.requestTimeoutMs);
     const unwatch = onClientGone(c, () => stop.abort(new Error('the client disconnected')));
-    const record = hubos.runs.start(agent, body.input, {
+    const record = await hubos.runs.start(agent, body.input, {
       principal,
       sessionId: body.sessionId,
       signal: stop.signal,
-      persist: false,
     });
     const done = (await hubos.runs.wait(record.id))!;
     clearTimeout(timer);

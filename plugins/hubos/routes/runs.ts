@@ -1,8 +1,17 @@
 import type { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
 import type { HubOS } from '../hubos.ts';
 
-/** `GET /runs/:id` (status and result) and `POST /runs/:id/cancel`. */
+/** A client resuming says the last event number it saw; anything else starts from the first. */
+function lastEventId(value: string | undefined): number {
+  return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : 0;
+}
+
+/**
+ * `GET /runs/:id` (status and result), `GET /runs/:id/events` (SSE, resumable) and
+ * `POST /runs/:id/cancel`, for a run on any instance of the service.
+ */
 export function runRoutes(app: Hono, hubos: HubOS): void {
   const api = hubos.apiPrefix;
   hubos.document(
@@ -14,11 +23,23 @@ export function runRoutes(app: Hono, hubos: HubOS): void {
       responses: { 404: 'No such run' },
     },
     {
+      method: 'get',
+      path: `${api}/runs/{id}/events`,
+      summary:
+        "A run's events as SSE, from any instance: from the start, or after the Last-Event-ID header (or ?after=N); a run-end event with the final record closes it",
+      tags: ['runs'],
+      sse: true,
+      responses: { 404: 'No such run' },
+    },
+    {
       method: 'post',
       path: `${api}/runs/{id}/cancel`,
-      summary: 'Cancel a running run',
+      summary: 'Cancel a queued or running run, on whichever instance runs it',
       tags: ['runs'],
-      responses: { 404: 'No such run', 409: 'The run has already ended' },
+      responses: {
+        404: 'No such run',
+        409: 'The run has already ended, or runs on an instance this one cannot reach (no shared bus)',
+      },
     },
   );
 
@@ -32,8 +53,29 @@ export function runRoutes(app: Hono, hubos: HubOS): void {
     const id = c.req.param('id');
     // Another caller's run does not exist for this one: looked up first, so it cannot be cancelled.
     const record = await hubos.runs.get(id, c.get('principal'));
-    if (record && hubos.runs.cancel(id)) return c.json((await hubos.runs.wait(id))!);
     if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
-    throw HUBOS_ERROR_CODES.create('RUN_ENDED', `run "${id}" has already ended (${record.status})`);
+    return c.json(await hubos.runs.cancel(id));
+  });
+
+  app.get(`${api}/runs/:id/events`, async (c) => {
+    const id = c.req.param('id');
+    const record = await hubos.runs.get(id, c.get('principal'));
+    if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+    const after = lastEventId(c.req.header('last-event-id') ?? c.req.query('after'));
+    return streamSSE(c, async (stream) => {
+      const gone = new AbortController();
+      stream.onAbort(() => gone.abort());
+      for await (const entry of hubos.runs.follow(id, after, gone.signal)) {
+        if ('end' in entry) {
+          await stream.writeSSE({ event: 'run-end', data: JSON.stringify(entry.end) });
+          return;
+        }
+        await stream.writeSSE({
+          id: String(entry.seq),
+          event: entry.event.type,
+          data: JSON.stringify(entry.event),
+        });
+      }
+    });
   });
 }

@@ -151,9 +151,15 @@ function standIn(runs: AgentEvent[][], calls: { input: string; options: RunOptio
   return {
     id: 'stand-in',
     tools: [],
-    async *stream(input: string, options: RunOptions) {
-      calls.push({ input, options });
-      yield* runs.shift() ?? [];
+    async run(input: string, options: RunOptions & { onEvent?: (event: AgentEvent) => void }) {
+      const { onEvent, ...rest } = options;
+      calls.push({ input, options: rest });
+      let last: RunResult | undefined;
+      for (const event of runs.shift() ?? []) {
+        onEvent?.(event);
+        if (event.type === 'run-finish') last = event.result;
+      }
+      return last;
     },
   } as unknown as Agent;
 }

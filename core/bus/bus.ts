@@ -1,0 +1,63 @@
+import type { StoreValue } from '../store/store.ts';
+
+/** One entry of a resumable log: `id` orders entries and is what a reader resumes after. */
+export interface LogEntry {
+  id: string;
+  entry: StoreValue;
+}
+
+/** A unit of queued work: `id` is unique, so the same job enqueued twice runs once. */
+export interface Job {
+  id: string;
+  data: StoreValue;
+}
+
+export interface WorkOptions {
+  /** How many jobs of this queue this instance runs at once. */
+  concurrency: number;
+}
+
+/**
+ * What joins instances of one service: messages, resumable logs (a run's events), fixed-window
+ * counters (rate limits) and a work queue. `local` keeps it all in this process; `redis` shares it
+ * between every instance on one Redis. Durable state (records, leases) lives in the Store, not here.
+ */
+export interface Bus {
+  /** `local` or `redis`. */
+  readonly driver: string;
+  /** True when other instances hear what this one publishes (a shared bus). */
+  readonly shared: boolean;
+
+  /** Sends to every subscriber of `channel`, on every instance; nothing is kept for later subscribers. */
+  publish(channel: string, message: StoreValue): Promise<void>;
+  /** Calls `handler` with each message published on `channel` from now on; resolves with an unsubscribe. */
+  subscribe(channel: string, handler: (message: StoreValue) => void): Promise<() => Promise<void>>;
+
+  /** Appends to a log (created on first use), keeping about the last `maxLen` entries; resolves with its id. */
+  append(log: string, entry: StoreValue, options?: { maxLen?: number }): Promise<string>;
+  /**
+   * The log's entries after `after` (from the start when undefined), then each new one as it is
+   * appended, until `signal` aborts. An `after` id that is no longer kept starts at the oldest kept.
+   */
+  follow(log: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogEntry>;
+  /** Drops the log `ttlMs` from now (a finished run's events stay readable that long). */
+  expire(log: string, ttlMs: number): Promise<void>;
+
+  /** Counts one hit on `key` in its current fixed window: the hits so far and the ms until it resets. */
+  hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
+
+  /** Adds a job to `queue`; a job whose id is already queued or running is not added again. */
+  enqueue(queue: string, job: Job): Promise<void>;
+  /**
+   * Runs jobs of `queue` on this instance, `concurrency` at a time, until the returned stop is
+   * called. A job whose instance dies is handed to another instance once (its handler decides,
+   * from the durable record, whether to run or give it up); a failing handler does not retry.
+   */
+  work(
+    queue: string,
+    handler: (job: Job) => Promise<void>,
+    options: WorkOptions,
+  ): Promise<() => Promise<void>>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,166 @@
+import type { StoreValue } from '../store/store.ts';
+import type { Bus, Job, LogEntry, WorkOptions } from './bus.ts';
+
+interface Log {
+  entries: LogEntry[];
+  next: number;
+  /** Readers waiting for the next entry. */
+  wake: Set<() => void>;
+  expiry?: NodeJS.Timeout;
+}
+
+interface Queue {
+  jobs: Job[];
+  ids: Set<string>;
+  workers: { handler: (job: Job) => Promise<void>; concurrency: number; active: number }[];
+}
+
+const DEFAULT_MAX_LEN = 10_000;
+
+/** The bus of a single instance: everything in this process, nothing shared (the default). */
+export class LocalBus implements Bus {
+  readonly driver = 'local';
+  readonly shared = false;
+  readonly #channels = new Map<string, Set<(message: StoreValue) => void>>();
+  readonly #logs = new Map<string, Log>();
+  readonly #windows = new Map<string, { count: number; resetAt: number }>();
+  readonly #queues = new Map<string, Queue>();
+
+  async publish(channel: string, message: StoreValue): Promise<void> {
+    // Copied, as a shared bus would: a subscriber cannot change what the publisher holds.
+    const json = JSON.stringify(message);
+    for (const handler of this.#channels.get(channel) ?? []) handler(JSON.parse(json));
+  }
+
+  async subscribe(channel: string, handler: (message: StoreValue) => void): Promise<() => Promise<void>> {
+    const handlers = this.#channels.get(channel) ?? new Set();
+    this.#channels.set(channel, handlers);
+    const own = (message: StoreValue) => handler(message);
+    handlers.add(own);
+    return async () => {
+      handlers.delete(own);
+      if (handlers.size === 0) this.#channels.delete(channel);
+    };
+  }
+
+  async append(name: string, entry: StoreValue, options: { maxLen?: number } = {}): Promise<string> {
+    const log = this.#log(name);
+    const id = String(++log.next);
+    log.entries.push({ id, entry });
+    const max = options.maxLen ?? DEFAULT_MAX_LEN;
+    if (log.entries.length > max) log.entries.splice(0, log.entries.length - max);
+    for (const wake of log.wake) wake();
+    log.wake.clear();
+    return id;
+  }
+
+  async *follow(name: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogEntry> {
+    let last = after === undefined || !/^\d+$/.test(after) ? 0 : Number(after);
+    while (!signal.aborted) {
+      const log = this.#log(name);
+      const fresh = log.entries.filter((entry) => Number(entry.id) > last);
+      for (const entry of fresh) {
+        if (signal.aborted) return;
+        last = Number(entry.id);
+        yield entry;
+      }
+      if (fresh.length > 0) continue;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          log.wake.delete(done);
+          resolve();
+        };
+        log.wake.add(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  async expire(name: string, ttlMs: number): Promise<void> {
+    const log = this.#log(name);
+    clearTimeout(log.expiry);
+    log.expiry = setTimeout(() => {
+      if (log.wake.size === 0) this.#logs.delete(name);
+    }, ttlMs);
+    log.expiry.unref();
+  }
+
+  async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
+    const now = Date.now();
+    let window = this.#windows.get(key);
+    if (!window || window.resetAt <= now) {
+      // Expired windows go as new ones come, so the map stays as large as the active keys.
+      if (this.#windows.size > 100_000)
+        for (const [k, w] of this.#windows) if (w.resetAt <= now) this.#windows.delete(k);
+      window = { count: 0, resetAt: now + windowMs };
+      this.#windows.set(key, window);
+    }
+    window.count++;
+    return { count: window.count, resetMs: window.resetAt - now };
+  }
+
+  async enqueue(name: string, job: Job): Promise<void> {
+    const queue = this.#queue(name);
+    if (queue.ids.has(job.id)) return;
+    queue.ids.add(job.id);
+    queue.jobs.push(job);
+    this.#pump(queue);
+  }
+
+  async work(
+    name: string,
+    handler: (job: Job) => Promise<void>,
+    options: WorkOptions,
+  ): Promise<() => Promise<void>> {
+    const queue = this.#queue(name);
+    const worker = { handler, concurrency: Math.max(1, options.concurrency), active: 0 };
+    queue.workers.push(worker);
+    this.#pump(queue);
+    return async () => {
+      queue.workers = queue.workers.filter((w) => w !== worker);
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const log of this.#logs.values()) clearTimeout(log.expiry);
+    this.#logs.clear();
+    this.#channels.clear();
+    this.#queues.clear();
+  }
+
+  #log(name: string): Log {
+    let log = this.#logs.get(name);
+    if (!log) {
+      log = { entries: [], next: 0, wake: new Set() };
+      this.#logs.set(name, log);
+    }
+    return log;
+  }
+
+  #queue(name: string): Queue {
+    let queue = this.#queues.get(name);
+    if (!queue) {
+      queue = { jobs: [], ids: new Set(), workers: [] };
+      this.#queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  #pump(queue: Queue): void {
+    for (const worker of queue.workers) {
+      while (worker.active < worker.concurrency && queue.jobs.length > 0) {
+        const job = queue.jobs.shift()!;
+        worker.active++;
+        void worker
+          .handler(job)
+          .catch(() => undefined)
+          .finally(() => {
+            worker.active--;
+            queue.ids.delete(job.id);
+            this.#pump(queue);
+          });
+      }
+    }
+  }
+}

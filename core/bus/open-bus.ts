@@ -1,0 +1,54 @@
+import { HubosError } from '../errors.ts';
+import type { Bus } from './bus.ts';
+import { LocalBus } from './local.ts';
+
+export interface BusConfig {
+  /**
+   * `local` (default): one instance, everything in its process. `redis`: instances on one Redis are
+   * one service (a run's events, cancels, approvals, the run queue and rate limits reach them all).
+   * HUBOS_REDIS_URL selects `redis` when no driver is set.
+   */
+  driver?: 'local' | 'redis';
+  /** `redis://host:port/db` (default HUBOS_REDIS_URL). */
+  url?: string;
+  /** Prefix of every Redis key, so several services can share one Redis (default `hubos`). */
+  prefix?: string;
+  /**
+   * How long an instance that stops answering keeps its runs and jobs (ms, default 15 s): after
+   * that, its runs are `interrupted` and its queued jobs go to another instance.
+   */
+  leaseMs?: number;
+}
+
+export const BUS_CONFIG_SCHEMA = {
+  type: 'object',
+  description:
+    'How instances of one service share events, cancels, approvals, the run queue and rate limits.',
+  properties: {
+    driver: { type: 'string', enum: ['local', 'redis'] },
+    url: { type: 'string', pattern: '^rediss?://' },
+    prefix: { type: 'string', pattern: '^[A-Za-z0-9:_-]{1,64}$' },
+    leaseMs: { type: 'integer', minimum: 1000, maximum: 600000 },
+  },
+  additionalProperties: false,
+} as const;
+
+export const DEFAULT_LEASE_MS = 15_000;
+
+/** Opens the configured bus: local unless `redis` is asked for (or HUBOS_REDIS_URL is set). */
+export async function openBus(config: BusConfig = {}, env: NodeJS.ProcessEnv = process.env): Promise<Bus> {
+  const url = config.url ?? env.HUBOS_REDIS_URL;
+  const driver = config.driver ?? (url ? 'redis' : 'local');
+  if (driver === 'local') return new LocalBus();
+  if (!url)
+    throw new HubosError(
+      'CONFIG_INVALID',
+      'bus.driver is "redis" but no URL is set: add bus.url (e.g. "redis://127.0.0.1:6379") or HUBOS_REDIS_URL',
+    );
+  // Loaded only when asked for: a single instance never pays for the Redis client.
+  const { RedisBus } = await import('./redis.ts');
+  return RedisBus.open(url, {
+    prefix: config.prefix ?? 'hubos',
+    leaseMs: config.leaseMs ?? DEFAULT_LEASE_MS,
+  });
+}

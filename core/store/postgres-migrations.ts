@@ -1,0 +1,25 @@
+/** One step of the PostgreSQL schema. Applied once each, in order, and recorded in `hubos_migrations`. */
+export interface PostgresMigration {
+  /** Increasing, never reused: a shipped migration is never edited, a change is a new one. */
+  version: number;
+  name: string;
+  /** Runs with the store's schema first on the search_path, so table names are unqualified. */
+  sql: string;
+}
+
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'create hubos_kv',
+    // `value` is the JSON text, not jsonb: jsonb reorders keys and refuses \u0000, and
+    // compareAndSet compares the text. `key` is COLLATE "C" so key order is byte order, as in
+    // SQLite, and a prefix scan can use the primary key whatever the database's collation.
+    sql: `CREATE TABLE hubos_kv (
+  namespace text NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  value text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (namespace, key)
+)`,
+  },
+];

@@ -1,0 +1,97 @@
+import type { Bus, Instance, Store } from '../../core/index.ts';
+import { errorMessage } from '../../core/index.ts';
+import { ACTIVE_NAMESPACE, activeKey, type RunRecord, readRun, swapRun } from './run-record.ts';
+
+export interface RunSweeperOptions {
+  store: Store;
+  bus: Bus;
+  instance: Instance;
+  /** A queued run whose instance died before any took it, when the queue died with it (a local bus). */
+  requeue: (record: RunRecord) => Promise<void>;
+  /** A run this sweeper marked interrupted. */
+  ended: (record: RunRecord) => Promise<void>;
+  onError?: (message: string) => void;
+}
+
+/**
+ * Finds the runs of instances whose heartbeat has expired and marks them `interrupted`, once
+ * (the record is swapped atomically, so of several sweeping instances one marks each run).
+ * Runs at startup, which covers a single instance restarted after a crash, then every lease.
+ */
+export class RunSweeper {
+  readonly #options: RunSweeperOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
+
+  constructor(options: RunSweeperOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => {
+      this.sweep().catch((error: unknown) =>
+        this.#options.onError?.(`sweeping runs: ${errorMessage(error)}`),
+      );
+    }, this.#options.instance.leaseMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  sweep(): Promise<void> {
+    this.#sweeping ??= this.#sweep().finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
+  }
+
+  async #sweep(): Promise<void> {
+    const { store, instance } = this.#options;
+    const alive = new Map<string, boolean>();
+    for (const key of await store.list(ACTIVE_NAMESPACE)) {
+      const slash = key.lastIndexOf('/');
+      const owner = key.slice(0, slash);
+      const runId = key.slice(slash + 1);
+      if (owner === instance.id) continue;
+      if (!alive.has(owner)) alive.set(owner, await instance.isAlive(owner));
+      if (alive.get(owner)) continue;
+      const record = await readRun(store, runId);
+      if (
+        !record ||
+        record.instance !== owner ||
+        (record.status !== 'running' && record.status !== 'queued')
+      ) {
+        await store.delete(ACTIVE_NAMESPACE, key);
+      } else if (record.status === 'running') {
+        await this.interrupt(record);
+      } else if (!this.#options.bus.shared) {
+        await this.#options.requeue(record);
+      }
+    }
+  }
+
+  /** Marks a running run of a dead instance `interrupted`; undefined when another instance did first. */
+  async interrupt(record: RunRecord): Promise<RunRecord | undefined> {
+    const { store } = this.#options;
+    const now = new Date().toISOString();
+    const interrupted: RunRecord = {
+      ...record,
+      status: 'interrupted',
+      error: {
+        code: 'RUN_INTERRUPTED',
+        message: `the instance running it (${record.instance}) stopped before the run ended; start it again to retry`,
+      },
+      finishedAt: now,
+      updatedAt: now,
+    };
+    const won = await swapRun(store, record, interrupted);
+    await store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id)).catch(() => false);
+    if (!won) return undefined;
+    await this.#options.ended(interrupted);
+    return interrupted;
+  }
+}
