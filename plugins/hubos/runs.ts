@@ -37,6 +37,19 @@ export interface RunStartOptions {
   run?: Omit<RunOptions, 'runId' | 'signal' | 'principal' | 'sessionId' | 'onEvent'>;
 }
 
+/** What a recorded run does: runs under the record's id and signal, reporting its events. */
+export type RunDriver = (ctx: {
+  runId: string;
+  signal: AbortSignal;
+  onEvent: (event: AgentEvent) => void;
+}) => Promise<unknown>;
+
+/** A run that is not one agent's turn (a Stars team run, say), recorded like the others. */
+export interface RecordedRunOptions extends RunStartOptions {
+  /** What the record names as the agent: e.g. `stars:<team>`. */
+  name: string;
+}
+
 export interface RunManagerOptions {
   store: Store;
   bus: Bus;
@@ -108,10 +121,18 @@ export class RunManager {
    * stored (so any instance can read it), while the run goes on in the background.
    */
   async start(agent: Agent, input: string, options: RunStartOptions): Promise<RunRecord> {
+    return this.record({ ...options, name: agent.id }, (ctx) => this.#runAgent(agent, input, ctx, options));
+  }
+
+  /**
+   * Runs `drive` as a recorded run: stored at start, its events on the bus, cancellable by id and
+   * marked interrupted if the instance dies, like an agent's run. Resolves once the record is stored.
+   */
+  async record(options: RecordedRunOptions, drive: RunDriver): Promise<RunRecord> {
     const now = new Date().toISOString();
     const record: RunRecord = {
       id: randomUUID(),
-      agent: agent.id,
+      agent: options.name,
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       owner: options.principal.id,
       status: 'running',
@@ -125,8 +146,31 @@ export class RunManager {
     const live = this.#open(record, options.signal);
     if (options.listener) live.listeners.add(options.listener);
     await this.#store(live, () => this.#index(record));
-    live.done = Promise.resolve().then(() => this.#drive(agent, input, live, options.run));
+    live.done = Promise.resolve().then(() => this.#drive(drive, live));
     return record;
+  }
+
+  #runAgent(
+    agent: Agent,
+    input: string,
+    ctx: Parameters<RunDriver>[0],
+    options: Pick<RunStartOptions, 'run' | 'sessionId' | 'principal'>,
+  ): Promise<unknown> {
+    const owner = options.principal.id;
+    // run() with onEvent, not stream(): no queue between the loop and the listeners.
+    return agent
+      .run(input, {
+        ...options.run,
+        // The agent's run id is the record's, so approvals and events name the run HubOS knows.
+        runId: ctx.runId,
+        signal: ctx.signal,
+        principal: owner,
+        ...(options.sessionId ? { sessionId: sessionKey(owner, options.sessionId) } : {}),
+        onEvent: ctx.onEvent,
+      })
+      .catch((error: unknown) => {
+        if (!HubosError.is(error) || !error.details.result) throw error;
+      });
   }
 
   /**
@@ -214,7 +258,11 @@ export class RunManager {
     const live = this.#open(claimed, undefined);
     await this.#store(live, () => this.#index(claimed));
     await store.delete(QUEUED_NAMESPACE, runId).catch(() => false);
-    live.done = this.#drive(agent, queued.input, live, undefined);
+    const principal = { id: record.owner ?? 'local', kind: 'local' as const };
+    live.done = this.#drive(
+      (ctx) => this.#runAgent(agent, queued.input, ctx, { principal, sessionId: record.sessionId }),
+      live,
+    );
     await live.done;
   }
 
@@ -239,7 +287,7 @@ export class RunManager {
     return live;
   }
 
-  async #drive(agent: Agent, input: string, live: LiveRun, extra: RunStartOptions['run']): Promise<void> {
+  async #drive(drive: RunDriver, live: LiveRun): Promise<void> {
     const { record } = live;
     try {
       const onEvent = (event: AgentEvent) => {
@@ -250,26 +298,18 @@ export class RunManager {
           record.steps = (record.steps ?? 0) + 1;
           record.updatedAt = new Date().toISOString();
           void this.#store(live, () => writeRun(this.#options.store, { ...record }));
-        } else if (event.type === 'run-finish' || event.type === 'run-error') {
+        } else if ((event.type === 'run-finish' || event.type === 'run-error') && event.runId === record.id) {
           record.result = event.result;
           record.status = event.result.status;
           if (event.type === 'run-error') record.error = event.error;
         }
       };
-      // run() with onEvent, not stream(): no queue between the loop and the listeners.
-      await agent
-        .run(input, {
-          ...extra,
-          // The agent's run id is the record's, so approvals and events name the run HubOS knows.
-          runId: record.id,
-          signal: live.controller.signal,
-          principal: record.owner,
-          ...(record.sessionId ? { sessionId: sessionKey(record.owner!, record.sessionId) } : {}),
-          onEvent,
-        })
-        .catch((error: unknown) => {
-          if (!HubosError.is(error) || !error.details.result) throw error;
-        });
+      const outcome = await drive({ runId: record.id, signal: live.controller.signal, onEvent });
+      // A driver that reports no run-finish of its own ends when it returns.
+      if (record.status === 'running')
+        record.status = live.controller.signal.aborted ? 'cancelled' : 'completed';
+      if (record.status === 'completed' && record.result === undefined && outcome !== undefined)
+        record.result = outcome as RunRecord['result'];
     } catch (error) {
       record.status = 'failed';
       record.error = { code: 'RUN_FAILED', message: errorMessage(error) };

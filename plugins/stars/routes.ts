@@ -1,6 +1,14 @@
 import { type Context, Hono } from 'hono';
-import type { KernelView } from '../../core/index.ts';
-import { describeRoute, getHubOSHooks, type HubOSEnv, readBody, sseResponse } from '../hubos/index.ts';
+import { HubosError, type KernelView } from '../../core/index.ts';
+import {
+  describeRoute,
+  getHubOSHooks,
+  type HubOS,
+  type HubOSEnv,
+  type RunRecord,
+  readBody,
+  sseResponse,
+} from '../hubos/index.ts';
 import { STARS_ERROR_CODES } from './errors.ts';
 import type { Stars } from './stars.ts';
 
@@ -53,7 +61,21 @@ function requireAdmin(c: Context<HubOSEnv>, what: string): void {
  * (a body without `to` broadcasts). Listing and running teams is every key's; joining, leaving and
  * the message board are admin keys' only (403 `STARS_ADMIN_ONLY`).
  */
-export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
+/** A recorded team run's events, as `stars.stream` gives them; a failed end is thrown, as it would be. */
+async function* followed(hubos: HubOS, runId: string, signal: AbortSignal): AsyncGenerator<unknown> {
+  for await (const entry of hubos.runs.follow(runId, 0, signal)) {
+    if (!('end' in entry)) yield entry.event;
+    else if (entry.end.status === 'failed' || entry.end.status === 'interrupted') throw failure(entry.end);
+  }
+}
+
+function failure(record: RunRecord): HubosError {
+  const error = record.error ?? { code: 'RUN_FAILED', message: 'the team run failed' };
+  return new HubosError(error.code, error.message);
+}
+
+/** The Stars routes; given the server, each team run is a recorded run (`GET /api/runs/:id`). */
+export function starsRoutes(teams: ReadonlyMap<string, Stars>, hubos?: HubOS): Hono<HubOSEnv> {
   const tags = ['stars'];
   const notFound = { 404: 'No such team or member' };
   const adminOnly = { 403: 'Not an admin key' };
@@ -83,9 +105,34 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
         const stars = team(c.req.param('name'));
         const { task } = await readBody(c, STARS_RUN_BODY);
         const signal = c.req.raw.signal;
-        if ((c.req.header('accept') ?? '').includes('text/event-stream'))
-          return sseResponse(c, stars.stream(task, { signal, principal: c.get('principal').id }));
-        return c.json(await stars.run(task, { signal, principal: c.get('principal').id }));
+        const principal = c.get('principal');
+        const sse = (c.req.header('accept') ?? '').includes('text/event-stream');
+        if (!hubos) {
+          if (sse) return sseResponse(c, stars.stream(task, { signal, principal: principal.id }));
+          return c.json(await stars.run(task, { signal, principal: principal.id }));
+        }
+        // Refused before a record exists, with its own status.
+        if (!stars.leader)
+          throw STARS_ERROR_CODES.create(
+            'STARS_NO_LEADER',
+            `stars "${stars.name}" has no leader: join one with role "leader" first`,
+          );
+        // A recorded run like an agent's: readable, followable and cancellable by id from any instance.
+        const record = await hubos.runs.record(
+          { name: `stars:${stars.name}`, via: 'stars', principal, signal },
+          async (ctx) => {
+            let result: unknown;
+            for await (const event of stars.stream(task, { signal: ctx.signal, principal: principal.id })) {
+              if (event.type === 'stars-finish') result = event.result;
+              ctx.onEvent(event as never);
+            }
+            return result;
+          },
+        );
+        if (sse) return sseResponse(c, followed(hubos, record.id, signal));
+        const done = await hubos.runs.wait(record.id);
+        if (done?.status === 'failed' || done?.status === 'interrupted') throw failure(done);
+        return c.json(done?.result);
       },
     )
     .get(
@@ -164,5 +211,7 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>): Hono<HubOSEnv> {
 
 /** Mounts the team routes on every HubOS built on this kernel, at `<api>/stars`. */
 export function tapStarsRoutes(kernel: KernelView, teams: ReadonlyMap<string, Stars>): void {
-  getHubOSHooks(kernel).routes.tap('stars', ({ api, mount }) => mount(`${api}/stars`, starsRoutes(teams)));
+  getHubOSHooks(kernel).routes.tap('stars', ({ api, mount, hubos }) =>
+    mount(`${api}/stars`, starsRoutes(teams, hubos)),
+  );
 }

@@ -2,6 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
   type Agent,
+  type AgentEvent,
   type ApprovalRequestEvent,
   createAjv,
   describeErrors,
@@ -9,6 +10,7 @@ import {
   type KernelView,
   type Logger,
   matchesAnyGlob,
+  type RunResult,
 } from '../../../core/index.ts';
 import { sessionKey } from '../../hubos/index.ts';
 import { askApproval, canElicit } from './approval.ts';
@@ -55,6 +57,12 @@ export interface AskContext {
   logger: Logger;
   /** Who the call is for: the run and its session are theirs. */
   principal: string;
+  /** Runs the agent (the session id as the caller named it); default `agent.run` under the principal's session. */
+  runAgent?: (
+    agent: Agent,
+    message: string,
+    options: { sessionId?: string; signal: AbortSignal; onEvent: (event: AgentEvent) => void },
+  ) => Promise<RunResult>;
 }
 
 /**
@@ -71,14 +79,21 @@ export async function askAgent(agent: Agent, input: unknown, ctx: AskContext): P
     );
   }
   try {
-    const result = await agent.run(input.message, {
-      signal: ctx.signal,
-      principal: ctx.principal,
-      ...(input.sessionId ? { sessionId: sessionKey(ctx.principal, input.sessionId) } : {}),
-      onEvent: (event) => {
-        if (event.type === 'approval-request') void relayApproval(agent, event, ctx);
-      },
-    });
+    const onEvent = (event: AgentEvent) => {
+      if (event.type === 'approval-request') void relayApproval(agent, event, ctx);
+    };
+    const result = ctx.runAgent
+      ? await ctx.runAgent(agent, input.message, {
+          ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+          signal: ctx.signal,
+          onEvent,
+        })
+      : await agent.run(input.message, {
+          signal: ctx.signal,
+          principal: ctx.principal,
+          ...(input.sessionId ? { sessionId: sessionKey(ctx.principal, input.sessionId) } : {}),
+          onEvent,
+        });
     if (result.status === 'cancelled') return errorResult(`the agent "${agent.id}" was cancelled`);
     if (result.text === '')
       return errorResult(`the agent "${agent.id}" stopped without an answer (${result.stopReason})`);

@@ -44,6 +44,23 @@ export function tapMcpEndpoint(kernel: KernelView, service: McpService): void {
           name: hubos.name,
           version: hubos.version,
           onCall,
+          // An ask_<agent> call is a recorded run: readable, followable and cancellable by id.
+          runAgent: async (agent, message, { sessionId, signal, onEvent }) => {
+            const record = await hubos.runs.start(agent, message, {
+              principal,
+              sessionId,
+              signal,
+              via: 'mcp',
+              listener: onEvent,
+            });
+            const done = await hubos.runs.wait(record.id);
+            if (done?.status === 'failed' || done?.status === 'interrupted' || !done?.result)
+              throw new HubosError(
+                done?.error?.code ?? 'RUN_FAILED',
+                done?.error?.message ?? 'the run failed',
+              );
+            return done.result;
+          },
         }),
       { maxBodyBytes: hubos.options.bodyLimit ?? 1024 * 1024, idleMs: IDLE_MS, maxSessions: MAX_SESSIONS },
     );

@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Agent, createPolicy, errorMessage, type KernelView } from '../../../core/index.ts';
 import type { McpServeConfig } from '../config.ts';
-import { askAgent } from './ask-agent.ts';
+import { type AskContext, askAgent } from './ask-agent.ts';
 import { callRegistryTool } from './call-tool.ts';
 import { onToolListChange } from './list-changes.ts';
 import { progressReporter } from './progress.ts';
@@ -30,6 +30,8 @@ export interface McpServerOptions {
   principal?: string;
   /** Which agents this session may ask (`ask_<agent>`), beyond `serve.agents`; default all. */
   mayUseAgent?: (agent: Agent) => boolean;
+  /** Runs an `ask_<agent>` call (over HTTP, as a recorded run of the server); default `agent.run`. */
+  runAgent?: AskContext['runAgent'];
 }
 
 const SHUTTING_DOWN = errorResult(
@@ -72,6 +74,7 @@ export function createMcpServer(kernel: KernelView, options: McpServerOptions = 
           signal: extra.signal,
           logger: kernel.logger,
           principal: options.principal ?? 'local',
+          ...(options.runAgent ? { runAgent: options.runAgent } : {}),
         });
       }
       const progress = progressReporter(request.params._meta?.progressToken, extra.sendNotification);
