@@ -26,6 +26,8 @@ export class Instance {
   readonly #startedAt = new Date().toISOString();
   #timer: NodeJS.Timeout | undefined;
   #beat: Promise<void> = Promise.resolve();
+  /** Since when this instance's own heartbeats have been landing (undefined: they are not). */
+  #healthySince: number | undefined;
 
   constructor(store: Store, leaseMs: number) {
     this.#store = store;
@@ -34,6 +36,7 @@ export class Instance {
 
   /** Writes the first heartbeat, then keeps it fresh until stop(). */
   async start(): Promise<void> {
+    if (this.#timer) return;
     await this.#heartbeat();
     this.#timer = setInterval(
       () => {
@@ -53,14 +56,21 @@ export class Instance {
     await this.#store.delete(INSTANCES_NAMESPACE, this.id).catch(() => undefined);
   }
 
-  /** Whether the instance `id` has a heartbeat that has not expired (this one always has). */
+  /**
+   * Whether the instance `id` may still be running: its heartbeat is there and has not expired
+   * (this one always is). A heartbeat that expired while this instance's own could not be written
+   * either (the store was away, so nobody could renew) is given a lease to come back first.
+   */
   async isAlive(id: string): Promise<boolean> {
     if (id === this.id) return true;
     const beat = (await this.#store.get(INSTANCES_NAMESPACE, id)) as Heartbeat | undefined;
-    if (beat === undefined || beat.expiresAt <= Date.now()) return false;
+    if (beat === undefined) return false;
     // On this host a process that is gone is dead at once: a restarted single instance need not
     // wait for the lease to mark what the crashed one was running.
-    return beat.host !== hostname() || processExists(beat.pid);
+    if (beat.host === hostname() && !processExists(beat.pid)) return false;
+    if (beat.expiresAt > Date.now()) return true;
+    const since = this.#healthySince;
+    return since === undefined || Date.now() - since < this.leaseMs;
   }
 
   async #heartbeat(): Promise<void> {
@@ -72,6 +82,7 @@ export class Instance {
       expiresAt: Date.now() + this.leaseMs,
     };
     await this.#store.set(INSTANCES_NAMESPACE, this.id, beat as unknown as StoreValue);
+    this.#healthySince ??= Date.now();
   }
 }
 

@@ -16,6 +16,8 @@ interface Queue {
 }
 
 const DEFAULT_MAX_LEN = 10_000;
+/** Ended logs kept at most (the oldest go first): a busy server's finished runs must not pile up. */
+const MAX_EXPIRING_LOGS = 1_000;
 
 /** The bus of a single instance: everything in this process, nothing shared (the default). */
 export class LocalBus implements Bus {
@@ -25,6 +27,8 @@ export class LocalBus implements Bus {
   readonly #logs = new Map<string, Log>();
   readonly #windows = new Map<string, { count: number; resetAt: number }>();
   readonly #queues = new Map<string, Queue>();
+  /** Logs with an expiry, oldest first. */
+  readonly #expiring = new Set<string>();
 
   async publish(channel: string, message: StoreValue): Promise<void> {
     // Copied, as a shared bus would: a subscriber cannot change what the publisher holds.
@@ -80,10 +84,19 @@ export class LocalBus implements Bus {
   async expire(name: string, ttlMs: number): Promise<void> {
     const log = this.#log(name);
     clearTimeout(log.expiry);
-    log.expiry = setTimeout(() => {
-      if (log.wake.size === 0) this.#logs.delete(name);
-    }, ttlMs);
+    log.expiry = setTimeout(() => this.#drop(name), ttlMs);
     log.expiry.unref();
+    this.#expiring.delete(name);
+    this.#expiring.add(name);
+    if (this.#expiring.size > MAX_EXPIRING_LOGS) this.#drop(this.#expiring.values().next().value!);
+  }
+
+  #drop(name: string): void {
+    const log = this.#logs.get(name);
+    clearTimeout(log?.expiry);
+    this.#expiring.delete(name);
+    // A reader still waiting on it keeps it; it goes with the reader.
+    if (log && log.wake.size === 0) this.#logs.delete(name);
   }
 
   async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
@@ -125,6 +138,7 @@ export class LocalBus implements Bus {
   async close(): Promise<void> {
     for (const log of this.#logs.values()) clearTimeout(log.expiry);
     this.#logs.clear();
+    this.#expiring.clear();
     this.#channels.clear();
     this.#queues.clear();
   }

@@ -17,6 +17,7 @@ export interface RunFollow {
 const logName = (runId: string) => `run:${runId}:events`;
 /** How often a follower that hears nothing looks at the record, and how long it gives an ended run's log. */
 const CHECK_MS = 1_000;
+const ENDED_CHECK_MS = 250;
 
 /** A run's events on the bus: appended by the instance running it, followed from any instance. */
 export class RunEvents {
@@ -51,11 +52,13 @@ export class RunEvents {
     const entries = this.#bus.follow(logName(follow.id), undefined, stop.signal)[Symbol.asyncIterator]();
     let next = entries.next();
     let endedChecks = 0;
+    // A run already ended when asked for: its log, if kept, answers at once; else its end comes soon.
+    const endedAtStart = isFinal((await follow.current())?.status ?? 'completed');
     try {
       while (!stop.signal.aborted) {
         let timer: NodeJS.Timeout | undefined;
         const tick = new Promise<'tick'>((resolve) => {
-          timer = setTimeout(() => resolve('tick'), CHECK_MS);
+          timer = setTimeout(() => resolve('tick'), endedAtStart ? ENDED_CHECK_MS : CHECK_MS);
         });
         const got = await Promise.race([next, tick]);
         clearTimeout(timer);
@@ -63,7 +66,7 @@ export class RunEvents {
           // Nothing heard: an ended run whose log is gone (or never reached the bus) ends here.
           const record = await follow.current();
           if (!record) return;
-          if (isFinal(record.status) && ++endedChecks >= 2) {
+          if (isFinal(record.status) && ++endedChecks >= (endedAtStart ? 1 : 2)) {
             yield { end: record };
             return;
           }

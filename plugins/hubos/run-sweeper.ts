@@ -1,12 +1,19 @@
 import type { Bus, Instance, Store } from '../../core/index.ts';
 import { errorMessage } from '../../core/index.ts';
-import { ACTIVE_NAMESPACE, activeKey, type RunRecord, readRun, swapRun } from './run-record.ts';
+import {
+  ACTIVE_NAMESPACE,
+  activeKey,
+  QUEUED_NAMESPACE,
+  type RunRecord,
+  readRun,
+  swapRun,
+} from './run-record.ts';
 
 export interface RunSweeperOptions {
   store: Store;
   bus: Bus;
   instance: Instance;
-  /** A queued run whose instance died before any took it, when the queue died with it (a local bus). */
+  /** A queued run whose job may be lost: its instance died with a local queue, or Redis restarted. */
   requeue: (record: RunRecord) => Promise<void>;
   /** A run this sweeper marked interrupted. */
   ended: (record: RunRecord) => Promise<void>;
@@ -71,6 +78,18 @@ export class RunSweeper {
       } else if (!this.#options.bus.shared) {
         await this.#options.requeue(record);
       }
+    }
+    if (this.#options.bus.shared) await this.#requeueShared();
+  }
+
+  // A shared queue loses its jobs when Redis restarts without persistence: queued runs that have
+  // waited a lease are queued again. A job still there is not added twice (its id is the run's).
+  async #requeueShared(): Promise<void> {
+    const { store, instance } = this.#options;
+    for (const runId of await store.list(QUEUED_NAMESPACE)) {
+      const record = await readRun(store, runId);
+      if (record?.status !== 'queued') continue;
+      if (Date.now() - Date.parse(record.createdAt) >= instance.leaseMs) await this.#options.requeue(record);
     }
   }
 

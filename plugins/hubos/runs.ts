@@ -354,9 +354,10 @@ export class RunManager {
     await this.#options.store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id));
   }
 
-  // A queued run whose instance died without a shared queue: this instance queues it again.
+  // A queued run whose job may be lost: queued again (on a shared queue, as it was; else here).
   async #requeue(record: RunRecord): Promise<void> {
     const { store, bus } = this.#options;
+    if (bus.shared) return bus.enqueue(RUN_QUEUE, { id: record.id, data: { runId: record.id } });
     const moved: RunRecord = { ...record, instance: this.instanceId };
     if (!(await swapRun(store, record, moved))) return;
     await store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id)).catch(() => false);

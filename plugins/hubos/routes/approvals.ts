@@ -102,6 +102,19 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
         approved: body.approved,
         ...(body.reason ? { reason: body.reason } : {}),
       });
+      // Decided for a run of another instance (a shared bus): it hears it, unless the run has ended.
+      const run = approvals.isWaiting(id, callId) ? undefined : await hubos.runs.get(id);
+      if (run && run.status !== 'running')
+        return c.json(
+          {
+            error: {
+              code: 'RUN_NOT_RUNNING',
+              message: `run "${id}" is no longer running (${run.status}); the decision is recorded`,
+            },
+            approval: view(approvals, decided),
+          },
+          409,
+        );
       return c.json(view(approvals, decided));
     } catch (error) {
       if (HubosError.is(error, 'APPROVAL_NOT_FOUND')) {
