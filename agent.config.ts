@@ -99,7 +99,18 @@ export default defineConfig(({ mode }) => ({
   // each client its own key (apiKeys: ['<key>'] or { key, id, admin }): what one key starts,
   // another cannot see. Web pages cannot drive it: a Host allow-list (DNS rebinding), an Origin
   // check on changes, JSON read only as JSON. Names besides localhost and IPs go in allowedHosts.
-  server: { allowedHosts: ['.hubos.test'], rateLimit: { max: 600, maxAuthFailures: 20 } },
+  // Every run has a record from its first moment (GET /api/runs/:id, its events at
+  // /api/runs/:id/events); ?async=true runs are queued and run maxConcurrentRuns at a time.
+  server: {
+    allowedHosts: ['.hubos.test'],
+    rateLimit: { max: 600, maxAuthFailures: 20 },
+    maxConcurrentRuns: 8,
+  },
+  // One machine: SQLite at .hubos/hubos.db and an in-process bus, nothing to set. Many: set
+  // HUBOS_DATABASE_URL (postgres://...) and HUBOS_REDIS_URL (redis://...) and start several
+  // `hubos serve` behind a load balancer: a run is read, streamed, approved and cancelled through
+  // any of them, and the runs of an instance that dies are marked interrupted after leaseMs.
+  bus: { leaseMs: 15_000 },
   // No `sandbox` key: bash runs in bubblewrap wherever it works (no capabilities even as root, only
   // the workspace writable, no network, nothing left running), and the server warns where it cannot.
   // Built-in tools act in ./workspace. Reading is free, changing files and running commands

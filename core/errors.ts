@@ -99,8 +99,9 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   RUN_NOT_RUNNING: 409,
   APPROVAL_NOT_FOUND: 404,
   APPROVAL_DECIDED: 409,
-  STORE_FAILED: 500,
-  BUS_FAILED: 503,
+  // The database or Redis is away (restarting): the request may be tried again shortly.
+  STORE_FAILED: { status: 503, headers: { 'retry-after': '5' } },
+  BUS_FAILED: { status: 503, headers: { 'retry-after': '5' } },
 });
 
 /** The kernel's codes. Plugins declare theirs with `defineErrorCodes`; callers branch on `code`, never on message text. */

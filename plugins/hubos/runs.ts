@@ -145,7 +145,14 @@ export class RunManager {
     this.#listenForCancels();
     const live = this.#open(record, options.signal);
     if (options.listener) live.listeners.add(options.listener);
-    await this.#store(live, () => this.#index(record));
+    try {
+      // No run starts without its record: a store that is away answers the caller (503), not later.
+      await this.#index(record);
+    } catch (error) {
+      this.#live.delete(record.id);
+      live.release?.();
+      throw error;
+    }
     live.done = Promise.resolve().then(() => this.#drive(drive, live));
     return record;
   }
@@ -194,7 +201,10 @@ export class RunManager {
     await store.set(QUEUED_NAMESPACE, record.id, { input } satisfies QueuedRun as unknown as StoreValue);
     await writeRun(store, record);
     await this.#index(record);
-    await bus.enqueue(RUN_QUEUE, { id: record.id, data: { runId: record.id } });
+    // The record is durable now: a job Redis cannot take at once is queued again by the sweep.
+    await withTimeout(bus.enqueue(RUN_QUEUE, { id: record.id, data: { runId: record.id } }), 5_000).catch(
+      (error: unknown) => this.#options.onError?.(`run ${record.id} waits to be queued again: ${errorMessage(error)}`),
+    );
     return record;
   }
 
@@ -499,6 +509,14 @@ export class RunManager {
     this.#stopCancels = undefined;
     await unsubscribe?.().catch(() => undefined);
   }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function ended(record: RunRecord): HubosError {
