@@ -4,6 +4,7 @@ import { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/serv
 import { type Agent, MemoryStore, type Store } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import { buildAgentCard } from './card.ts';
+import { RunEventBusManager } from './event-buses.ts';
 import { HubOSAgentExecutor } from './executor.ts';
 import { HubOSTaskStore } from './task-store.ts';
 
@@ -48,7 +49,10 @@ export class A2AEndpoints {
     const card = (origin: string) => buildAgentCard(hubos, name, agent, origin);
     // The handler reads capabilities and protocol versions from its card, never the URL.
     const executor = new HubOSAgentExecutor(hubos, agent, tasks);
-    const handler = new DefaultRequestHandler(card(hubos.baseUrl), tasks, executor);
+    const buses = new RunEventBusManager(hubos.runs, tasks, (message) =>
+      hubos.options.kernel?.logger.warn(message),
+    );
+    const handler = new DefaultRequestHandler(card(hubos.baseUrl), tasks, executor, buses);
     return {
       name,
       agent,

@@ -90,11 +90,9 @@ export class HubOSAgentExecutor implements AgentExecutor {
   /** Aborts the task's run; `execute` then publishes the final `canceled` status the SDK waits for. */
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const runId = this.#running.get(taskId)?.runId ?? (await this.#tasks.runOf(taskId));
-    // Cancelled wherever it runs; `execute`, still following it, then publishes the final status.
-    if (runId && this.#running.has(taskId)) {
-      const cancelled = await this.#hubos.runs.cancel(runId).catch(() => undefined);
-      if (cancelled) return;
-    } else if (runId) await this.#hubos.runs.cancel(runId).catch(() => undefined);
+    // Cancelled wherever it runs: whoever follows the run (execute here, or the bus that follows
+    // it from another instance) then publishes the final `canceled` status.
+    if (runId && (await this.#hubos.runs.cancel(runId).catch(() => undefined))) return;
     // Nothing of it runs here (it ended meanwhile, or another process runs it): mark it canceled.
     const contextId = (await this.#tasks.loadAny(taskId))?.contextId ?? '';
     bus.publish(
