@@ -40,8 +40,11 @@ export class Instance {
     await this.#heartbeat();
     this.#timer = setInterval(
       () => {
-        // A heartbeat that fails (the store restarting) is tried again at the next tick.
-        this.#beat = this.#heartbeat().catch(() => undefined);
+        // A heartbeat that fails (the store restarting) is tried again at the next tick; until
+        // one lands again, and for a lease after, others' expired heartbeats are not trusted.
+        this.#beat = this.#heartbeat().catch(() => {
+          this.#healthySince = undefined;
+        });
       },
       Math.max(250, Math.floor(this.leaseMs / 3)),
     );

@@ -327,8 +327,9 @@ export class RunManager {
       if (record.status === 'running') record.status = 'failed';
       record.finishedAt = record.updatedAt = new Date().toISOString();
       live.release?.();
-      await this.#store(live, () => writeRun(this.#options.store, record));
-      await this.#store(live, () => this.#unindex(record));
+      // The final record must land: through a store outage it is tried again until it does.
+      await this.#store(live, () => persistently(() => writeRun(this.#options.store, record)));
+      await this.#store(live, () => persistently(() => this.#unindex(record)));
       this.#live.delete(record.id);
       await this.#ended(record);
     }
@@ -508,6 +509,19 @@ export class RunManager {
     const unsubscribe = await this.#stopCancels;
     this.#stopCancels = undefined;
     await unsubscribe?.().catch(() => undefined);
+  }
+}
+
+/** Tries a write again every 2 s for 10 minutes: the store may be restarting. */
+async function persistently(write: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await write();
+      return;
+    } catch (error) {
+      if (attempt >= 300) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2_000).unref());
+    }
   }
 }
 
