@@ -512,14 +512,14 @@ export class RunManager {
   }
 }
 
-/** Tries a write again every 2 s for 10 minutes: the store may be restarting. */
+/** Tries a write again every 2 s for 2 minutes: the store may be restarting. */
 async function persistently(write: () => Promise<unknown>): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await write();
       return;
     } catch (error) {
-      if (attempt >= 300) throw error;
+      if (attempt >= 60) throw error;
       await new Promise((resolve) => setTimeout(resolve, 2_000).unref());
     }
   }
