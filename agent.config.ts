@@ -84,7 +84,9 @@ export default defineConfig(({ mode }) => ({
       ],
     },
   },
-  workflows: [fileNote],
+  // Workflow runs are leased to one instance; autoResume: a live instance resumes the runs of one
+  // that died (finished steps are not run again). Without it they are marked interrupted.
+  workflows: { definitions: [fileNote], autoResume: true },
   // MCP both ways. A stdio MCP server (written with the official SDK) whose tools join the registry
   // as text_count and text_slugify, under the permission mcp:text; and HubOS's own tools served to
   // MCP clients at http://127.0.0.1:3000/mcp and by `npm run hubos -- mcp` (stdio).

@@ -158,4 +158,5 @@ export {
   type WorkflowState,
   type WorkflowStep,
   type WorkflowsConfig,
+  type WorkflowsOptions,
 } from './workflows/index.ts';

@@ -1,21 +1,40 @@
 import { HubosError, type KernelView, type Plugin } from '../../core/index.ts';
+import { getHubOSHooks } from '../hubos/index.ts';
 import type { TeamLike } from './leaf-steps.ts';
 import { tapWorkflowRoutes } from './routes.ts';
-import type { AnyWorkflowDefinition, WorkflowDefinition, WorkflowsConfig } from './types.ts';
+import { WorkflowServing } from './serving.ts';
+import type {
+  AnyWorkflowDefinition,
+  WorkflowDefinition,
+  WorkflowsConfig,
+  WorkflowsOptions,
+} from './types.ts';
 import { Workflow } from './workflow.ts';
 
 export { checkDefinition, defineWorkflow } from './define.ts';
 export type { StepShape, WorkflowShape } from './describe.ts';
 export { WORKFLOW_ERROR_CODES, type WorkflowErrorCode } from './errors.ts';
 export type { StepDeps, TeamLike } from './leaf-steps.ts';
+export { type LeaseValue, WORKFLOW_LEASES_NAMESPACE } from './lease.ts';
 export { WORKFLOW_RESUME_BODY, WORKFLOW_RUN_BODY, workflowRoutes } from './routes.ts';
-export { type RunHeader, WORKFLOW_RUNS_NAMESPACE, WORKFLOW_STEPS_NAMESPACE } from './run-record.ts';
+export {
+  type RunHeader,
+  WORKFLOW_ACTIVE_NAMESPACE,
+  WORKFLOW_QUEUE,
+  WORKFLOW_RUNS_NAMESPACE,
+  WORKFLOW_STEPS_NAMESPACE,
+} from './run-record.ts';
 export type * from './types.ts';
 export { Workflow, type WorkflowDeps } from './workflow.ts';
 
 declare module '../../core/config.js' {
   interface HubosConfig {
-    /** Workflows made with `defineWorkflow`: fixed compositions of agents, tools, functions and teams. */
+    /**
+     * Workflows made with `defineWorkflow`: fixed compositions of agents, tools, functions and teams.
+     * Or `{ definitions, autoResume }`: with `autoResume: true` a serving instance resumes the runs
+     * of instances that died (their lease expired) from their last finished step; without it they
+     * are marked `interrupted`, to be resumed by hand.
+     */
     workflows?: WorkflowsConfig;
   }
 }
@@ -27,7 +46,7 @@ declare module '../../core/services.js' {
   }
 }
 
-export const WORKFLOWS_CONFIG_SCHEMA = {
+const DEFINITIONS_SCHEMA = {
   type: 'array',
   description: 'Workflows made with defineWorkflow({ name, description, inputSchema, steps }).',
   items: {
@@ -36,6 +55,25 @@ export const WORKFLOWS_CONFIG_SCHEMA = {
     required: ['name', 'steps'],
   },
 } as const;
+
+export const WORKFLOWS_CONFIG_SCHEMA = {
+  description:
+    'Workflows made with defineWorkflow, or { definitions, autoResume } (autoResume: resume the runs of instances that died).',
+  anyOf: [
+    DEFINITIONS_SCHEMA,
+    {
+      type: 'object',
+      properties: { definitions: DEFINITIONS_SCHEMA, autoResume: { type: 'boolean' } },
+      additionalProperties: false,
+    },
+  ],
+} as const;
+
+/** Either form of the key (or of the plugin's options) as `{ definitions, autoResume }`. */
+function settings(value: WorkflowsConfig | undefined): Required<WorkflowsOptions> {
+  if (Array.isArray(value)) return { definitions: value, autoResume: false };
+  return { definitions: value?.definitions ?? [], autoResume: value?.autoResume ?? false };
+}
 
 /** Finds a Stars team of this kernel for `stars` steps, saying what is missing when it is not there. */
 function teamFinder(kernel: KernelView): (name: string) => TeamLike {
@@ -59,19 +97,24 @@ function teamFinder(kernel: KernelView): (name: string) => TeamLike {
 /**
  * The `workflows` plugin: owns the `workflows` config key (the options add to it), builds each
  * workflow once the kernel is ready (its agents exist) as the `workflows` service, and HubOS serves them
- * under `/api/workflows`.
+ * under `/api/workflows`. A serving kernel (HubOS listening, or a kernel without HubOS) is an
+ * instance for runs: it takes queued runs and sweeps those of dead instances (see WorkflowServing).
  */
-export default function workflows(options: AnyWorkflowDefinition[] = []): Plugin {
+export default function workflows(options: WorkflowsConfig = []): Plugin {
   return {
     name: 'workflows',
     provides: ['workflows'],
     configSchema: { workflows: WORKFLOWS_CONFIG_SCHEMA },
     apply(kernel: KernelView) {
       const byName = new Map<string, Workflow>();
+      let serving: WorkflowServing | undefined;
+      let stopping: Promise<void> | undefined;
       kernel.provide('workflows', byName);
       kernel.hooks.ready.tap('workflows', ({ config }) => {
         const team = teamFinder(kernel);
-        for (const definition of [...(config.workflows ?? []), ...options]) {
+        const [own, given] = [settings(config.workflows), settings(options)];
+        serving = new WorkflowServing(kernel, byName, own.autoResume || given.autoResume);
+        for (const definition of [...own.definitions, ...given.definitions]) {
           if (byName.has(definition.name))
             throw new HubosError(
               'CONFIG_INVALID',
@@ -82,10 +125,29 @@ export default function workflows(options: AnyWorkflowDefinition[] = []): Plugin
           warnMissing(kernel, definition);
         }
       });
+      // A kernel no HubOS serves is an instance from boot; after HubOS's own ready tap (stage 100).
+      kernel.hooks.ready.tapPromise({ name: 'workflows', stage: 100 }, async () => {
+        if (byName.size > 0 && !kernel.hasService('hubos')) await serving?.start({ concurrency: 16 });
+      });
+      const hubosHooks = getHubOSHooks(kernel);
+      hubosHooks.listening.tapPromise('workflows', async ({ hubos }) => {
+        await serving?.start({
+          concurrency: hubos.maxConcurrentRuns,
+          track: (controller, done) => hubos.runs.track(controller, done),
+        });
+      });
+      // Before HubOS drains: take no more runs (a shared queue's stop waits for those under way).
+      hubosHooks.beforeStop.tap('workflows', () => {
+        stopping ??= serving?.stop();
+      });
       // After HubOS has drained its runs gracefully (stage 10): what still runs is cancelled and recorded.
       kernel.hooks.beforeClose.tapPromise({ name: 'workflows', stage: 10 }, async ({ reason }) => {
+        stopping ??= serving?.stop();
         await Promise.all(
           [...byName.values()].map((workflow) => workflow.close(`the kernel is closing (${reason})`)),
+        );
+        await stopping?.catch((error: unknown) =>
+          kernel.logger.warn(`stopping workflow runs: ${String(error)}`),
         );
       });
       tapWorkflowRoutes(kernel, byName);

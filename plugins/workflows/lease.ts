@@ -10,26 +10,25 @@ export interface LeaseValue {
   expiresAt: number;
 }
 
-/** Instances whose heartbeat runs, started by HubOS `serve()` or by us. */
+/** Instances whose heartbeat this plugin has started (or is starting). */
 const beating = new WeakMap<Instance, Promise<void>>();
 
 /**
  * Makes sure this instance's heartbeat runs before it holds a lease: other instances judge a holder
- * by it (`isAlive`), and one without a heartbeat looks dead. `Instance.start()` is not idempotent,
- * so it is started once per instance, and not at all once HubOS `serve()` has (`serving`).
+ * by it (`isAlive`), and one without a heartbeat looks dead. HubOS `serve()` starts it too; a
+ * second `start()` does nothing, and calls from here are joined into one.
  */
 export function ensureHeartbeat(instance: Instance): Promise<void> {
   let started = beating.get(instance);
   if (!started) {
-    started = instance.start();
+    // A first heartbeat that failed (the store away) is tried again by the next caller.
+    started = instance.start().catch((error: unknown) => {
+      beating.delete(instance);
+      throw error;
+    });
     beating.set(instance, started);
   }
   return started;
-}
-
-/** Records that HubOS `serve()` started the heartbeat (it starts the kernel's instance). */
-export function heartbeatStartedBy(instance: Instance, started: Promise<void> = Promise.resolve()): void {
-  if (!beating.has(instance)) beating.set(instance, started);
 }
 
 const json = (value: LeaseValue | undefined) => value as unknown as StoreValue;
@@ -51,7 +50,9 @@ export function runLeases(store: Store, instance: Instance): RunLeases {
 /**
  * The leases of one store as this instance sees them. A lease is free when it is absent, expired,
  * or its holder is dead (`instance.isAlive`); it is taken and renewed with `compareAndSet`, so of
- * two instances reaching for one run, one gets it.
+ * two instances reaching for one run, one gets it. After a store outage longer than a lease every
+ * lease has expired: one may be taken before its live holder renews it, which is safe (the holder
+ * finds it taken at its next renewal and stops, writing nothing) but redoes the step under way.
  */
 export class RunLeases {
   readonly #store: Store;
@@ -115,6 +116,7 @@ export class RunLease {
   readonly runId: string;
   #value: LeaseValue;
   #lost = false;
+  #released = false;
   #timer: NodeJS.Timeout | undefined;
   #renewing: Promise<void> = Promise.resolve();
   readonly #store: Store;
@@ -150,8 +152,14 @@ export class RunLease {
     return this.#lost;
   }
 
-  /** Stops renewing and frees the lease (if it is still this instance's). */
+  get released(): boolean {
+    return this.#released;
+  }
+
+  /** Stops renewing and frees the lease (if it is still this instance's); once. */
   async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
     clearInterval(this.#timer);
     this.#timer = undefined;
     await this.#renewing;
@@ -170,9 +178,9 @@ export class RunLease {
         this.#value = next;
         return;
       }
-      // A CAS whose connection dropped after it wrote answers false: the lease may still be ours.
+      // A CAS whose connection dropped after it wrote answers false: then the store holds `next`.
       const current = (await this.#store.get(ns, this.runId)) as LeaseValue | undefined;
-      if (current?.holder === next.holder) {
+      if (current?.holder === next.holder && current.expiresAt === next.expiresAt) {
         this.#value = current;
         return;
       }

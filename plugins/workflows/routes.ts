@@ -26,7 +26,8 @@ export const WORKFLOW_RUN_BODY = {
     },
     async: {
       type: 'boolean',
-      description: 'true: answer 202 at once; follow it at GET /workflows/runs/{id}.',
+      description:
+        'true: queue it and answer 202 at once (an instance with room runs it); follow it at GET /workflows/runs/{id}.',
     },
   },
   additionalProperties: false,
@@ -34,7 +35,13 @@ export const WORKFLOW_RUN_BODY = {
 
 export const WORKFLOW_RESUME_BODY = {
   type: 'object',
-  properties: { async: WORKFLOW_RUN_BODY.properties.async },
+  properties: {
+    async: {
+      type: 'boolean',
+      description:
+        'true: resume it on this server and answer 202 at once; follow it at GET /workflows/runs/{id}.',
+    },
+  },
   additionalProperties: false,
 } as const;
 
@@ -184,12 +191,12 @@ export function workflowRoutes(
       describeRoute({
         summary: 'Cancel a running workflow run',
         tags,
-        responses: { ...noRun, 409: 'Not running in this server' },
+        responses: { ...noRun, 409: 'Neither queued nor running in this server' },
       }),
       async (c) => {
         const id = c.req.param('id');
         const { workflow } = await findRun(c, id);
-        if (!workflow.cancel(id))
+        if (!workflow.cancel(id) && !(await workflow.cancelQueued(id)))
           throw WORKFLOW_ERROR_CODES.create(
             'WORKFLOW_RUN_NOT_RUNNING',
             `workflow run "${id}" is not running in this server (see its status at ${base}/runs/${id}; resume it to continue)`,
@@ -225,7 +232,7 @@ export function workflowRoutes(
         sse: true,
         responses: {
           200: 'The run ended (JSON, or SSE events)',
-          202: 'Started (async)',
+          202: 'Queued (async)',
           400: 'Invalid body or input',
           404: 'No such workflow',
           409: 'The run id is taken',
@@ -237,9 +244,12 @@ export function workflowRoutes(
         const runId = body.runId ?? randomUUID();
         const input = ('input' in body ? body.input : {}) as never;
         const principal = c.get('principal').id;
-        return answer(c, body.async === true, (signal) =>
-          workflow.stream(input, { signal, runId, principal }),
-        );
+        if (body.async === true) {
+          // Queued: whichever instance has room runs it (the input is checked here, before the 202).
+          const header = await workflow.enqueue(input, { runId, principal });
+          return c.json({ runId, status: header.status, url: `${base}/runs/${runId}` }, 202);
+        }
+        return answer(c, false, (signal) => workflow.stream(input, { signal, runId, principal }));
       },
     );
 }

@@ -11,6 +11,9 @@ export const WORKFLOW_STEPS_NAMESPACE = 'workflow-steps';
  */
 export const WORKFLOW_ACTIVE_NAMESPACE = 'workflow-runs:active';
 
+/** The bus queue of `async` starts: a job `{ runId, workflow }` per queued run. */
+export const WORKFLOW_QUEUE = 'workflows';
+
 export interface ActiveEntry {
   workflow: string;
   /** When it was marked (ms): a fresh entry may not have its header yet. */
@@ -120,7 +123,12 @@ export class RunRecorder {
     const header = this.#header();
     let created = false;
     await this.#write(async () => {
-      created = await this.#store.compareAndSet(WORKFLOW_RUNS_NAMESPACE, this.record.runId, undefined, header);
+      created = await this.#store.compareAndSet(
+        WORKFLOW_RUNS_NAMESPACE,
+        this.record.runId,
+        undefined,
+        header,
+      );
     });
     return created;
   }

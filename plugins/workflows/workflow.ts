@@ -15,14 +15,19 @@ import { describeWorkflow, type WorkflowShape } from './describe.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
 import { type ExecContext, rootScope, runSequence } from './executor.ts';
 import type { TeamLike } from './leaf-steps.ts';
+import { ensureHeartbeat, type RunLease, type RunLeases, runLeases } from './lease.ts';
 import {
   loadRunHeader,
   loadRunRecord,
+  markActive,
   newRunRecord,
   type RunHeader,
   RunRecorder,
   reopenRunRecord,
+  swapRunHeader,
   toJson,
+  unmarkActive,
+  WORKFLOW_QUEUE,
   WORKFLOW_RUNS_NAMESPACE,
 } from './run-record.ts';
 import { StepCancelled, StepFailure, toWorkflowError } from './step-errors.ts';
@@ -44,18 +49,43 @@ export interface WorkflowDeps {
 }
 
 const ANY_OBJECT = { type: 'object' } as const;
+
+/** What a run whose lease another instance took looks like here: interrupted (nothing of it is written). */
+function takenOver(record: WorkflowRunRecord): WorkflowRunResult {
+  return {
+    ...structuredClone(record),
+    status: 'interrupted',
+    error: {
+      code: 'RUN_INTERRUPTED',
+      message: `another instance took workflow run ${record.runId} over (this one looked dead to it)`,
+    },
+  };
+}
+
+/** takeOver and runQueued answer undefined, rather than an error, for a run that is not theirs to run. */
+function ignoreRefusal(error: unknown): undefined {
+  if (HubosError.is(error) && error.code.startsWith('WORKFLOW_RUN_')) return undefined;
+  throw error;
+}
+
 /** Run ids appear in URLs and store keys (`<runId>/<seq>`): no "/". */
 const RUN_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
-/** A run ready to execute: its record, and the controller reserved under its id. */
+/** A run ready to execute: its record, the controller reserved under its id, and its lease. */
 interface Opened {
   recorder: RunRecorder;
   controller: AbortController;
+  lease: RunLease;
 }
+
+/** Set once the recorder exists: a lease lost before then has nothing to fence. */
+type RecorderRef = { recorder?: RunRecorder };
 
 /**
  * A workflow bound to a kernel: `run`/`stream` a new run, `resume` one that stopped before its end
  * (a restart, a failure, a cancel) without redoing its finished steps, `cancel`, `getRun`, `listRuns`.
+ * A run executes under a lease in the store (see RunLeases): of the instances sharing the store,
+ * only the one holding it runs or resumes the run.
  */
 export class Workflow<I = unknown> {
   readonly name: string;
@@ -101,6 +131,10 @@ export class Workflow<I = unknown> {
     return this.#deps.store ?? this.#deps.kernel.store;
   }
 
+  get #leases(): RunLeases {
+    return runLeases(this.#store, this.#deps.kernel.instance);
+  }
+
   /** Runs ids of this process's runs still going. */
   get active(): string[] {
     return [...this.#active.keys()];
@@ -144,11 +178,64 @@ export class Workflow<I = unknown> {
     return this.#streamed(options.signal, () => this.#reopen(runId), true);
   }
 
+  /**
+   * Resumes a run whose instance died while running it (what `autoResume` does); undefined when
+   * it is not such a run (it ended, or another instance runs or took it).
+   */
+  async takeOver(
+    runId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<WorkflowRunResult | undefined> {
+    const opened = await this.#reopen(runId, true).catch(ignoreRefusal);
+    return opened && this.#execute(opened, true, options.signal, undefined);
+  }
+
+  /**
+   * Records a run as `queued` and puts it on the bus's `workflows` queue, for whichever instance
+   * has room (`runQueued`); resolves with its header once both are stored. Input errors reject here.
+   */
+  async enqueue(input: I, options: Omit<WorkflowRunOptions, 'signal'> = {}): Promise<RunHeader> {
+    const runId = options.runId ?? randomUUID();
+    const data = this.#checkInput(input, runId);
+    const { kernel } = this.#deps;
+    await ensureHeartbeat(kernel.instance);
+    const record = newRunRecord(runId, this.name, data, options.principal, kernel.instance.id, 'queued');
+    await this.#create(new RunRecorder(this.#store, record));
+    await kernel.bus.enqueue(WORKFLOW_QUEUE, { id: runId, data: { runId, workflow: this.name } });
+    const { steps: _steps, usage: _usage, ...header } = record;
+    return header;
+  }
+
+  /** Runs a queued run (a job of the `workflows` queue); undefined when it is no longer queued. */
+  async runQueued(
+    runId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<WorkflowRunResult | undefined> {
+    const opened = await this.#claim(runId).catch(ignoreRefusal);
+    return opened && this.#execute(opened, false, options.signal, undefined);
+  }
+
   /** Cancels a run of this process; false when it is not running here. */
   cancel(runId: string, reason = 'cancelled'): boolean {
     const run = this.#active.get(runId);
     run?.controller.abort(new HubosError('RUN_CANCELLED', reason));
     return run !== undefined;
+  }
+
+  /** Cancels a run still waiting in the queue; false when it is not queued. */
+  async cancelQueued(runId: string, reason = 'cancelled'): Promise<boolean> {
+    const header = await loadRunHeader(this.#store, runId);
+    if (header?.workflow !== this.name || header.status !== 'queued') return false;
+    const now = new Date().toISOString();
+    const cancelled: RunHeader = {
+      ...header,
+      status: 'cancelled',
+      error: { code: 'RUN_CANCELLED', message: reason },
+      finishedAt: now,
+    };
+    if (!(await swapRunHeader(this.#store, header, cancelled))) return false;
+    await unmarkActive(this.#store, runId);
+    return true;
   }
 
   /** Cancels every run of this process and waits for each to record how it ended (kernel close). */
@@ -194,7 +281,8 @@ export class Workflow<I = unknown> {
     return controller;
   }
 
-  async #start(input: I, runId: string = randomUUID(), principal?: string): Promise<Opened> {
+  /** The input as JSON, once it and the run id are valid. */
+  #checkInput(input: I, runId: string): unknown {
     if (typeof runId !== 'string' || !RUN_ID.test(runId))
       throw WORKFLOW_ERROR_CODES.create(
         'WORKFLOW_INPUT_INVALID',
@@ -209,53 +297,148 @@ export class Workflow<I = unknown> {
         `invalid input for workflow "${this.name}": ${problems}`,
       );
     }
+    return data;
+  }
+
+  /** Stores a new run's header: marked active first, so a crash right after still leaves the mark. */
+  async #create(recorder: RunRecorder): Promise<void> {
+    const { runId } = recorder.record;
+    const taken = () =>
+      WORKFLOW_ERROR_CODES.create(
+        'WORKFLOW_RUN_ACTIVE',
+        `workflow run "${runId}" already exists: pick another run id`,
+      );
+    if (await loadRunHeader(this.#store, runId)) throw taken();
+    await markActive(this.#store, runId, this.name);
+    // Of two instances creating one run id at once, one writes the header.
+    if (!(await recorder.create())) throw taken();
+  }
+
+  /** Takes the run's lease: refused (409) while another live instance holds it. */
+  async #lease(runId: string, controller: AbortController, ref: RecorderRef): Promise<RunLease> {
+    const lease = await this.#leases.acquire(runId, () => {
+      // Another instance took the run over (this one looked dead): stop, and write nothing more.
+      ref.recorder?.fence();
+      controller.abort(new HubosError('RUN_CANCELLED', `another instance took workflow run ${runId} over`));
+    });
+    if (lease) return lease;
+    const holder = await this.#leases.holder(runId);
+    throw WORKFLOW_ERROR_CODES.create(
+      'WORKFLOW_RUN_ACTIVE',
+      `workflow run "${runId}" is running on ${holder ? `instance ${holder}` : 'another instance'}: wait for it, or cancel it there`,
+    );
+  }
+
+  /**
+   * Reserves the run id here, checks it (`check`), takes its lease, then `prepare`s its record;
+   * on failure, both the reservation and the lease go.
+   */
+  async #open(
+    runId: string,
+    prepare: () => Promise<RunRecorder>,
+    check?: () => Promise<void>,
+  ): Promise<Opened> {
     const controller = this.#reserve(runId);
+    const ref: RecorderRef = {};
+    let lease: RunLease | undefined;
     try {
-      if (await loadRunHeader(this.#store, runId))
-        throw WORKFLOW_ERROR_CODES.create(
-          'WORKFLOW_RUN_ACTIVE',
-          `workflow run "${runId}" already exists: pick another run id`,
-        );
-      const recorder = new RunRecorder(this.#store, newRunRecord(runId, this.name, data, principal));
-      await recorder.save();
-      return { recorder, controller };
+      await check?.();
+      lease = await this.#lease(runId, controller, ref);
+      ref.recorder = await prepare();
+      if (lease.lost) ref.recorder.fence();
+      return { recorder: ref.recorder, controller, lease };
     } catch (error) {
+      await lease?.release().catch(() => undefined);
       this.#active.get(runId)?.release();
       throw error;
     }
   }
 
-  async #reopen(runId: string): Promise<Opened> {
-    const controller = this.#reserve(runId);
-    try {
-      const record = await this.getRun(runId);
-      if (!record)
+  async #start(input: I, runId: string = randomUUID(), principal?: string): Promise<Opened> {
+    const data = this.#checkInput(input, runId);
+    return this.#open(runId, async () => {
+      const record = newRunRecord(runId, this.name, data, principal, this.#leases.instanceId);
+      const recorder = new RunRecorder(this.#store, record);
+      await this.#create(recorder);
+      return recorder;
+    });
+  }
+
+  /** A queued run taken from the queue: its status swapped to running, under its lease. */
+  #claim(runId: string): Promise<Opened> {
+    return this.#open(runId, async () => {
+      const header = await loadRunHeader(this.#store, runId);
+      // Cancelled meanwhile, or taken by another instance: nothing to run.
+      const claimed =
+        header?.workflow === this.name &&
+        header.status === 'queued' &&
+        (await swapRunHeader(this.#store, header, {
+          ...header,
+          status: 'running',
+          instance: this.#leases.instanceId,
+        }));
+      if (!claimed)
         throw WORKFLOW_ERROR_CODES.create(
-          'WORKFLOW_RUN_NOT_FOUND',
-          `workflow "${this.name}" has no run "${runId}"`,
+          'WORKFLOW_RUN_NOT_RUNNING',
+          `workflow run "${runId}" is no longer queued`,
         );
-      if (record.status === 'completed')
-        throw WORKFLOW_ERROR_CODES.create(
-          'WORKFLOW_RUN_FINISHED',
-          `workflow run "${runId}" already completed: start a new run`,
-        );
-      // Steps that failed or were cancelled run again; finished ones are replayed from their records.
-      const recorder = await reopenRunRecord(this.#store, record);
-      record.status = 'running';
-      record.resumes += 1;
-      delete record.error;
-      delete record.finishedAt;
-      delete record.output;
-      await recorder.save();
-      return { recorder, controller };
-    } catch (error) {
-      this.#active.get(runId)?.release();
-      throw error;
-    }
+      return new RunRecorder(this.#store, (await loadRunRecord(this.#store, runId, this.name))!);
+    });
+  }
+
+  /** `takeOver`: only a run still `running` (its instance died) is resumed. */
+  #reopen(runId: string, takeOver = false): Promise<Opened> {
+    const check = async () => this.#checkResumable(runId, await loadRunHeader(this.#store, runId), takeOver);
+    return this.#open(
+      runId,
+      async () => {
+        // Read again under the lease: it may have ended, or been resumed and ended, meanwhile.
+        const record = await this.getRun(runId);
+        this.#checkResumable(runId, record, takeOver);
+        // Marked before its status says running, so a crash from here on leaves the mark.
+        await markActive(this.#store, runId, this.name);
+        // Steps that failed or were cancelled run again; finished ones are replayed from their records.
+        const recorder = await reopenRunRecord(this.#store, record!);
+        Object.assign(record!, {
+          status: 'running',
+          instance: this.#leases.instanceId,
+          resumes: record!.resumes + 1,
+        });
+        delete record!.error;
+        delete record!.finishedAt;
+        delete record!.output;
+        await recorder.save();
+        return recorder;
+      },
+      check,
+    );
+  }
+
+  #checkResumable(runId: string, header: RunHeader | undefined, takeOver: boolean): void {
+    if (header?.workflow !== this.name)
+      throw WORKFLOW_ERROR_CODES.create(
+        'WORKFLOW_RUN_NOT_FOUND',
+        `workflow "${this.name}" has no run "${runId}"`,
+      );
+    if (header.status === 'completed')
+      throw WORKFLOW_ERROR_CODES.create(
+        'WORKFLOW_RUN_FINISHED',
+        `workflow run "${runId}" already completed: start a new run`,
+      );
+    if (header.status === 'queued')
+      throw WORKFLOW_ERROR_CODES.create(
+        'WORKFLOW_RUN_ACTIVE',
+        `workflow run "${runId}" is queued: it starts when an instance has room`,
+      );
+    if (takeOver && header.status !== 'running')
+      throw WORKFLOW_ERROR_CODES.create(
+        'WORKFLOW_RUN_NOT_RUNNING',
+        `workflow run "${runId}" is ${header.status}`,
+      );
   }
 
   async #execute(
-    { recorder, controller }: Opened,
+    { recorder, controller, lease }: Opened,
     resumed: boolean,
     signal: AbortSignal | undefined,
     onEvent: ((event: WorkflowEvent) => void) | undefined,
@@ -322,13 +505,30 @@ export class Workflow<I = unknown> {
           });
         else await recorder.finish('failed', undefined, toWorkflowError(error, ''));
       }
-      const result = structuredClone(recorder.record);
+      const result = lease.lost ? takenOver(recorder.record) : structuredClone(recorder.record);
+      // Let go before the caller hears the end: a resume right after it must find the run free.
+      await this.#letGo(lease, true);
       emit({ type: 'workflow-finish', runId, result });
       return result;
     } finally {
       signal?.removeEventListener('abort', abort);
+      await this.#letGo(lease, false);
       this.#active.get(runId)?.release();
     }
+  }
+
+  /**
+   * The run has ended here: lease released and, once its final status is written (`ended`) and
+   * no other instance runs it, unmarked. Left marked, a sweep finds it and marks it interrupted.
+   */
+  async #letGo(lease: RunLease, ended: boolean): Promise<void> {
+    if (lease.released) return;
+    const warn = (error: unknown) =>
+      this.#deps.kernel.logger.warn(
+        `workflow "${this.name}" run ${lease.runId}: could not release it: ${(error as Error).message}`,
+      );
+    if (ended && !lease.lost) await unmarkActive(this.#store, lease.runId).catch(warn);
+    await lease.release().catch(warn);
   }
 
   async *#streamed(

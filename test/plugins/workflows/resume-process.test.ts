@@ -75,7 +75,8 @@ describe('resuming a workflow run after the process died', () => {
       async: true,
     });
     expect(started.status).toBe(202);
-    expect(await started.json()).toMatchObject({ runId: 'run-1', status: 'running' });
+    // Queued, then taken at once by the only instance.
+    expect(await started.json()).toMatchObject({ runId: 'run-1', status: 'queued' });
     // Wait until fetch is recorded and transform is under way, then kill the server outright.
     await expect
       .poll(
@@ -91,10 +92,12 @@ describe('resuming a workflow run after the process died', () => {
     await new Promise((resolve) => first.child.once('exit', resolve));
 
     const second = await serve(dir);
+    // Its instance is gone (same host, no such process): the second marked it before listening.
     const interrupted = (await (await fetch(`${second.url}/api/workflows/runs/run-1`)).json()) as {
       status: string;
+      error: { code: string };
     };
-    expect(interrupted.status).toBe('running'); // recorded as running, but no process runs it
+    expect(interrupted).toMatchObject({ status: 'interrupted', error: { code: 'RUN_INTERRUPTED' } });
     const resumed = await post(`${second.url}/api/workflows/runs/run-1/resume`);
     expect(resumed.status).toBe(200);
     const result = (await resumed.json()) as {
