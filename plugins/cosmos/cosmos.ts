@@ -11,7 +11,8 @@ import {
   type StoreValue,
   type Usage,
 } from '../../core/index.ts';
-import { COSMOS_ERROR_CODES } from './errors.ts';
+import { type Claim, COSMOS_NAMESPACE, type Definition, Slots } from './definitions.ts';
+import { agentExists, COSMOS_ERROR_CODES, cosmosFull } from './errors.ts';
 import { type DestroyReason, getCosmosHooks } from './hooks.ts';
 import {
   AGENT_ID_PATTERN,
@@ -23,8 +24,19 @@ import {
   type CreateOptions,
 } from './types.ts';
 
-/** The store namespace persisted definitions live in, one key per agent id. */
-export const COSMOS_NAMESPACE = 'cosmos';
+export { COSMOS_NAMESPACE } from './definitions.ts';
+
+/** Where instances on a shared bus tell each other of agents created and removed (a Change). */
+export const CHANGES_CHANNEL = 'cosmos:changed';
+
+/** What an instance tells the others: `createdAt` tells an agent from a later one of the same id. */
+interface Change {
+  id: string;
+  op: 'created' | 'active' | Exclude<DestroyReason, 'close'>;
+  createdAt: number;
+  /** The instance that made the change: it ignores its own. */
+  origin: string;
+}
 
 export const DEFAULT_MAX_AGENTS = 50;
 
@@ -41,16 +53,10 @@ interface Entry {
   /** Set by whoever removes it on purpose (`delete`, eviction). */
   reason?: DestroyReason;
   persisted: boolean;
-}
-
-/** A persisted definition: enough to build the agent again. */
-interface Definition {
-  agentId: string;
-  templateId: string;
-  overrides: CosmosOverrides;
-  createdAt: number;
-  /** Absent for a shared agent, and in definitions stored before owners were kept. */
-  owner?: string;
+  /** Removed because another instance removed it: the store and the others know already. */
+  remote?: boolean;
+  /** When this instance last told the others it ran (shared bus, with idle eviction). */
+  toldActiveAt?: number;
 }
 
 const ID = new RegExp(AGENT_ID_PATTERN);
@@ -68,6 +74,12 @@ export class Cosmos {
   /** Ids whose creation is under way (template, owner): they hold a slot from the first (synchronous) check on. */
   readonly #pending = new Map<string, { template: string; owner: string | undefined }>();
   readonly #totals = { created: 0, deleted: 0, evicted: 0 };
+  readonly #slots: Slots;
+  /** Creates under way, settled either way: a change heard for the same id waits for them. */
+  readonly #building = new Map<string, Promise<void>>();
+  /** Changes heard from the other instances, applied in order. */
+  #sync: Promise<void> = Promise.resolve();
+  #unsubscribe: (() => Promise<void>) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -82,6 +94,7 @@ export class Cosmos {
     this.maxAgents = maxAgents;
     this.idleTtlMs = options.idleTtlMs;
     this.persist = options.persist ?? false;
+    this.#slots = new Slots(() => dependencies.store);
     const { hooks } = dependencies;
     // Tapped as the agent is created, before anyone (HubOS) can run it.
     hooks.agentCreated.tap('cosmos', ({ agent }) => {
@@ -102,6 +115,14 @@ export class Cosmos {
 
   get #hooks() {
     return getCosmosHooks(this.#kernel);
+  }
+
+  /**
+   * Whether definitions go to the store, where they are the slots of `maxAgents` for every
+   * instance sharing it: with `persist`, and always on a shared bus (the others build agents from them).
+   */
+  get #stored(): boolean {
+    return this.persist || this.#kernel.bus.shared;
   }
 
   /** The templates agents are built from: the config's `agents`. */
@@ -131,11 +152,25 @@ export class Cosmos {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#build(ctx, options, this.persist);
+    const built = this.#build(ctx, options, this.#stored);
+    // Only followed on a shared bus (see #apply): a single instance spends nothing on it.
+    if (!this.#unsubscribe) return built;
+    const settled = built.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#building.set(options.agentId, settled);
+    void settled.then(() => {
+      if (this.#building.get(options.agentId) === settled) this.#building.delete(options.agentId);
+    });
+    return built;
   }
 
-  /** Synchronous checks, then the slot is held: no await may come between them. */
-  #reserve(options: CreateOptions): void {
+  /**
+   * Synchronous checks, then the slot is held: no await may come between them. `capacity: false`
+   * for an agent another instance created: the store counted it already.
+   */
+  #reserve(options: CreateOptions, capacity = true): void {
     const { agentId, templateId, owner } = options ?? ({} as CreateOptions);
     if (this.#closed) throw new HubosError('KERNEL_STATE', 'cosmos is closed: the kernel is closing');
     if (typeof agentId !== 'string' || !ID.test(agentId)) {
@@ -154,18 +189,9 @@ export class Cosmos {
         },
       );
     }
-    if (this.#entries.has(agentId) || this.#pending.has(agentId) || this.#kernel.getAgent(agentId)) {
-      throw new HubosError('AGENT_EXISTS', `an agent named "${agentId}" already exists`, {
-        details: { agent: agentId },
-      });
-    }
-    if (this.size >= this.maxAgents) {
-      throw COSMOS_ERROR_CODES.create(
-        'COSMOS_FULL',
-        `cosmos is full: it holds at most ${this.maxAgents} agents (maxAgents); delete one first`,
-        { details: { maxAgents: this.maxAgents } },
-      );
-    }
+    if (this.#entries.has(agentId) || this.#pending.has(agentId) || this.#kernel.getAgent(agentId))
+      throw agentExists(agentId);
+    if (capacity && this.size >= this.maxAgents) throw cosmosFull(this.maxAgents);
     if (owner !== undefined && (typeof owner !== 'string' || owner === '')) {
       throw new HubosError(
         'AGENT_INVALID',
@@ -175,15 +201,22 @@ export class Cosmos {
     this.#pending.set(agentId, { template: templateId, owner });
   }
 
-  async #build(ctx: CosmosContext, options: CreateOptions, persist: boolean, createdAt = Date.now()) {
+  /** Builds the agent; with `store`, first claims its slot in the store and commits it once built. */
+  async #build(ctx: CosmosContext, options: CreateOptions, store: boolean, createdAt = Date.now()) {
     const { agentId, templateId, owner } = options;
     const overrides = pickOverrides(options);
+    let claim: Claim | undefined;
     try {
-      if (persist && overrides.model !== undefined && isLanguageModel(overrides.model)) {
+      if (store && overrides.model !== undefined && isLanguageModel(overrides.model)) {
         throw new HubosError(
           'AGENT_INVALID',
           `cosmos: agent "${agentId}" is persisted, so its model must be a reference string, not an object`,
         );
+      }
+      if (store) {
+        // A definition no instance can build (its template is gone) holds no slot, as before.
+        const counts = (stored: string) => Object.hasOwn(this.templates, stored);
+        claim = await this.#slots.claim(agentId, this.maxAgents, counts);
       }
       const template = this.templates[templateId]!;
       const spec: AgentSpec = {
@@ -201,7 +234,7 @@ export class Cosmos {
         throw new HubosError('AGENT_NOT_FOUND', `agent "${agentId}" was destroyed as it was created`);
       entry.createdAt = createdAt;
       this.#totals.created++;
-      if (persist) {
+      if (claim) {
         const definition: Definition = {
           agentId,
           templateId,
@@ -210,16 +243,24 @@ export class Cosmos {
           ...(owner !== undefined ? { owner } : {}),
         };
         try {
-          await this.#kernel.store.set(COSMOS_NAMESPACE, agentId, definition as unknown as StoreValue);
+          await this.#slots.commit(claim, definition);
+          claim = undefined;
           entry.persisted = true;
         } catch (error) {
           await this.delete(agentId);
           throw error;
         }
+        this.#tell(agentId, 'created', createdAt);
       }
       await this.#hooks.spawned.promise({ cosmos: this, agent: this.#info(agentId, entry), ctx });
       return agent;
     } catch (error) {
+      if (claim)
+        await this.#slots
+          .release(claim)
+          .catch((failure) =>
+            this.#kernel.logger.warn(`cosmos: freeing the slot of "${agentId}": ${errorMessage(failure)}`),
+          );
       // The kernel dropped an agent whose `agentCreated` failed without destroying it: so do we.
       const entry = this.#entries.get(agentId);
       if (entry && this.#kernel.getAgent(agentId) !== entry.agent) this.#entries.delete(agentId);
@@ -245,16 +286,32 @@ export class Cosmos {
       persisted: false,
     };
     this.#entries.set(agent.id, entry);
+    // The id, not the handle: the closures below live as long as the agent.
+    const { id } = agent;
     agent.hooks.beforeRun.tap('cosmos', (run) => {
       entry.active.add(run.runId);
       entry.lastActiveAt = Date.now();
+      this.#active(id, entry);
     });
     agent.hooks.afterRun.tap('cosmos', ({ run, result }) => {
       entry.active.delete(run.runId);
       entry.runs++;
       entry.usage = addUsage(entry.usage, result.usage);
       entry.lastActiveAt = Date.now();
+      this.#active(id, entry);
     });
+  }
+
+  /**
+   * Idleness is judged by each instance from the runs it sees: on a shared bus with idle eviction,
+   * runs are told to the others (a few seconds apart at most), so none evicts an agent busy elsewhere.
+   */
+  #active(id: string, entry: Entry): void {
+    if (this.idleTtlMs === undefined || !this.#unsubscribe || !entry.persisted) return;
+    const now = Date.now();
+    if (now - (entry.toldActiveAt ?? 0) < Math.min(this.idleTtlMs / 4, 5_000)) return;
+    entry.toldActiveAt = now;
+    this.#tell(id, 'active', entry.createdAt);
   }
 
   /** The agent, or undefined. */
@@ -329,33 +386,107 @@ export class Cosmos {
   }
 
   /**
-   * Builds the agents whose definitions the store keeps (with `persist`): called at startup, in
-   * the kernel's `ready` hook. A definition that can no longer be built (its template is gone) is
+   * Builds the agents whose definitions the store keeps (with `persist`, or on a shared bus): called
+   * at startup by `start()`, in the kernel's `ready` hook. A definition that can no longer be built (its template is gone) is
    * skipped with a warning and kept. Resolves with the ids restored.
    */
   async restore(): Promise<string[]> {
-    const store = this.#kernel.store;
     const restored: string[] = [];
-    for (const key of await store.list(COSMOS_NAMESPACE)) {
-      const definition = await store.get<StoreValue>(COSMOS_NAMESPACE, key);
-      const { agentId, templateId, overrides, createdAt, owner } = (definition ??
-        {}) as unknown as Definition;
-      try {
-        const options: CreateOptions = {
-          ...overrides,
-          agentId,
-          templateId,
-          ...(owner !== undefined ? { owner } : {}),
-        };
-        this.#reserve(options);
-        await this.#build({ restored: true }, options, false, createdAt);
-        this.#entries.get(agentId)!.persisted = true;
-        restored.push(agentId);
-      } catch (error) {
-        this.#kernel.logger.warn(`cosmos: could not restore agent "${key}": ${errorMessage(error)}`);
-      }
-    }
+    for (const key of await this.#kernel.store.list(COSMOS_NAMESPACE))
+      if (await this.#load(key, { restored: true })) restored.push(key);
     return restored;
+  }
+
+  /**
+   * Called in the kernel's `ready` hook: on a shared bus, follows the agents the other instances
+   * create and remove; then restores the stored agents (with `persist`, always on a shared bus).
+   */
+  async start(): Promise<void> {
+    const bus = this.#kernel.bus;
+    // Subscribed before restoring: a change made meanwhile is applied after the restore, not lost.
+    if (bus.shared && !this.#unsubscribe)
+      this.#unsubscribe = await bus.subscribe(CHANGES_CHANNEL, (message) => this.#heard(message));
+    if (!this.#stored) return;
+    const restoring = this.restore();
+    this.#sync = restoring.then(
+      () => undefined,
+      () => undefined,
+    );
+    await restoring;
+  }
+
+  /** Builds the agent a stored definition describes; false (with a warning if it is broken) when it does not. */
+  async #load(key: string, ctx: CosmosContext): Promise<boolean> {
+    // Ours already (restored, or heard of while restoring), or being created here.
+    if (this.#closed || this.#entries.has(key) || this.#pending.has(key)) return false;
+    const definition = (await this.#kernel.store.get<StoreValue>(COSMOS_NAMESPACE, key)) as unknown as
+      | Definition
+      | undefined;
+    // Gone since.
+    if (definition === undefined) return false;
+    const { agentId, templateId, overrides, createdAt, owner } = definition ?? ({} as Definition);
+    try {
+      const options: CreateOptions = {
+        ...overrides,
+        agentId,
+        templateId,
+        ...(owner !== undefined ? { owner } : {}),
+      };
+      // One another instance created was counted in the store: it may take a slot held here still.
+      this.#reserve(options, ctx.mirrored !== true);
+      await this.#build(ctx, options, false, createdAt);
+      this.#entries.get(agentId)!.persisted = true;
+      return true;
+    } catch (error) {
+      const what = ctx.mirrored ? 'build agent' : 'restore agent';
+      this.#kernel.logger.warn(`cosmos: could not ${what} "${key}": ${errorMessage(error)}`);
+      return false;
+    }
+  }
+
+  /** Tells the other instances on a shared bus; a failure is logged, the change stands. */
+  #tell(id: string, op: Change['op'], createdAt: number): void {
+    const bus = this.#kernel.bus;
+    if (!bus.shared) return;
+    const change: Change = { id, op, createdAt, origin: this.#kernel.instance.id };
+    bus
+      .publish(CHANGES_CHANNEL, change as unknown as StoreValue)
+      .catch((error) =>
+        this.#kernel.logger.warn(`cosmos: telling the other instances of "${id}": ${errorMessage(error)}`),
+      );
+  }
+
+  /** A change another instance made: applied in order, after the restore. */
+  #heard(message: StoreValue): void {
+    const change = message as unknown as Partial<Change> | null;
+    if (!change || typeof change.id !== 'string' || change.origin === this.#kernel.instance.id) return;
+    const { id, op, createdAt } = change;
+    if (op === 'active') {
+      const entry = this.#entries.get(id);
+      if (entry && entry.createdAt === createdAt) entry.lastActiveAt = Date.now();
+      return;
+    }
+    this.#sync = this.#sync
+      .then(() => this.#apply(id, op, createdAt))
+      .catch((error) =>
+        this.#kernel.logger.warn(`cosmos: applying a change to "${id}": ${errorMessage(error)}`),
+      );
+  }
+
+  async #apply(id: string, op: Change['op'] | undefined, createdAt: number | undefined): Promise<void> {
+    if (this.#closed) return;
+    if (op === 'created') {
+      // A create of the same id here loses to it in the store: build theirs once ours gave up.
+      await this.#building.get(id);
+      await this.#load(id, { restored: true, mirrored: true });
+      return;
+    }
+    const entry = this.#entries.get(id);
+    // Gone here too, or a later agent of the same id.
+    if (!entry || entry.createdAt !== createdAt) return;
+    entry.reason ??= op === 'evicted' || op === 'deleted' ? op : 'destroyed';
+    entry.remote = true;
+    await this.#kernel.destroyAgent(id);
   }
 
   /** Stops eviction and refuses new agents (the kernel's close destroys the agents; definitions stay stored). */
@@ -363,6 +494,9 @@ export class Cosmos {
     this.#closed = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    const unsubscribe = this.#unsubscribe;
+    this.#unsubscribe = undefined;
+    unsubscribe?.().catch(() => undefined);
   }
 
   /** Bookkeeping for an agent of ours leaving, however it was destroyed. */
@@ -373,7 +507,10 @@ export class Cosmos {
     const reason: DestroyReason = entry.reason ?? (this.#closed ? 'close' : 'destroyed');
     if (reason === 'evicted') this.#totals.evicted++;
     else this.#totals.deleted++;
-    if (entry.persisted && reason !== 'close') await this.#kernel.store.delete(COSMOS_NAMESPACE, id);
+    if (entry.persisted && reason !== 'close' && !entry.remote) {
+      await this.#slots.remove(id, entry.createdAt);
+      this.#tell(id, reason, entry.createdAt);
+    }
     await this.#hooks.destroyed.promise({ cosmos: this, agent: this.#info(id, entry), reason });
   }
 

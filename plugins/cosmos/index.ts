@@ -51,7 +51,7 @@ export default function cosmos(options: CosmosConfig = {}): Plugin {
       });
       // Restored before the server starts (`hubos serve` serves after boot); HubOS serves later agents too.
       kernel.hooks.ready.tapPromise('cosmos', async () => {
-        if (instance?.persist) await instance.restore();
+        await instance?.start();
       });
       tapCosmosRoutes(kernel, () => instance);
     },

@@ -2,11 +2,14 @@ import type { KernelView, LanguageModel, Usage } from '../../core/index.ts';
 
 /** The `cosmos` config key. */
 export interface CosmosConfig {
-  /** How many agents Cosmos holds at once (default 50); `create` fails with `COSMOS_FULL` beyond it. */
+  /**
+   * How many agents Cosmos holds at once (default 50); `create` fails with `COSMOS_FULL` beyond it.
+   * With `persist` or a shared bus, the stored definitions count: one limit for every instance on the store.
+   */
   maxAgents?: number;
   /** Destroy agents idle (no run) for this long, in ms; off when omitted. Running agents are never evicted. */
   idleTtlMs?: number;
-  /** Keep agent definitions in the store and restore them at startup (default false). */
+  /** Keep agent definitions in the store and restore them at startup (default false; always on a shared bus). */
   persist?: boolean;
 }
 

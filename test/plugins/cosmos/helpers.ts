@@ -1,5 +1,12 @@
 import { afterEach } from 'vitest';
-import type { HubosConfig, Kernel, KernelOptions, Plugin } from '../../../core/index.ts';
+import {
+  type Bus,
+  type HubosConfig,
+  type Kernel,
+  type KernelOptions,
+  LocalBus,
+  type Plugin,
+} from '../../../core/index.ts';
 import cosmos, { type CosmosConfig } from '../../../plugins/cosmos/index.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
 
@@ -42,4 +49,15 @@ export async function until(check: () => boolean, ms = 2_000): Promise<void> {
     if (Date.now() - started > ms) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** A LocalBus that says it is shared: kernels in one process that hear each other, as instances on Redis do. */
+export function sharedLocalBus(bus: Bus = new LocalBus()): Bus {
+  return new Proxy(bus, {
+    get: (target, property) => {
+      if (property === 'shared') return true;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
