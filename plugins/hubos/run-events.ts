@@ -64,7 +64,9 @@ export class RunEvents {
         clearTimeout(timer);
         if (got === 'tick') {
           // Nothing heard: an ended run whose log is gone (or never reached the bus) ends here.
-          const record = await follow.current();
+          // A store that is away says nothing about the run: its log may still bring the end.
+          const record = await follow.current().catch(() => 'unknown' as const);
+          if (record === 'unknown') continue;
           if (!record) return;
           if (isFinal(record.status) && ++endedChecks >= (endedAtStart ? 1 : 2)) {
             yield { end: record };
