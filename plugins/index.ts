@@ -48,13 +48,21 @@ export {
   HubOS,
   type HubOSOptions,
   type HubOSServerOptions,
+  type RecordedRunOptions,
+  type RunDriver,
+  type RunFollow,
+  type RunListener,
+  type RunLogEntry,
+  type RunManagerOptions,
   type RunRecord,
   type RunState as RunRecordState,
+  type RunSurface,
 } from './hubos/index.ts';
 export type { RunManager } from './hubos/runs.ts';
 export type { McpClientsOptions } from './mcp/client/mcp-clients.ts';
 export type { TransportKind as McpTransportKind } from './mcp/client/transport.ts';
 export {
+  type AskAgentRunner,
   createMcpServer,
   default as mcp,
   MCP_ERROR_CODES,

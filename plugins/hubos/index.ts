@@ -5,7 +5,17 @@ import { type HubOSServerOptions, SERVER_CONFIG_SCHEMA } from './options.ts';
 export { HUBOS_ERROR_CODES } from './errors.ts';
 export { HubOS, type HubOSOptions } from './hubos.ts';
 export type { HubOSServerOptions } from './options.ts';
-export type { RunRecord, RunState } from './runs.ts';
+export type { RunFollow, RunLogEntry } from './run-events.ts';
+export type {
+  RecordedRunOptions,
+  RunDriver,
+  RunListener,
+  RunManager,
+  RunManagerOptions,
+  RunRecord,
+  RunState,
+  RunSurface,
+} from './runs.ts';
 export * from './server.ts';
 
 declare module '../../core/config.js' {

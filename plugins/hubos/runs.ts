@@ -32,7 +32,7 @@ export interface RunStartOptions {
   /** Where it was started (default `rest`). */
   via?: RunSurface;
   /** Hears each event of the run from the first (with its number in the run). */
-  listener?: Listener;
+  listener?: RunListener;
   /** More options for the agent's run (AG-UI's client tools and tool results). */
   run?: Omit<RunOptions, 'runId' | 'signal' | 'principal' | 'sessionId' | 'onEvent'>;
 }
@@ -61,13 +61,13 @@ export interface RunManagerOptions {
   onError?: (message: string) => void;
 }
 
-export type Listener = (event: AgentEvent, seq: number) => void;
+export type RunListener = (event: AgentEvent, seq: number) => void;
 
 interface LiveRun {
   record: RunRecord;
   controller: AbortController;
   done: Promise<void>;
-  listeners: Set<Listener>;
+  listeners: Set<RunListener>;
   seq: number;
   /** Store writes of this run, one after another. */
   writes: Promise<void>;
@@ -203,7 +203,8 @@ export class RunManager {
     await this.#index(record);
     // The record is durable now: a job Redis cannot take at once is queued again by the sweep.
     await withTimeout(bus.enqueue(RUN_QUEUE, { id: record.id, data: { runId: record.id } }), 5_000).catch(
-      (error: unknown) => this.#options.onError?.(`run ${record.id} waits to be queued again: ${errorMessage(error)}`),
+      (error: unknown) =>
+        this.#options.onError?.(`run ${record.id} waits to be queued again: ${errorMessage(error)}`),
     );
     return record;
   }
@@ -396,7 +397,7 @@ export class RunManager {
   }
 
   /** Follows a run of this instance as it happens; false if it does not run here. */
-  subscribe(id: string, listener: Listener): (() => void) | false {
+  subscribe(id: string, listener: RunListener): (() => void) | false {
     const live = this.#live.get(id);
     if (!live) return false;
     live.listeners.add(listener);

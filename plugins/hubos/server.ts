@@ -30,4 +30,4 @@ export { sseEventWriter, sseResponse } from './kit/sse.ts';
 export type { AllowedHosts } from './middleware/host-check.ts';
 export type { OriginPolicy } from './middleware/origin-check.ts';
 export type { ApiKeyEntry } from './options.ts';
-export type { RunStartOptions } from './runs.ts';
+export type { RunListener, RunStartOptions, RunSurface } from './runs.ts';

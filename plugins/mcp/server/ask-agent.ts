@@ -58,12 +58,15 @@ export interface AskContext {
   /** Who the call is for: the run and its session are theirs. */
   principal: string;
   /** Runs the agent (the session id as the caller named it); default `agent.run` under the principal's session. */
-  runAgent?: (
-    agent: Agent,
-    message: string,
-    options: { sessionId?: string; signal: AbortSignal; onEvent: (event: AgentEvent) => void },
-  ) => Promise<RunResult>;
+  runAgent?: AskAgentRunner;
 }
+
+/** How an `ask_<agent>` call runs its agent (HubOS over HTTP: as a recorded run). */
+export type AskAgentRunner = (
+  agent: Agent,
+  message: string,
+  options: { sessionId?: string; signal: AbortSignal; onEvent: (event: AgentEvent) => void },
+) => Promise<RunResult>;
 
 /**
  * Runs the agent on the message and answers with its final text. The agent's own permission

@@ -1,3 +1,4 @@
+export type { AskAgentRunner } from './ask-agent.ts';
 export { ASK_AGENT_SCHEMA, askToolName } from './ask-agent.ts';
 export { MCP_AGENT_ID } from './call-tool.ts';
 export { tapMcpEndpoint } from './http-endpoint.ts';

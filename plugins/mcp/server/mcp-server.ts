@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Agent, createPolicy, errorMessage, type KernelView } from '../../../core/index.ts';
 import type { McpServeConfig } from '../config.ts';
-import { type AskContext, askAgent } from './ask-agent.ts';
+import { type AskAgentRunner, askAgent } from './ask-agent.ts';
 import { callRegistryTool } from './call-tool.ts';
 import { onToolListChange } from './list-changes.ts';
 import { progressReporter } from './progress.ts';
@@ -31,7 +31,7 @@ export interface McpServerOptions {
   /** Which agents this session may ask (`ask_<agent>`), beyond `serve.agents`; default all. */
   mayUseAgent?: (agent: Agent) => boolean;
   /** Runs an `ask_<agent>` call (over HTTP, as a recorded run of the server); default `agent.run`. */
-  runAgent?: AskContext['runAgent'];
+  runAgent?: AskAgentRunner;
 }
 
 const SHUTTING_DOWN = errorResult(
