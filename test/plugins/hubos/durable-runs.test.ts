@@ -57,7 +57,11 @@ async function frames(response: Response): Promise<{ id?: string; event: string;
           .split('\n')
           .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
       );
-      return { ...(fields.id ? { id: fields.id } : {}), event: String(fields.event), data: JSON.parse(String(fields.data)) };
+      return {
+        ...(fields.id ? { id: fields.id } : {}),
+        event: String(fields.event),
+        data: JSON.parse(String(fields.data)),
+      };
     });
 }
 
