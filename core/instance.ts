@@ -25,8 +25,13 @@ export class Instance {
   readonly #store: Store;
   readonly #startedAt = new Date().toISOString();
   #timer: NodeJS.Timeout | undefined;
-  #beat: Promise<void> = Promise.resolve();
-  /** Since when this instance's own heartbeats have been landing (undefined: they are not). */
+  #beat: Promise<void> | undefined;
+  /** When the last heartbeat of this instance landed. */
+  #landedAt: number | undefined;
+  /**
+   * Since when this instance's heartbeats have been landing on time, one after another (undefined:
+   * they are not). Only after a whole lease of that does it judge another's expired heartbeat.
+   */
   #healthySince: number | undefined;
 
   constructor(store: Store, leaseMs: number) {
@@ -34,20 +39,24 @@ export class Instance {
     this.leaseMs = leaseMs;
   }
 
+  get #every(): number {
+    return Math.max(250, Math.floor(this.leaseMs / 3));
+  }
+
   /** Writes the first heartbeat, then keeps it fresh until stop(). */
   async start(): Promise<void> {
     if (this.#timer) return;
     await this.#heartbeat();
-    this.#timer = setInterval(
-      () => {
-        // A heartbeat that fails (the store restarting) is tried again at the next tick; until
-        // one lands again, and for a lease after, others' expired heartbeats are not trusted.
-        this.#beat = this.#heartbeat().catch(() => {
+    this.#timer = setInterval(() => {
+      // One at a time: a heartbeat held up by a store outage is not joined by others.
+      this.#beat ??= this.#heartbeat()
+        .catch(() => {
           this.#healthySince = undefined;
+        })
+        .finally(() => {
+          this.#beat = undefined;
         });
-      },
-      Math.max(250, Math.floor(this.leaseMs / 3)),
-    );
+    }, this.#every);
     this.#timer.unref();
   }
 
@@ -61,8 +70,9 @@ export class Instance {
 
   /**
    * Whether the instance `id` may still be running: its heartbeat is there and has not expired
-   * (this one always is). A heartbeat that expired while this instance's own could not be written
-   * either (the store was away, so nobody could renew) is given a lease to come back first.
+   * (this one always is). An expired heartbeat is believed only while this instance's own have
+   * been landing on time for a whole lease: after a store outage nobody could renew, so every
+   * instance gets a lease to write a fresh one first.
    */
   async isAlive(id: string): Promise<boolean> {
     if (id === this.id) return true;
@@ -72,20 +82,40 @@ export class Instance {
     // wait for the lease to mark what the crashed one was running.
     if (beat.host === hostname() && !processExists(beat.pid)) return false;
     if (beat.expiresAt > Date.now()) return true;
-    const since = this.#healthySince;
-    return since === undefined || Date.now() - since < this.leaseMs;
+    return !this.#judging();
   }
 
-  async #heartbeat(): Promise<void> {
+  #judging(): boolean {
+    const now = Date.now();
+    const since = this.#healthySince;
+    const landed = this.#landedAt;
+    return (
+      since !== undefined &&
+      landed !== undefined &&
+      now - since >= this.leaseMs &&
+      now - landed < this.leaseMs
+    );
+  }
+
+  async #heartbeat(again = true): Promise<void> {
+    const sent = Date.now();
     const beat: Heartbeat = {
       id: this.id,
       host: hostname(),
       pid: process.pid,
       startedAt: this.#startedAt,
-      expiresAt: Date.now() + this.leaseMs,
+      expiresAt: sent + this.leaseMs,
     };
     await this.#store.set(INSTANCES_NAMESPACE, this.id, beat as unknown as StoreValue);
-    this.#healthySince ??= Date.now();
+    const now = Date.now();
+    // Late (the store was slow or away), or after a gap: the streak of on-time heartbeats restarts.
+    const onTime =
+      now - sent < this.#every && (this.#landedAt === undefined || now - this.#landedAt < this.leaseMs);
+    if (!onTime) this.#healthySince = undefined;
+    this.#healthySince ??= now;
+    this.#landedAt = now;
+    // A heartbeat that landed late carries an expiry that is already near: write a fresh one now.
+    if (!onTime && again && this.#timer) await this.#heartbeat(false);
   }
 }
 

@@ -82,10 +82,14 @@ export class RedisJobs {
     return queue;
   }
 
-  /** Options, not a shared client: BullMQ opens (and closes) connections of its own, blocking ones included. */
+  /**
+   * Options, not a shared client: BullMQ opens (and closes) connections of its own, blocking ones
+   * included. Connected at once, not lazily: a lazy queue whose first connection fails (Redis away
+   * at its first use) keeps that failure and never queues again.
+   */
   #connection(): ConnectionOptions {
-    const { lazyConnect, maxRetriesPerRequest, connectionName } = connectionOptions(this.#options.prefix);
-    return { url: this.#options.url, lazyConnect, maxRetriesPerRequest, connectionName };
+    const { maxRetriesPerRequest, connectionName } = connectionOptions(this.#options.prefix);
+    return { url: this.#options.url, lazyConnect: false, maxRetriesPerRequest, connectionName };
   }
 }
 

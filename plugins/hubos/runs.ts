@@ -450,9 +450,20 @@ export class RunManager {
         'RUN_UNREACHABLE',
         `run "${id}" runs on instance ${record.instance}, which this one cannot reach: join the instances with bus: { driver: 'redis' }`,
       );
-    await bus.publish(CANCEL_CHANNEL, { runId: id });
-    const stop = AbortSignal.timeout(30_000);
-    return (await this.wait(id, stop)) ?? record;
+    // Said again every second until the run ends: an instance reconnecting to Redis misses one.
+    const ask = () => bus.publish(CANCEL_CHANNEL, { runId: id }).catch(() => undefined);
+    await ask();
+    const again = setInterval(ask, 1_000);
+    try {
+      const done = await this.wait(id, AbortSignal.timeout(30_000));
+      if (done && isFinal(done.status)) return done;
+    } finally {
+      clearInterval(again);
+    }
+    throw HUBOS_ERROR_CODES.create(
+      'RUN_TIMEOUT',
+      `instance ${record.instance} did not confirm cancelling run "${id}" within 30 s: ask again`,
+    );
   }
 
   // Cancels asked for on another instance reach the run here.

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { type Agent, errorCodeSpec } from '../../../core/index.ts';
+import { type Agent, type AgentEvent, errorCodeSpec } from '../../../core/index.ts';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
 import type { HubOS } from '../hubos.ts';
 import { onClientGone } from '../kit/client-gone.ts';
@@ -92,19 +92,25 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
       );
     }
     if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
+      const disconnected = new AbortController();
+      // Events come before the stream opens; they wait here, in order, and are sent once it has.
+      const pending: { event: AgentEvent; seq: number }[] = [];
+      let send: ((event: AgentEvent, seq: number) => void) | undefined;
+      // Started before the response: a store that is away answers 503 JSON, not an empty 200 stream.
+      const record = await hubos.runs.start(agent, body.input, {
+        principal,
+        sessionId: body.sessionId,
+        signal: disconnected.signal,
+        listener: (event, seq) => (send ? send(event, seq) : pending.push({ event, seq })),
+      });
       return streamSSE(c, async (stream) => {
-        const disconnected = new AbortController();
         stream.onAbort(() => disconnected.abort(new Error('the client disconnected')));
         const writes: Promise<void>[] = [];
-        const record = await hubos.runs.start(agent, body.input, {
-          principal,
-          sessionId: body.sessionId,
-          signal: disconnected.signal,
-          // Numbered, so a client that loses the stream resumes at GET /runs/:id/events with Last-Event-ID.
-          listener: (event, seq) => {
-            writes.push(stream.writeSSE({ id: String(seq), event: event.type, data: JSON.stringify(event) }));
-          },
-        });
+        // Numbered, so a client that loses the stream resumes at GET /runs/:id/events with Last-Event-ID.
+        send = (event, seq) => {
+          writes.push(stream.writeSSE({ id: String(seq), event: event.type, data: JSON.stringify(event) }));
+        };
+        for (const { event, seq } of pending.splice(0)) send(event, seq);
         await hubos.runs.wait(record.id);
         await Promise.all(writes);
       });

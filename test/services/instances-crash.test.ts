@@ -1,0 +1,168 @@
+// `kill -9` of an instance: its running runs are marked `interrupted` by the others within a few
+// leases and never run again; runs queued but not started when their enqueuer dies run elsewhere.
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../plugins/hubos/run-record.ts';
+import { REDIS_URL } from './env.ts';
+import { FINAL, getRun, postJson, request, waitForRun } from './helpers/http.ts';
+import { Cluster, printed, type ServeProcess } from './helpers/instances.ts';
+import { pollUntil } from './helpers/poll.ts';
+import { describeFrames, SSEReader } from './helpers/sse.ts';
+
+const LEASE_MS = 1_200;
+const clusters: Cluster[] = [];
+const redis = new Redis(REDIS_URL);
+
+afterAll(async () => {
+  redis.disconnect();
+  await Promise.all(clusters.map((cluster) => cluster.cleanup()));
+}, 60_000);
+
+async function cluster(
+  count: number,
+  maxRuns: number,
+): Promise<{ cluster: Cluster; instances: ServeProcess[] }> {
+  const made = new Cluster({ leaseMs: LEASE_MS });
+  clusters.push(made);
+  const instances = await Promise.all(Array.from({ length: count }, () => made.start({ maxRuns })));
+  return { cluster: made, instances };
+}
+
+async function enqueue(on: ServeProcess, agent: string, input: string): Promise<string> {
+  const answer = await postJson(`${on.url}/api/agents/${agent}/run?async=true`, { input });
+  expect(answer.status, answer.text).toBe(202);
+  return answer.body.runId as string;
+}
+
+/** BullMQ's hash of a run's job (see core/bus/redis-jobs.ts): gone once a worker has finished with it. */
+const jobKey = (cluster: Cluster, runId: string) =>
+  `${cluster.prefix}:job:runs:j${encodeURIComponent(runId)}`;
+
+describe('an instance killed with SIGKILL', () => {
+  it('leaves its running run interrupted, marked by another instance and never run again', async () => {
+    const { cluster: service, instances } = await cluster(3, 2);
+    const runId = await enqueue(instances[0]!, 'waiter', 'pause');
+    const running = await waitForRun(instances[0]!.url, runId, (r) => r.status === 'running', 'running');
+    const victim = service.byInstanceId(running.instance);
+    expect(victim, `no process owns instance ${running.instance}`).toBeDefined();
+    await printed(victim!, `pause-start ${runId}`);
+    const survivors = instances.filter((instance) => instance !== victim);
+    const follower = new SSEReader(await fetch(`${survivors[0]!.url}/api/runs/${runId}/events`));
+    await follower.until((frame) => frame.event === 'tool-call-end', 'the pause call');
+    expect(await redis.exists(jobKey(service, runId))).toBe(1);
+
+    const killedAt = Date.now();
+    await victim!.kill();
+    const interrupted = await waitForRun(
+      survivors[1]!.url,
+      runId,
+      (record) => record.status !== 'running',
+      'interrupted',
+      10 * LEASE_MS,
+    );
+    const tookMs = Date.now() - killedAt;
+    expect(interrupted).toMatchObject({
+      status: 'interrupted',
+      instance: running.instance,
+      error: { code: 'RUN_INTERRUPTED' },
+    });
+    expect(interrupted.finishedAt).toBeDefined();
+    expect(tookMs).toBeLessThan(5 * LEASE_MS);
+    console.log(`[instances-crash] run interrupted ${tookMs} ms after SIGKILL (lease ${LEASE_MS} ms)`);
+
+    // Its followers on other instances hear the end.
+    const frames = await follower.rest();
+    expect(frames.at(-1), describeFrames(frames)).toMatchObject({
+      event: 'run-end',
+      data: { id: runId, status: 'interrupted' },
+    });
+
+    // The queue hands the dead worker's job to another instance, which must not run it again:
+    // once that job is done with, the record is unchanged and no survivor ran the tool.
+    await pollUntil(
+      "the dead instance's job to be handed over and dropped",
+      () => redis.exists(jobKey(service, runId)),
+      (exists) => exists === 0,
+      { timeoutMs: 15 * LEASE_MS },
+    );
+    expect(await getRun(survivors[0]!.url, runId)).toEqual(interrupted);
+    for (const survivor of survivors) expect(survivor.output.stdout).not.toContain(`pause-start ${runId}`);
+    const cancel = await request(`${survivors[0]!.url}/api/runs/${runId}/cancel`, { method: 'POST' });
+    expect(cancel.status).toBe(409);
+    expect(cancel.body.error.code).toBe('RUN_ENDED');
+
+    // The survivors go on serving.
+    const next = await enqueue(survivors[0]!, 'quick', 'after the crash');
+    const done = await waitForRun(survivors[1]!.url, next);
+    expect(done).toMatchObject({ status: 'completed' });
+    expect(survivors.some((survivor) => survivor.owns(done.instance))).toBe(true);
+    expect(victim!.alive).toBe(false);
+    for (const survivor of survivors) expect(survivor.alive).toBe(true);
+  }, 90_000);
+
+  it('runs elsewhere the runs it had queued but nobody had started', async () => {
+    // One slot per instance, all taken by runs that wait until cancelled.
+    const { cluster: service, instances } = await cluster(3, 1);
+    const [enqueuer] = instances;
+    const blockers = [
+      await enqueue(enqueuer!, 'waiter', 'pause'),
+      await enqueue(enqueuer!, 'waiter', 'pause'),
+      await enqueue(enqueuer!, 'waiter', 'pause'),
+    ];
+    const blocking = await Promise.all(
+      blockers.map((id) => waitForRun(enqueuer!.url, id, (r) => r.status === 'running', 'running')),
+    );
+    const runners = blocking.map((record) => service.byInstanceId(record.instance)!);
+    expect(new Set(runners).size).toBe(3);
+    for (const [i, runner] of runners.entries()) await printed(runner, `pause-start ${blockers[i]}`);
+
+    // More runs than slots: they wait in the queue, answered for by the instance that queued them.
+    const waiting = [
+      await enqueue(enqueuer!, 'waiter', 'pause 200'),
+      await enqueue(enqueuer!, 'quick', 'queued one'),
+      await enqueue(enqueuer!, 'quick', 'queued two'),
+    ];
+    for (const id of waiting) {
+      const record = await getRun(enqueuer!.url, id);
+      expect(record.status).toBe('queued');
+      expect(enqueuer!.owns(record.instance)).toBe(true);
+    }
+
+    await enqueuer!.kill();
+    const survivors = instances.filter((instance) => instance !== enqueuer);
+    const mine = blockers[runners.indexOf(enqueuer!)]!;
+    const interrupted = await waitForRun(
+      survivors[0]!.url,
+      mine,
+      (r) => r.status !== 'running',
+      'interrupted',
+      10 * LEASE_MS,
+    );
+    expect(interrupted).toMatchObject({ status: 'interrupted', error: { code: 'RUN_INTERRUPTED' } });
+    // Nobody has room yet: the queued runs are still queued, not lost nor failed.
+    for (const id of waiting) expect((await getRun(survivors[1]!.url, id)).status).toBe('queued');
+
+    // Free the survivors' slots (each cancelled through the other instance): the queued runs run there.
+    for (const [i, runner] of runners.entries()) {
+      if (runner === enqueuer) continue;
+      const through = survivors.find((survivor) => survivor !== runner)!;
+      const cancelled = await request(`${through.url}/api/runs/${blockers[i]}/cancel`, { method: 'POST' });
+      expect(cancelled.status, cancelled.text).toBe(200);
+      expect(cancelled.body.status).toBe('cancelled');
+    }
+    const done: RunRecord[] = [];
+    for (const id of waiting)
+      done.push(await waitForRun(survivors[0]!.url, id, undefined, 'a final state', 30_000));
+    expect(done.map((record) => record.status)).toEqual(['completed', 'completed', 'completed']);
+    for (const record of done)
+      expect(survivors.some((survivor) => survivor.owns(record.instance))).toBe(true);
+    expect(done[0]!.result?.text).toBe('waited: {"waited":200}');
+    expect(done[1]!.result?.text).toBe('done: queued one');
+    expect(done[2]!.result?.text).toBe('done: queued two');
+    // The interrupted one stayed so, and ran nowhere else.
+    expect(await getRun(survivors[1]!.url, mine)).toEqual(interrupted);
+    for (const survivor of survivors) expect(survivor.output.stdout).not.toContain(`pause-start ${mine}`);
+    for (const id of [...blockers, ...waiting])
+      expect(FINAL.has((await getRun(survivors[0]!.url, id)).status)).toBe(true);
+  }, 120_000);
+});
