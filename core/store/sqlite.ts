@@ -22,6 +22,12 @@ export class SqliteStore implements Store {
   readonly #list: StatementSync;
   readonly #insertNew: StatementSync;
   readonly #replace: StatementSync;
+  /**
+   * Writes waiting for the next commit, by `namespace\0key`: every write of one turn of the event
+   * loop goes in one transaction (a commit costs more than the rows in it), resolved once committed.
+   */
+  #pending = new Map<string, { namespace: string; key: string; json: string; done: Deferred[] }>();
+  #flushing: NodeJS.Immediate | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -60,23 +66,65 @@ export class SqliteStore implements Store {
   }
 
   async get<T extends StoreValue = StoreValue>(namespace: string, key: string): Promise<T | undefined> {
+    // A write not yet committed is what this process reads back.
+    const pending = this.#pending.get(`${namespace}\0${key}`);
+    if (pending) return JSON.parse(pending.json) as T;
     const row = this.#run(() => this.#get.get(namespace, key)) as { value: string } | undefined;
     return row === undefined ? undefined : (JSON.parse(row.value) as T);
   }
 
-  async set(namespace: string, key: string, value: StoreValue): Promise<void> {
+  set(namespace: string, key: string, value: StoreValue): Promise<void> {
     const json = JSON.stringify(value);
-    this.#run(() => this.#set.run(namespace, key, json, Date.now()));
+    if (!this.#db.isOpen) return Promise.reject(this.#failed(new Error('database is not open')));
+    const id = `${namespace}\0${key}`;
+    const done = deferred();
+    const earlier = this.#pending.get(id);
+    // A second write of one key in one turn replaces the first: both resolve with the commit.
+    this.#pending.set(id, { namespace, key, json, done: [...(earlier?.done ?? []), done] });
+    this.#flushing ??= setImmediate(() => this.#flush());
+    return done.promise;
   }
 
   async delete(namespace: string, key: string): Promise<boolean> {
+    this.#flush();
     const result = this.#run(() => this.#delete.run(namespace, key));
     return Number(result.changes) > 0;
   }
 
   async list(namespace: string, prefix = ''): Promise<string[]> {
+    this.#flush();
     const rows = this.#run(() => this.#list.all(namespace, prefix)) as { key: string }[];
     return rows.map((row) => row.key);
+  }
+
+  /** Commits the waiting writes in one transaction; one that fails is retried alone, so it fails alone. */
+  #flush(): void {
+    if (this.#flushing) clearImmediate(this.#flushing);
+    this.#flushing = undefined;
+    if (this.#pending.size === 0) return;
+    const writes = [...this.#pending.values()];
+    this.#pending = new Map();
+    const now = Date.now();
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        for (const write of writes) this.#set.run(write.namespace, write.key, write.json, now);
+        this.#db.exec('COMMIT');
+      } catch (error) {
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+        throw error;
+      }
+      for (const write of writes) for (const done of write.done) done.resolve();
+    } catch {
+      for (const write of writes) {
+        try {
+          this.#run(() => this.#set.run(write.namespace, write.key, write.json, now));
+          for (const done of write.done) done.resolve();
+        } catch (error) {
+          for (const done of write.done) done.reject(error);
+        }
+      }
+    }
   }
 
   // One statement each way, so SQLite's write lock makes it atomic across processes sharing the file.
@@ -86,6 +134,7 @@ export class SqliteStore implements Store {
     expected: StoreValue | undefined,
     next: StoreValue,
   ): Promise<boolean> {
+    this.#flush();
     const json = JSON.stringify(next);
     const result = this.#run(() =>
       expected === undefined
@@ -96,16 +145,41 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    if (this.#db.isOpen) this.#db.close();
+    if (this.#db.isOpen) {
+      this.#flush();
+      this.#db.close();
+    }
   }
 
   #run<T>(operation: () => T): T {
     try {
       return operation();
     } catch (error) {
-      throw new HubosError('STORE_FAILED', `store ${this.path}: ${errorMessage(error)}`, { cause: error });
+      throw this.#failed(error);
     }
   }
+
+  #failed(error: unknown): HubosError {
+    return HubosError.is(error)
+      ? error
+      : new HubosError('STORE_FAILED', `store ${this.path}: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }
 
 // Not `mkdirSync(dir, { recursive: true })`: under /proc, mkdir answers ENOENT for a parent that

@@ -31,30 +31,40 @@ export interface QueuedRun {
   input: string;
 }
 
+/** Records of runs that have ended, key the run id. */
 export const RUNS_NAMESPACE = 'hubos:runs';
-/** Runs not yet ended, key `<instance>/<runId>`: what a dead instance leaves to be marked. */
+/**
+ * Records of runs not yet ended (queued or running), key the run id: what a sweep reads to find
+ * a dead instance's runs. A run's record moves to RUNS_NAMESPACE when it ends.
+ */
 export const ACTIVE_NAMESPACE = 'hubos:runs:active';
 /** Inputs of queued runs, key the run id. */
 export const QUEUED_NAMESPACE = 'hubos:runs:queued';
 
 export const isFinal = (status: RunState): boolean => status !== 'queued' && status !== 'running';
 
-export const activeKey = (instance: string, runId: string): string => `${instance}/${runId}`;
-
+/** A run's record wherever it is: ended, or still active. */
 export async function readRun(store: Store, id: string): Promise<RunRecord | undefined> {
-  return (await store.get(RUNS_NAMESPACE, id)) as RunRecord | undefined;
+  const ended = (await store.get(RUNS_NAMESPACE, id)) as RunRecord | undefined;
+  return ended ?? ((await store.get(ACTIVE_NAMESPACE, id)) as RunRecord | undefined);
 }
 
-export function writeRun(store: Store, record: RunRecord): Promise<void> {
-  return store.set(RUNS_NAMESPACE, record.id, record as unknown as StoreValue);
+export function writeActive(store: Store, record: RunRecord): Promise<void> {
+  return store.set(ACTIVE_NAMESPACE, record.id, record as unknown as StoreValue);
 }
 
-/** Replaces `from` with `to` only if nobody changed it meanwhile (two instances, one run). */
-export function swapRun(store: Store, from: RunRecord, to: RunRecord): Promise<boolean> {
+/** Replaces an active record only if nobody changed it meanwhile (two instances, one run). */
+export function swapActive(store: Store, from: RunRecord, to: RunRecord): Promise<boolean> {
   return store.compareAndSet(
-    RUNS_NAMESPACE,
+    ACTIVE_NAMESPACE,
     from.id,
     from as unknown as StoreValue,
     to as unknown as StoreValue,
   );
+}
+
+/** Files an ended run's record: kept with the ended ones, gone from the active ones. */
+export async function fileEnded(store: Store, record: RunRecord): Promise<void> {
+  await store.set(RUNS_NAMESPACE, record.id, record as unknown as StoreValue);
+  await store.delete(ACTIVE_NAMESPACE, record.id);
 }

@@ -2,11 +2,11 @@ import type { Bus, Instance, Store } from '../../core/index.ts';
 import { errorMessage } from '../../core/index.ts';
 import {
   ACTIVE_NAMESPACE,
-  activeKey,
+  fileEnded,
   QUEUED_NAMESPACE,
   type RunRecord,
   readRun,
-  swapRun,
+  swapActive,
 } from './run-record.ts';
 
 export interface RunSweeperOptions {
@@ -59,25 +59,16 @@ export class RunSweeper {
   async #sweep(): Promise<void> {
     const { store, instance } = this.#options;
     const alive = new Map<string, boolean>();
-    for (const key of await store.list(ACTIVE_NAMESPACE)) {
-      const slash = key.lastIndexOf('/');
-      const owner = key.slice(0, slash);
-      const runId = key.slice(slash + 1);
-      if (owner === instance.id) continue;
+    for (const runId of await store.list(ACTIVE_NAMESPACE)) {
+      const record = (await store.get(ACTIVE_NAMESPACE, runId)) as RunRecord | undefined;
+      const owner = record?.instance;
+      if (!record || !owner || owner === instance.id) continue;
       if (!alive.has(owner)) alive.set(owner, await instance.isAlive(owner));
       if (alive.get(owner)) continue;
-      const record = await readRun(store, runId);
-      if (
-        !record ||
-        record.instance !== owner ||
-        (record.status !== 'running' && record.status !== 'queued')
-      ) {
-        await store.delete(ACTIVE_NAMESPACE, key);
-      } else if (record.status === 'running') {
-        await this.interrupt(record);
-      } else if (!this.#options.bus.shared) {
-        await this.#options.requeue(record);
-      }
+      if (record.status === 'running') await this.interrupt(record);
+      else if (record.status === 'queued' && !this.#options.bus.shared) await this.#options.requeue(record);
+      // An ended record left active (its instance died while filing it) is filed now.
+      else if (record.status !== 'queued') await fileEnded(store, record);
     }
     if (this.#options.bus.shared) await this.#requeueShared();
   }
@@ -107,9 +98,8 @@ export class RunSweeper {
       finishedAt: now,
       updatedAt: now,
     };
-    const won = await swapRun(store, record, interrupted);
-    await store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id)).catch(() => false);
-    if (!won) return undefined;
+    if (!(await swapActive(store, record, interrupted))) return undefined;
+    await fileEnded(store, interrupted);
     await this.#options.ended(interrupted);
     return interrupted;
   }

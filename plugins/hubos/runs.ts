@@ -6,16 +6,15 @@ import { canSee, type Principal } from './kit/principal.ts';
 import { sessionKey } from './kit/session-key.ts';
 import { RunEvents, type RunFollow, type RunLogEntry } from './run-events.ts';
 import {
-  ACTIVE_NAMESPACE,
-  activeKey,
+  fileEnded,
   isFinal,
   QUEUED_NAMESPACE,
   type QueuedRun,
   type RunRecord,
   type RunSurface,
   readRun,
-  swapRun,
-  writeRun,
+  swapActive,
+  writeActive,
 } from './run-record.ts';
 import { RunSweeper } from './run-sweeper.ts';
 
@@ -73,6 +72,8 @@ interface LiveRun {
   writes: Promise<void>;
   /** Stops listening to the caller's signal. */
   release?: () => void;
+  /** When the record was last written while running: progress is written at most once a second. */
+  savedAt: number;
 }
 
 const RUN_QUEUE = 'runs';
@@ -147,7 +148,7 @@ export class RunManager {
     if (options.listener) live.listeners.add(options.listener);
     try {
       // No run starts without its record: a store that is away answers the caller (503), not later.
-      await this.#index(record);
+      await writeActive(this.#options.store, record);
     } catch (error) {
       this.#live.delete(record.id);
       live.release?.();
@@ -199,8 +200,7 @@ export class RunManager {
     };
     const { store, bus } = this.#options;
     await store.set(QUEUED_NAMESPACE, record.id, { input } satisfies QueuedRun as unknown as StoreValue);
-    await writeRun(store, record);
-    await this.#index(record);
+    await writeActive(store, record);
     // The record is durable now: a job Redis cannot take at once is queued again by the sweep.
     await withTimeout(bus.enqueue(RUN_QUEUE, { id: record.id, data: { runId: record.id } }), 5_000).catch(
       (error: unknown) =>
@@ -260,14 +260,15 @@ export class RunManager {
           }
         : { code: 'RUN_FAILED', message: 'the queued run lost its input' };
       const failed: RunRecord = { ...record, status: 'failed', error, finishedAt: now, updatedAt: now };
-      if (await swapRun(store, record, failed)) await this.#ended(failed);
+      if (await swapActive(store, record, failed)) {
+        await fileEnded(store, failed);
+        await this.#ended(failed);
+      }
       return;
     }
     // Of two instances handed one job, one wins the record; the other leaves it.
-    if (!(await swapRun(store, record, claimed))) return;
-    await store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', runId)).catch(() => false);
+    if (!(await swapActive(store, record, claimed))) return;
     const live = this.#open(claimed, undefined);
-    await this.#store(live, () => this.#index(claimed));
     await store.delete(QUEUED_NAMESPACE, runId).catch(() => false);
     const principal = { id: record.owner ?? 'local', kind: 'local' as const };
     live.done = this.#drive(
@@ -286,6 +287,7 @@ export class RunManager {
       done: Promise.resolve(),
       seq: 0,
       writes: Promise.resolve(),
+      savedAt: Date.now(),
     };
     this.#live.set(record.id, live);
     // The caller's signal (a client leaving) cancels the run too; its listener goes when the run ends.
@@ -308,7 +310,11 @@ export class RunManager {
         if (event.type === 'step-finish') {
           record.steps = (record.steps ?? 0) + 1;
           record.updatedAt = new Date().toISOString();
-          void this.#store(live, () => writeRun(this.#options.store, { ...record }));
+          // At most once a second: a quick run is written when it starts and when it ends.
+          if (Date.now() - live.savedAt >= 1_000) {
+            live.savedAt = Date.now();
+            void this.#store(live, () => writeActive(this.#options.store, { ...record }));
+          }
         } else if ((event.type === 'run-finish' || event.type === 'run-error') && event.runId === record.id) {
           record.result = event.result;
           record.status = event.result.status;
@@ -329,8 +335,7 @@ export class RunManager {
       record.finishedAt = record.updatedAt = new Date().toISOString();
       live.release?.();
       // The final record must land: through a store outage it is tried again until it does.
-      await this.#store(live, () => persistently(() => writeRun(this.#options.store, record)));
-      await this.#store(live, () => persistently(() => this.#unindex(record)));
+      await this.#store(live, () => persistently(() => fileEnded(this.#options.store, record)));
       this.#live.delete(record.id);
       await this.#ended(record);
     }
@@ -357,23 +362,12 @@ export class RunManager {
     return live.writes;
   }
 
-  async #index(record: RunRecord): Promise<void> {
-    await writeRun(this.#options.store, record);
-    await this.#options.store.set(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id), true);
-  }
-
-  async #unindex(record: RunRecord): Promise<void> {
-    await this.#options.store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id));
-  }
-
   // A queued run whose job may be lost: queued again (on a shared queue, as it was; else here).
   async #requeue(record: RunRecord): Promise<void> {
     const { store, bus } = this.#options;
     if (bus.shared) return bus.enqueue(RUN_QUEUE, { id: record.id, data: { runId: record.id } });
     const moved: RunRecord = { ...record, instance: this.instanceId };
-    if (!(await swapRun(store, record, moved))) return;
-    await store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', record.id)).catch(() => false);
-    await store.set(ACTIVE_NAMESPACE, activeKey(this.instanceId, record.id), true);
+    if (!(await swapActive(store, record, moved))) return;
     await bus.enqueue(RUN_QUEUE, { id: record.id, data: { runId: record.id } });
   }
 
@@ -436,9 +430,9 @@ export class RunManager {
     if (record.status === 'queued') {
       const now = new Date().toISOString();
       const cancelled: RunRecord = { ...record, status: 'cancelled', finishedAt: now, updatedAt: now };
-      if (!(await swapRun(store, record, cancelled))) return this.cancel(id);
+      if (!(await swapActive(store, record, cancelled))) return this.cancel(id);
+      await fileEnded(store, cancelled);
       await store.delete(QUEUED_NAMESPACE, id).catch(() => false);
-      await store.delete(ACTIVE_NAMESPACE, activeKey(record.instance ?? '', id)).catch(() => false);
       await this.#ended(cancelled);
       return cancelled;
     }

@@ -70,11 +70,11 @@ describe('durable run records', () => {
     const served = await serve([{ toolCalls: [{ name: 'wait' }] }, 'never']);
     const answer = post(`${served.url}/api/agents/helper/run`, { input: 'wait' });
     const running = await until(
-      async () => (await served.kernel.store.list(RUNS_NAMESPACE)).length,
+      async () => (await served.kernel.store.list(ACTIVE_NAMESPACE)).length,
       (n) => n === 1,
     );
     expect(running).toBe(1);
-    const [id] = await served.kernel.store.list(RUNS_NAMESPACE);
+    const [id] = await served.kernel.store.list(ACTIVE_NAMESPACE);
     const live = await record(served.url, id!);
     expect(live).toMatchObject({ status: 'running', agent: 'helper', owner: 'local', via: 'rest' });
     expect(live.instance).toBe(served.kernel.instance.id);
@@ -218,8 +218,7 @@ describe('a run whose instance died', () => {
       createdAt: now,
     };
     for (const run of [running, queued]) {
-      await store.set(RUNS_NAMESPACE, run.id, run as never);
-      await store.set(ACTIVE_NAMESPACE, `${ghost}/${run.id}`, true);
+      await store.set(ACTIVE_NAMESPACE, run.id, run as never);
     }
     await store.set('hubos:runs:queued', 'r-queued', { input: 'go on' });
     await store.close();
