@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+// The services suite's own probes and clean-up, pointed at the benchmark's URLs.
+import { deleteKeys } from '../test/services/helpers/instances.ts';
+import { postgresAnswers } from '../test/services/helpers/services.ts';
 
 export const DATABASE_URL =
   process.env.HUBOS_BENCH_DATABASE_URL ??
@@ -38,23 +41,10 @@ export async function servicesUnreachable(needs: {
   redis?: boolean;
 }): Promise<string | undefined> {
   const missing: string[] = [];
-  if (needs.postgres && !(await postgresAnswers())) missing.push(`PostgreSQL (${redact(DATABASE_URL)})`);
+  if (needs.postgres && !(await postgresAnswers(DATABASE_URL)))
+    missing.push(`PostgreSQL (${redact(DATABASE_URL)})`);
   if (needs.redis && !(await redisAnswers())) missing.push(`Redis (${REDIS_URL})`);
   return missing.length > 0 ? `${missing.join(' and ')} unreachable` : undefined;
-}
-
-async function postgresAnswers(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 async function redisAnswers(): Promise<boolean> {
@@ -147,20 +137,7 @@ export async function queryPostgres<R extends pg.QueryResultRow>(sql: string): P
 }
 
 /** Deletes every Redis key under `<prefix>:`. */
-export async function deleteRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
-  redis.on('error', () => undefined);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
+export const deleteRedisKeys = (prefix: string): Promise<void> => deleteKeys(prefix, REDIS_URL);
 
 /** One `hubos serve` process. */
 export interface Instance {

@@ -211,8 +211,8 @@ export async function subscribers(prefix: string, channel: string): Promise<numb
 }
 
 /** Deletes every Redis key under `<prefix>:`. */
-export async function deleteKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 3 });
+export async function deleteKeys(prefix: string, url = REDIS_URL): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 3 });
   redis.on('error', () => undefined);
   try {
     let cursor = '0';

@@ -23,8 +23,8 @@ const pgCluster = () => {
 };
 
 /** Whether PostgreSQL answers a query now. */
-export async function postgresAnswers(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2_000 });
+export async function postgresAnswers(url = DATABASE_URL): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
