@@ -191,15 +191,20 @@ export function workflowRoutes(
       describeRoute({
         summary: 'Cancel a running workflow run',
         tags,
-        responses: { ...noRun, 409: 'Neither queued nor running in this server' },
+        responses: { ...noRun, 409: 'Neither queued nor running on an instance this one can reach' },
       }),
       async (c) => {
         const id = c.req.param('id');
         const { workflow } = await findRun(c, id);
-        if (!workflow.cancel(id) && !(await workflow.cancelQueued(id)))
+        // Here, in the queue, or on another instance of the service (a shared bus).
+        if (
+          !workflow.cancel(id) &&
+          !(await workflow.cancelQueued(id)) &&
+          !(await workflow.cancelElsewhere(id))
+        )
           throw WORKFLOW_ERROR_CODES.create(
             'WORKFLOW_RUN_NOT_RUNNING',
-            `workflow run "${id}" is not running in this server (see its status at ${base}/runs/${id}; resume it to continue)`,
+            `workflow run "${id}" is neither queued nor running on an instance this one can reach (see its status at ${base}/runs/${id}; resume it to continue)`,
           );
         return c.json({ runId: id, cancelled: true });
       },

@@ -13,6 +13,8 @@ export const WORKFLOW_ACTIVE_NAMESPACE = 'workflow-runs:active';
 
 /** The bus queue of `async` starts: a job `{ runId, workflow }` per queued run. */
 export const WORKFLOW_QUEUE = 'workflows';
+/** Where a cancel asked on one instance reaches the instance running the run: `{ runId, reason }`. */
+export const WORKFLOW_CANCEL_CHANNEL = 'workflows:cancel';
 
 export interface ActiveEntry {
   workflow: string;

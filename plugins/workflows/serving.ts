@@ -1,6 +1,12 @@
 import { errorMessage, type Job, type KernelView } from '../../core/index.ts';
 import { ensureHeartbeat } from './lease.ts';
-import { loadRunHeader, swapRunHeader, unmarkActive, WORKFLOW_QUEUE } from './run-record.ts';
+import {
+  loadRunHeader,
+  swapRunHeader,
+  unmarkActive,
+  WORKFLOW_CANCEL_CHANNEL,
+  WORKFLOW_QUEUE,
+} from './run-record.ts';
 import { WorkflowSweeper } from './sweeper.ts';
 import type { Workflow } from './workflow.ts';
 
@@ -23,6 +29,7 @@ export class WorkflowServing {
   #started = false;
   #sweeper: WorkflowSweeper | undefined;
   #stopWork: Promise<(() => Promise<void>) | undefined> | undefined;
+  #stopCancels: Promise<(() => Promise<void>) | undefined> | undefined;
   #track: ServeOptions['track'];
 
   constructor(kernel: KernelView, workflows: ReadonlyMap<string, Workflow<never>>, autoResume: boolean) {
@@ -49,6 +56,16 @@ export class WorkflowServing {
     // The first pass before serving: a restarted instance shows its crashed runs as they are.
     await this.#sweeper.sweep();
     this.#sweeper.start();
+    // A cancel asked on another instance stops the run here, if it runs here.
+    this.#stopCancels = kernel.bus
+      .subscribe(WORKFLOW_CANCEL_CHANNEL, (message) => {
+        const { runId, reason } = message as { runId?: string; reason?: string };
+        if (runId) for (const workflow of this.#workflows.values()) workflow.cancel(runId, reason);
+      })
+      .catch((error: unknown) => {
+        kernel.logger.warn(`cannot hear workflow cancels from other instances: ${errorMessage(error)}`);
+        return undefined;
+      });
     this.#stopWork = kernel.bus.work(WORKFLOW_QUEUE, (job) => this.#take(job), {
       concurrency: options.concurrency,
     });
@@ -58,6 +75,9 @@ export class WorkflowServing {
   /** Takes no more runs (queued, or of dead instances); those under way go on. */
   async stop(): Promise<void> {
     this.#sweeper?.stop();
+    const unsubscribe = await this.#stopCancels;
+    this.#stopCancels = undefined;
+    await unsubscribe?.().catch(() => undefined);
     const stopWork = this.#stopWork;
     this.#stopWork = undefined;
     await (await stopWork)?.();

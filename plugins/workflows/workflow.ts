@@ -27,6 +27,7 @@ import {
   swapRunHeader,
   toJson,
   unmarkActive,
+  WORKFLOW_CANCEL_CHANNEL,
   WORKFLOW_QUEUE,
   WORKFLOW_RUNS_NAMESPACE,
 } from './run-record.ts';
@@ -220,6 +221,28 @@ export class Workflow<I = unknown> {
     const run = this.#active.get(runId);
     run?.controller.abort(new HubosError('RUN_CANCELLED', reason));
     return run !== undefined;
+  }
+
+  /**
+   * Cancels a run another instance is running, through a shared bus: asked again every second
+   * until its record says it stopped (true), or 30 s passed or nothing can reach it (false).
+   */
+  async cancelElsewhere(runId: string, reason = 'cancelled'): Promise<boolean> {
+    const { bus } = this.#deps.kernel;
+    const header = await loadRunHeader(this.#store, runId);
+    if (!bus.shared || header?.workflow !== this.name || header.status !== 'running') return false;
+    const ask = () => bus.publish(WORKFLOW_CANCEL_CHANNEL, { runId, reason }).catch(() => undefined);
+    await ask();
+    const again = setInterval(ask, 1_000);
+    try {
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if ((await loadRunHeader(this.#store, runId))?.status !== 'running') return true;
+      }
+      return false;
+    } finally {
+      clearInterval(again);
+    }
   }
 
   /** Cancels a run still waiting in the queue; false when it is not queued. */

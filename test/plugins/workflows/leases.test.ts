@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HubosError, LocalBus, SqliteStore } from '../../../core/index.ts';
+import { type Bus, HubosError, LocalBus, SqliteStore } from '../../../core/index.ts';
 import {
   defineWorkflow,
   WORKFLOW_ACTIVE_NAMESPACE,
@@ -13,6 +13,7 @@ import {
   type WorkflowsOptions,
 } from '../../../plugins/workflows/index.ts';
 import { tempDir } from '../../helpers/run.ts';
+import { sharedLocalBus } from '../cosmos/helpers.ts';
 import { bootWorkflows } from './helpers.ts';
 
 /** How many times each step ran, across both instances (they share this process). */
@@ -64,11 +65,10 @@ const hold = defineWorkflow({
 });
 
 /** Two instances on one store file and one bus; `b` gets its own `workflows` options. */
-async function twoInstances(b: WorkflowsOptions = {}) {
+async function twoInstances(b: WorkflowsOptions = {}, bus: Bus = new LocalBus()) {
   runs = {};
   gate = newGate();
   const file = join(await tempDir('hubos-wf-lease-'), 'hubos.db');
-  const bus = new LocalBus();
   const boot = (workflows: WorkflowsOptions) =>
     bootWorkflows([job, hold], undefined, {
       store: new SqliteStore(file),
@@ -84,6 +84,24 @@ async function twoInstances(b: WorkflowsOptions = {}) {
 }
 
 const codeOf = (error: unknown) => (HubosError.is(error) ? error.code : String(error));
+
+describe('cancelling a workflow run on another instance', () => {
+  it('reaches the instance running it over a shared bus, and says no without one', async () => {
+    const shared = await twoInstances({}, sharedLocalBus());
+    const running = shared.a.job.run({}, { runId: 'far' });
+    await expect.poll(() => runs.work).toBe(1);
+    expect(shared.b.job.cancel('far')).toBe(false);
+    expect(await shared.b.job.cancelElsewhere('far')).toBe(true);
+    expect((await running).status).toBe('cancelled');
+
+    const alone = await twoInstances();
+    const held = alone.a.job.run({}, { runId: 'near' });
+    await expect.poll(() => runs.work).toBe(1);
+    expect(await alone.b.job.cancelElsewhere('near')).toBe(false);
+    gate.open();
+    expect((await held).status).toBe('completed');
+  });
+});
 
 describe('workflow run leases', () => {
   it('of two instances resuming one run at once, exactly one runs it; the other gets WORKFLOW_RUN_ACTIVE', async () => {
