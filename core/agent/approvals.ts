@@ -233,6 +233,26 @@ export class Approvals {
     await Promise.allSettled(settled.map((waiter) => waiter.written));
   }
 
+  /**
+   * Marks a run's pending approvals `cancelled` (with `reason`) when nobody waits for them any
+   * more: the run was interrupted with its instance. Resolves with how many it marked.
+   */
+  async abandon(runId: string, reason: string): Promise<number> {
+    let marked = 0;
+    for (const record of await this.list(runId)) {
+      if (this.isWaiting(record.runId, record.callId)) continue;
+      const cancelled: ApprovalRecord = { ...record, status: 'cancelled', decidedAt: now(), reason };
+      const won = await this.#store.compareAndSet(
+        APPROVALS_NAMESPACE,
+        key(record.runId, record.callId),
+        record as unknown as StoreValue,
+        cancelled as unknown as StoreValue,
+      );
+      if (won) marked++;
+    }
+    return marked;
+  }
+
   /** Stops listening for decisions made elsewhere. @internal */
   async close(): Promise<void> {
     const unsubscribe = await this.#listening;

@@ -68,6 +68,13 @@ export class HubOS {
       resolveAgent: (name) => this.#agents.get(name),
       onError: (message) => kernel?.logger.warn(message),
     });
+    // The approvals an interrupted run was waiting for will never be acted on: they say so.
+    this.runs.onEnd((record) => {
+      if (record.status !== 'interrupted') return;
+      void this.approvals
+        ?.abandon(record.id, record.error?.message ?? 'the run was interrupted')
+        .catch((error: unknown) => kernel?.logger.warn(`run ${record.id}: ${String(error)}`));
+    });
   }
 
   /** How many queued runs this instance runs at once (`server.maxConcurrentRuns`). */

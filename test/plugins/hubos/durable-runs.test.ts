@@ -221,6 +221,20 @@ describe('a run whose instance died', () => {
       await store.set(ACTIVE_NAMESPACE, run.id, run as never);
     }
     await store.set('hubos:runs:queued', 'r-queued', { input: 'go on' });
+    // The interrupted run was waiting for a human: its approval will never be acted on.
+    await store.set('approvals', 'r-running/call-1', {
+      runId: 'r-running',
+      agent: 'helper',
+      principal: 'local',
+      step: 1,
+      callId: 'call-1',
+      tool: 'echo',
+      input: { text: 'x' },
+      permissions: [],
+      requestedAt: now,
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      status: 'pending',
+    });
     await store.close();
 
     const model = new ScriptedModel(['picked up']);
@@ -240,6 +254,14 @@ describe('a run whose instance died', () => {
     expect(interrupted.status).toBe('interrupted');
     expect(interrupted.error).toMatchObject({ code: 'RUN_INTERRUPTED' });
     expect(interrupted.error!.message).toContain(ghost);
+    await until(
+      () => kernel.approvals.get('r-running', 'call-1'),
+      (approval) => approval?.status === 'cancelled',
+    );
+    expect(await kernel.approvals.get('r-running', 'call-1')).toMatchObject({
+      status: 'cancelled',
+      reason: interrupted.error!.message,
+    });
     const picked = await until(
       () => record(url, 'r-queued'),
       (r) => r.status === 'completed',
