@@ -35,7 +35,20 @@ export class HubOSAgentExecutor implements AgentExecutor {
     this.#tasks = tasks;
   }
 
-  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+  /**
+   * Runs the task's turn. Shutdown waits for it, and it returns only once the SDK has stored the
+   * task's final state: the store is closed right after the drain.
+   */
+  execute = (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    // Aborted at the drain's deadline: it stops following a run that goes on elsewhere (the task
+    // then takes the run's outcome when next read).
+    const stop = new AbortController();
+    const done = this.#execute(request, bus, stop.signal).then(() => this.#tasks.settled(request.taskId));
+    this.#hubos.runs.track(stop, done);
+    return done;
+  };
+
+  #execute = async (request: RequestContext, bus: ExecutionEventBus, stop: AbortSignal): Promise<void> => {
     const { taskId, contextId } = request;
     const message = request.userMessage;
     // The SDK wants a task first, also on a follow-up turn (it then holds the new message already).
@@ -52,11 +65,11 @@ export class HubOSAgentExecutor implements AgentExecutor {
       this.#running.set(taskId, { runId: record.id, owner: principal.id });
       updates.working();
       try {
-        for await (const entry of runs.follow(record.id, 0)) {
+        for await (const entry of runs.follow(record.id, 0, stop)) {
           if ('end' in entry) return updates.finish(entry.end);
           updates.onEvent(entry.event);
         }
-        updates.finish(await runs.get(record.id));
+        if (!stop.aborted) updates.finish(await runs.get(record.id));
       } finally {
         this.#running.delete(taskId);
       }

@@ -8,6 +8,15 @@ import { callerOf } from './caller.ts';
 import { settledTask } from './settle.ts';
 
 const NAMESPACE = 'hubos:a2a:tasks';
+/** States a task stays in: what its turn's end is stored as. */
+const FINAL_STATES = new Set<TaskState>([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+  TaskState.TASK_STATE_INPUT_REQUIRED,
+  TaskState.TASK_STATE_AUTH_REQUIRED,
+]);
 /** Which run serves a task (its latest turn), key `<agent>/<taskId>`. */
 const RUNS_NAMESPACE = 'hubos:a2a:task-runs';
 
@@ -37,6 +46,18 @@ export class HubOSTaskStore implements TaskStore {
   /** Records which run serves the task's current turn. */
   async link(taskId: string, runId: string): Promise<void> {
     await this.#store.set(RUNS_NAMESPACE, this.#prefix + taskId, runId);
+  }
+
+  /** Resolves once the stored task is in a final state, or after `ms` (its store may be failing). */
+  async settled(taskId: string, ms = 2_000): Promise<void> {
+    for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
+      const stored = (await this.#store.get(NAMESPACE, this.#prefix + taskId).catch(() => undefined)) as
+        | Partial<StoredTask>
+        | undefined;
+      const state = stored ? Task.fromJSON(stored.task ?? stored).status?.state : undefined;
+      if (state !== undefined && FINAL_STATES.has(state)) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   /** The run serving the task's current turn, if any. */
