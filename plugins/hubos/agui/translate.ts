@@ -44,7 +44,11 @@ export class AguiTranslator {
     switch (event.type) {
       case 'run-start':
         this.#model = event.model;
-        return [];
+        // The HubOS run behind the AG-UI run: its record and events are at /api/runs/<runId>,
+        // readable (and cancellable) from any instance.
+        return [
+          { type: EventType.CUSTOM, name: 'hubos.run', value: { runId: event.runId, agent: event.agent } },
+        ];
       case 'step-start':
         this.#messageId = undefined;
         this.#step = `step ${event.step}`;

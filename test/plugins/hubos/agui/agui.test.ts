@@ -1,4 +1,5 @@
 import {
+  type CustomEvent,
   HttpAgent,
   type RunAgentInput,
   type RunErrorEvent,
@@ -53,6 +54,7 @@ describe('POST /agui/<name> with the official HttpAgent', () => {
     expect(error).toBeUndefined();
     expect(shape(events)).toEqual([
       'RUN_STARTED',
+      'CUSTOM',
       'STEP_STARTED',
       'TEXT_MESSAGE_START',
       'TEXT_MESSAGE_CONTENT',
@@ -75,6 +77,11 @@ describe('POST /agui/<name> with the official HttpAgent', () => {
     expect(finished).toMatchObject({ threadId: agent.threadId, runId: started.runId });
     expect(finished.outcome).toEqual({ type: 'success' });
     expect(finished.usage?.[0]).toMatchObject({ provider: 'scripted', inputTokens: 20, outputTokens: 10 });
+    // The HubOS run behind it is named, and its record is readable by that id.
+    const run = ofType<CustomEvent>(events, 'CUSTOM').find((event) => event.name === 'hubos.run')!;
+    const { runId } = run.value as { runId: string };
+    const record = await (await fetch(`${served.url}/api/runs/${runId}`)).json();
+    expect(record).toMatchObject({ id: runId, agent: 'helper', via: 'ag-ui', status: 'completed' });
 
     const deltas = ofType<TextMessageContentEvent>(events, 'TEXT_MESSAGE_CONTENT');
     expect(deltas.length).toBeGreaterThan(2); // streamed word by word, not in one piece
@@ -119,7 +126,7 @@ describe('POST /agui/<name> with the official HttpAgent', () => {
   it('ends with RUN_ERROR when the model fails', async () => {
     served = await serveAgent([{ error: 'upstream exploded' }]);
     const { events, error } = await runWith(served.client(), 'Hi');
-    expect(shape(events)).toEqual(['RUN_STARTED', 'STEP_STARTED', 'RUN_ERROR']);
+    expect(shape(events)).toEqual(['RUN_STARTED', 'CUSTOM', 'STEP_STARTED', 'RUN_ERROR']);
     expect(ofType<RunErrorEvent>(events, 'RUN_ERROR')[0]).toMatchObject({
       code: 'MODEL_HTTP_ERROR',
       message: expect.stringContaining('upstream exploded'),
@@ -174,6 +181,7 @@ describe('POST /agui/<name> with the official HttpAgent', () => {
     expect(await contentType.promise).toBe('application/vnd.ag-ui.event+proto');
     expect(shape(events)).toEqual([
       'RUN_STARTED',
+      'CUSTOM',
       'STEP_STARTED',
       'TEXT_MESSAGE_START',
       'TEXT_MESSAGE_CONTENT',

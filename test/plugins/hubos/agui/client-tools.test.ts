@@ -114,6 +114,7 @@ describe('client tools over AG-UI', () => {
       const first = await runWith(agent, 'Deploy it.', { tools: [confirm] });
       expect(shape(first.events)).toEqual([
         'RUN_STARTED',
+        'CUSTOM',
         'STEP_STARTED',
         'TOOL_CALL_START',
         'TOOL_CALL_ARGS',

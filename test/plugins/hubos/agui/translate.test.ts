@@ -37,8 +37,11 @@ describe('AguiTranslator', () => {
       { type: 'tool-call-start', runId, step: 1, id: 'c1', name: 'search' },
       { type: 'run-finish', runId, result: result({ status: 'cancelled', stopReason: 'cancelled' }) },
     ]);
+    // The HubOS run behind it, named right after RUN_STARTED: its record is at /api/runs/<runId>.
+    expect(events[1]).toMatchObject({ type: 'CUSTOM', name: 'hubos.run', value: { runId, agent: 'helper' } });
     expect(events.map((event) => event.type)).toEqual([
       'RUN_STARTED',
+      'CUSTOM',
       'STEP_STARTED',
       'TEXT_MESSAGE_START',
       'TEXT_MESSAGE_CONTENT',
