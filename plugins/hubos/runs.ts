@@ -109,6 +109,7 @@ export class RunManager {
     });
   }
 
+  /** Where run records are kept: plugins keep what belongs with runs (A2A tasks) beside them. */
   get store(): Store {
     return this.#options.store;
   }
@@ -220,9 +221,9 @@ export class RunManager {
   }
 
   /** Marks the runs of dead instances now and every lease from now on. */
-  async sweep(every = true): Promise<void> {
+  async sweep(): Promise<void> {
     await this.#sweeper.sweep();
-    if (every) this.#sweeper.start();
+    this.#sweeper.start();
   }
 
   /** Called with each run's final record, on the instance that saw it end (interrupted ones too). */
@@ -388,14 +389,6 @@ export class RunManager {
   async get(id: string, principal?: Principal): Promise<RunRecord | undefined> {
     const record = this.#live.get(id)?.record ?? (await readRun(this.#options.store, id));
     return record && principal && !canSee(principal, record.owner) ? undefined : record;
-  }
-
-  /** Follows a run of this instance as it happens; false if it does not run here. */
-  subscribe(id: string, listener: RunListener): (() => void) | false {
-    const live = this.#live.get(id);
-    if (!live) return false;
-    live.listeners.add(listener);
-    return () => live.listeners.delete(listener);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
-import { type Agent, MemoryStore, type Store } from '../../../core/index.ts';
+import type { Agent } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import { buildAgentCard } from './card.ts';
 import { RunEventBusManager } from './event-buses.ts';
@@ -27,7 +27,6 @@ export interface A2AEndpoint {
 export class A2AEndpoints {
   readonly #hubos: HubOS;
   readonly #endpoints = new Map<string, A2AEndpoint>();
-  #store: Store | undefined;
 
   constructor(hubos: HubOS) {
     this.#hubos = hubos;
@@ -45,7 +44,7 @@ export class A2AEndpoints {
 
   #create(name: string, agent: Agent): A2AEndpoint {
     const hubos = this.#hubos;
-    const tasks = new HubOSTaskStore(this.#taskStore(), name, (runId) => hubos.runs.get(runId));
+    const tasks = new HubOSTaskStore(hubos.runs.store, name, (runId) => hubos.runs.get(runId));
     const card = (origin: string) => buildAgentCard(hubos, name, agent, origin);
     // The handler reads capabilities and protocol versions from its card, never the URL.
     const executor = new HubOSAgentExecutor(hubos, agent, tasks);
@@ -62,12 +61,5 @@ export class A2AEndpoints {
       legacy: new LegacyJsonRpcTransportHandler(handler),
       card,
     };
-  }
-
-  // Where RunManager keeps runs: tasks sit beside them (and survive a restart on SQLite).
-  #taskStore(): Store {
-    const { options } = this.#hubos;
-    this.#store ??= options.store ?? options.kernel?.store ?? new MemoryStore();
-    return this.#store;
   }
 }
