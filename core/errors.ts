@@ -99,6 +99,17 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   RUN_NOT_RUNNING: 409,
   APPROVAL_NOT_FOUND: 404,
   APPROVAL_DECIDED: 409,
+  // An answer to a question (an approval request carrying one) that does not fit its schema.
+  APPROVAL_ANSWER_INVALID: 400,
+  // A tool asked a human or a model where none is offered (see ToolContext.elicit / sample).
+  ELICITATION_UNAVAILABLE: 409,
+  RESOURCE_INVALID: 500,
+  RESOURCE_DUPLICATE: 409,
+  RESOURCE_NOT_FOUND: 404,
+  PROMPT_INVALID: 500,
+  PROMPT_DUPLICATE: 409,
+  PROMPT_NOT_FOUND: 404,
+  SAMPLING_UNAVAILABLE: 409,
   // The database or Redis is away (restarting): the request may be tried again shortly.
   STORE_FAILED: { status: 503, headers: { 'retry-after': '5' } },
   BUS_FAILED: { status: 503, headers: { 'retry-after': '5' } },

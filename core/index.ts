@@ -20,12 +20,14 @@ export type {
 } from './agent/agent-hooks.ts';
 export {
   type ApprovalDecision,
+  type ApprovalQuestion,
   type ApprovalRecord,
   type ApprovalRequest,
   type ApprovalStatus,
   Approvals,
   type ApprovalsOptions,
 } from './agent/approvals.ts';
+export { elicitInRun } from './agent/elicit.ts';
 export { streamEvents } from './agent/event-queue.ts';
 export type {
   AgentEvent,
@@ -36,12 +38,15 @@ export type {
   RunStatus,
   StopReason,
   ToolCallRecord,
+  ToolLogEvent,
   ToolProgressEvent,
 } from './agent/events.ts';
 export { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './agent/messages.ts';
 export { type GateDeps, gateToolCall } from './agent/permission-gate.ts';
+export { sampleModel } from './agent/sample.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
+export type { RunInteraction } from './agent/tool-runner.ts';
 export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
 export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
 export { LocalBus } from './bus/local.ts';
@@ -122,17 +127,53 @@ export {
   type Policy,
 } from './permissions.ts';
 export { definePlugin, isPlugin, type Plugin, type PluginFactory, type PluginOption } from './plugin.ts';
+export type { Prompt, PromptArgument, PromptContext, PromptMessage, PromptResult } from './prompts/prompt.ts';
+export { PromptRegistry } from './prompts/registry.ts';
+export { type ResourceMatch, ResourceRegistry } from './resources/registry.ts';
+export type {
+  ArgumentCompleter,
+  Resource,
+  ResourceContext,
+  ResourceInfo,
+  ResourceTemplate,
+} from './resources/resource.ts';
+export { matchUriTemplate } from './resources/uri-template.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export type { HubosServices, ServiceName, ServiceOf } from './services.ts';
 export { MemoryStore } from './store/memory.ts';
 export type { StoreConfig } from './store/open-store.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
 export type { Store, StoreValue } from './store/store.ts';
+export {
+  type AudioContent,
+  contentToText,
+  type EmbeddedResource,
+  type ImageContent,
+  isToolOutput,
+  type ResourceContents,
+  type ResourceLink,
+  type TextContent,
+  type ToolContent,
+  type ToolOutput,
+  toolOutput,
+} from './tools/content.ts';
 export { executeTool, type ToolCallEnv, type ToolResult } from './tools/execute.ts';
+export {
+  checkElicitRequest,
+  type ElicitRequest,
+  type ElicitResult,
+  LOG_LEVELS,
+  type LogLevel,
+  type SampleMessage,
+  type SampleRequest,
+  type SampleResult,
+  type ToolInteraction,
+} from './tools/interaction.ts';
 export { type InputCheck, Registry, type RegistryChange, type ToolReservation } from './tools/registry.ts';
 export {
   defineTool,
   type InputOf,
+  type InteractionOptions,
   type Tool,
   type ToolCallOptions,
   type ToolContext,

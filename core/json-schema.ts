@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { JSONSchema as TypedJSONSchema } from 'json-schema-to-ts';
@@ -15,8 +16,10 @@ const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsM
  * `verbose` puts `parentSchema` in errors, which `describeErrors` needs to list allowed properties.
  * @internal
  */
-export function createAjv(): Ajv {
-  const ajv = new Ajv({
+export function createAjv(draft: 'draft-07' | '2020-12' = 'draft-07'): Ajv {
+  // The 2020-12 dialect is loaded only by an app whose schemas declare it.
+  const Dialect = draft === '2020-12' ? loadAjv2020() : Ajv;
+  const ajv = new Dialect({
     allErrors: true,
     useDefaults: true,
     coerceTypes: false,
@@ -28,6 +31,41 @@ export function createAjv(): Ajv {
 }
 
 export type { ValidateFunction };
+
+const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
+
+/**
+ * The dialect a schema declares with `$schema`: `2020-12`, or `draft-07` (also for none).
+ * @internal
+ */
+export function schemaDialect(schema: object): 'draft-07' | '2020-12' {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  return typeof declared === 'string' && DRAFT_2020.test(declared) ? '2020-12' : 'draft-07';
+}
+
+/**
+ * One ajv per dialect, made when first needed: schemas are compiled by the one they declare.
+ * @internal
+ */
+export class SchemaCompilers {
+  readonly #byDialect = new Map<string, Ajv>();
+
+  for(schema: object): Ajv {
+    const dialect = schemaDialect(schema);
+    let ajv = this.#byDialect.get(dialect);
+    if (!ajv) {
+      ajv = createAjv(dialect);
+      this.#byDialect.set(dialect, ajv);
+    }
+    return ajv;
+  }
+}
+
+let ajv2020: typeof Ajv | undefined;
+function loadAjv2020(): typeof Ajv {
+  ajv2020 ??= (createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv }).Ajv2020;
+  return ajv2020;
+}
 
 /**
  * Turns ajv errors into sentences naming the field, what was expected and what was given.

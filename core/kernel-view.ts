@@ -9,6 +9,8 @@ import type { KernelHooks } from './hooks.ts';
 import type { Instance } from './instance.ts';
 import type { Logger } from './logger.ts';
 import type { ModelRegistry } from './model/registry.ts';
+import type { PromptRegistry } from './prompts/registry.ts';
+import type { ResourceRegistry } from './resources/registry.ts';
 import type { Sandbox } from './sandbox/sandbox.ts';
 import type { ServiceName, ServiceOf } from './services.ts';
 import type { Store } from './store/store.ts';
@@ -29,6 +31,10 @@ export const PLUGIN_OF = Symbol.for('hubos.plugin-of');
 export interface KernelView {
   readonly hooks: TapOnlyHooks<KernelHooks>;
   readonly registry: Registry;
+  /** Resources and resource templates the app offers (MCP serves them), registered as tools are. */
+  readonly resources: ResourceRegistry;
+  /** Prompts the app offers (MCP serves them), registered as tools are. */
+  readonly prompts: PromptRegistry;
   readonly models: ModelRegistry;
   /** The config as loaded (before the `config` hook runs; resolved after it). */
   readonly config: HubosConfig;

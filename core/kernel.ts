@@ -21,6 +21,8 @@ import { ModelRegistry } from './model/registry.ts';
 import type { Plugin, PluginOption } from './plugin.ts';
 import { orderPlugins } from './plugin-order.ts';
 import { resolvePlugins } from './plugin-resolve.ts';
+import { PromptRegistry } from './prompts/registry.ts';
+import { ResourceRegistry } from './resources/registry.ts';
 import { openWorkspace, type Sandbox } from './sandbox/sandbox.ts';
 import { type ServiceName, type ServiceOf, Services } from './services.ts';
 import { openStore } from './store/open-store.ts';
@@ -61,6 +63,8 @@ export type KernelState = 'created' | 'booting' | 'ready' | 'failed' | 'closing'
 export class Kernel {
   readonly hooks: KernelHooks = createKernelHooks();
   readonly registry = new Registry();
+  readonly resources = new ResourceRegistry();
+  readonly prompts = new PromptRegistry();
   readonly models = new ModelRegistry();
   readonly cwd: string;
   readonly mode: string;
@@ -268,6 +272,8 @@ export class Kernel {
     return Object.freeze({
       hooks: this.#hookViews(plugin.name),
       registry: this.registry,
+      resources: this.resources,
+      prompts: this.prompts,
       models: this.models,
       get config() {
         return kernel.config;

@@ -1,4 +1,4 @@
-import { defineErrorCodes, definePlugin, defineTool, type Store } from 'hubos';
+import { defineErrorCodes, definePlugin, defineTool, type Store, toolOutput } from 'hubos';
 import { describeRoute, getHubOSHooks, Hono, type HubOSEnv } from 'hubos/server';
 
 export interface NotesOptions {
@@ -32,10 +32,14 @@ function notebook(store: () => Store): Notebook {
   };
 }
 
+const noteUri = (title: string) => `notes://${encodeURIComponent(title)}`;
+
 /**
  * A local plugin: notes kept in the kernel's store, so they last as long as the store does.
  * Shows defineTool's typed input, a plugin factory with options, a service, its own error codes,
- * and documented routes mounted on the HubOS server with the `hubos/server` kit.
+ * documented routes mounted on the HubOS server with the `hubos/server` kit, structured and rich
+ * tool results, a tool that asks its human a question (`tc.elicit`), and the notes as MCP
+ * resources (`notes://{title}`) and a prompt.
  */
 export const notes = definePlugin((options: NotesOptions = {}) => {
   const maxNotes = options.maxNotes ?? 50;
@@ -70,6 +74,8 @@ export const notes = definePlugin((options: NotesOptions = {}) => {
                 );
               }
               await store.set('notes', input.title, input.text);
+              // MCP clients subscribed to the note hear that it changed.
+              kernel.resources.updated(noteUri(input.title));
               return { saved: input.title };
             },
           }),
@@ -77,10 +83,105 @@ export const notes = definePlugin((options: NotesOptions = {}) => {
             name: 'notes_list',
             description: 'Lists the titles of saved notes.',
             inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+            // Structured output: checked on return, and shown to MCP clients.
+            outputSchema: {
+              type: 'object',
+              properties: { titles: { type: 'array', items: { type: 'string' } } },
+              required: ['titles'],
+            },
             permissions: ['notes:read'],
             handler: async (_ctx, { store }) => ({ titles: await store.list('notes') }),
           }),
+          defineTool({
+            name: 'notes_show',
+            description: 'Shows one note, as a document the caller can keep.',
+            inputSchema: {
+              type: 'object',
+              properties: { title: { type: 'string', minLength: 1 } },
+              required: ['title'],
+              additionalProperties: false,
+            },
+            permissions: ['notes:read'],
+            // A rich result: the note as an embedded resource, beside a line of text.
+            handler: async (_ctx, { input }) =>
+              toolOutput({
+                content: [
+                  { type: 'text', text: `The note "${input.title}":` },
+                  {
+                    type: 'resource',
+                    resource: {
+                      uri: noteUri(input.title),
+                      mimeType: 'text/plain',
+                      text: await book.read(input.title),
+                    },
+                  },
+                ],
+              }),
+          }),
+          defineTool({
+            name: 'notes_forget',
+            description: 'Deletes a note, after asking the user to confirm.',
+            inputSchema: {
+              type: 'object',
+              properties: { title: { type: 'string', minLength: 1 } },
+              required: ['title'],
+              additionalProperties: false,
+            },
+            permissions: ['notes:write'],
+            handler: async (_ctx, { input, store, elicit }) => {
+              await book.read(input.title);
+              // The human answers on the page, over REST, AG-UI, A2A, the CLI or their MCP client.
+              const answer = await elicit({
+                message: `Delete the note "${input.title}"?`,
+                schema: {
+                  type: 'object',
+                  properties: {
+                    confirm: { type: 'boolean', title: 'Delete it', default: false },
+                    why: { type: 'string', title: 'Why (optional)' },
+                  },
+                },
+              });
+              if (answer.action !== 'accept' || answer.content?.confirm !== true)
+                return { deleted: false, why: answer.reason ?? 'the user kept it' };
+              await store.delete('notes', input.title);
+              return { deleted: true };
+            },
+          }),
         ]);
+      });
+      // Each note is a resource (notes://<title>), listed and completed by title.
+      kernel.resources.registerTemplate({
+        uriTemplate: 'notes://{title}',
+        name: 'note',
+        description: 'A saved note',
+        mimeType: 'text/plain',
+        permissions: ['notes:read'],
+        list: async () =>
+          (await book.titles()).map((title) => ({
+            uri: noteUri(title),
+            name: title,
+            mimeType: 'text/plain',
+          })),
+        read: async (uri, { title = '' }) => [{ uri, mimeType: 'text/plain', text: await book.read(title) }],
+        complete: {
+          title: async (typed) => (await book.titles()).filter((title) => title.startsWith(typed)),
+        },
+      });
+      kernel.prompts.register({
+        name: 'notes_review',
+        description: 'Asks for a review of the saved notes on a topic.',
+        arguments: [{ name: 'topic', description: 'What the review should focus on', required: true }],
+        get: async ({ topic = '' }) => ({
+          messages: [
+            {
+              role: 'user',
+              content: {
+                type: 'text',
+                text: `Review my notes about ${topic}. Titles: ${(await book.titles()).join(', ') || '(none)'}.`,
+              },
+            },
+          ],
+        }),
       });
       // GET /api/notes and /api/notes/:title, behind the server's API keys and in /api/openapi.json.
       getHubOSHooks(kernel).routes.tap('notes', ({ api, mount }) => {

@@ -23,8 +23,9 @@ export async function bootKernel(options: KernelOptions = {}): Promise<Kernel> {
 /**
  * Calls one tool as the runtime would: input validated against its schema (defaults applied,
  * invalid input never reaching the handler), errors returned as results rather than thrown.
- * Outside a run `tc.progress` and `tc.addUsage` do nothing; pass `env.progress` / `env.addUsage`
- * to see what the tool reports.
+ * Outside a run `tc.progress`, `tc.log` and `tc.addUsage` do nothing, and `tc.elicit` / `tc.sample`
+ * reject: pass `env.progress`, `env.log`, `env.elicit`, `env.sample` or `env.addUsage` to see what
+ * the tool reports, or to answer what it asks.
  */
 export async function invokeTool(
   tool: Tool,

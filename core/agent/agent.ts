@@ -16,7 +16,7 @@ import { callModel } from './model-call.ts';
 import type { Sessions } from './sessions.ts';
 import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
 import { failSpan, startSpan } from './telemetry.ts';
-import { runToolCalls, type ToolRunnerDeps } from './tool-runner.ts';
+import { type RunInteraction, runToolCalls, type ToolRunnerDeps } from './tool-runner.ts';
 
 /** The kernel's handle on an agent's tool set (not part of the public API). */
 export const SET_TOOLS = Symbol('hubos.agent.setTools');
@@ -57,6 +57,12 @@ export interface RunOptions {
   clientTools?: readonly ToolDefinition[];
   /** Answers to the calls the session's last run left pending: added before `input`, which may then be ''. */
   toolResults?: readonly Extract<Message, { role: 'tool' }>[];
+  /**
+   * Where the run's tools' questions go instead of the run itself: `elicit` in place of an approval
+   * request of this run, `sample` in place of its model. A sub-agent's run passes its caller's
+   * (`tc.elicit` / `tc.sample` of the `task` call), so its tools ask the calling run's human.
+   */
+  interaction?: RunInteraction;
 }
 
 /**
@@ -285,6 +291,7 @@ export class Agent implements AgentHandle {
           // Tokens a tool spent (a sub-agent's) count as this run's.
           const deps = {
             ...this.#toolDeps(tools.map),
+            ...(options.interaction ? { interaction: options.interaction } : {}),
             addUsage: (more: Partial<Usage>) => {
               usage = addUsage(usage, more);
             },
@@ -360,6 +367,7 @@ export class Agent implements AgentHandle {
       sandbox,
       store,
       metadata: this.spec.metadata ?? {},
+      model: this.model,
     };
   }
 }

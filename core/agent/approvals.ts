@@ -1,5 +1,6 @@
 import type { Bus } from '../bus/bus.ts';
 import { errorMessage, HubosError } from '../errors.ts';
+import { describeErrors, type JSONSchemaObject, SchemaCompilers } from '../json-schema.ts';
 import type { Store, StoreValue } from '../store/store.ts';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
@@ -19,16 +20,31 @@ export interface ApprovalRecord {
   permissions: string[];
   /** The policy pattern that asked. */
   rule?: string;
+  /**
+   * Set when the running tool asks the human a question (`tc.elicit`) rather than for permission:
+   * approving answers it with fields that fit `schema` (the decision's `content`), denying declines it.
+   */
+  question?: ApprovalQuestion;
   requestedAt: string;
   expiresAt: string;
   status: ApprovalStatus;
   decidedAt?: string;
   reason?: string;
+  /** The answer to `question`, schema defaults filled in (when approved). */
+  answer?: Record<string, unknown>;
+}
+
+/** What a tool asks the human: a message and a flat object schema of the fields to fill in. */
+export interface ApprovalQuestion {
+  message: string;
+  schema: JSONSchemaObject;
 }
 
 export interface ApprovalDecision {
   approved: boolean;
   reason?: string;
+  /** The answer's fields, when the request carries a `question` (checked against its schema). */
+  content?: Record<string, unknown>;
 }
 
 export type ApprovalRequest = Omit<ApprovalRecord, 'status' | 'requestedAt' | 'expiresAt' | 'decidedAt'>;
@@ -53,7 +69,7 @@ interface Waiter {
   record: ApprovalRecord;
   /** Set once decided, expired or cancelled; the final record is being stored. */
   final?: ApprovalRecord;
-  settle(status: ApprovalStatus, reason?: string): void;
+  settle(status: ApprovalStatus, reason?: string, answer?: Record<string, unknown>): void;
   written: Promise<ApprovalRecord>;
 }
 
@@ -109,12 +125,20 @@ export class Approvals {
     });
     const onAbort = () => waiter.settle('cancelled');
     const timer = setTimeout(() => waiter.settle('expired'), timeoutMs);
-    const poll = this.#pollStore(record, (stored) => waiter.settle(stored.status, stored.reason));
+    const poll = this.#pollStore(record, (stored) =>
+      waiter.settle(stored.status, stored.reason, stored.answer),
+    );
     const waiter: Waiter = {
       record,
-      settle(status, reason) {
+      settle(status, reason, answer) {
         if (waiter.final) return;
-        waiter.final = { ...record, status, decidedAt: now(), ...(reason ? { reason } : {}) };
+        waiter.final = {
+          ...record,
+          status,
+          decidedAt: now(),
+          ...(reason ? { reason } : {}),
+          ...(answer && status === 'approved' ? { answer } : {}),
+        };
         clearTimeout(timer);
         clearInterval(poll);
         signal.removeEventListener('abort', onAbort);
@@ -155,7 +179,8 @@ export class Approvals {
     const waiter = this.#waiting.get(key(runId, callId));
     if (waiter && (!only?.agent || waiter.record.agent === only.agent)) {
       if (waiter.final) throw alreadyDecided(waiter.final);
-      waiter.settle(status, decision.reason);
+      const answer = decision.approved ? checkAnswer(waiter.record, decision.content) : undefined;
+      waiter.settle(status, decision.reason, answer);
       return waiter.written;
     }
     const stored = await this.get(runId, callId);
@@ -165,6 +190,7 @@ export class Approvals {
       });
     }
     if (stored.status !== 'pending') throw alreadyDecided(stored);
+    const answer = decision.approved ? checkAnswer(stored, decision.content) : undefined;
     // The asking run has given up on it by now: say so rather than record a decision nobody reads.
     const expired = Date.parse(stored.expiresAt) <= Date.now();
     const recorded: ApprovalRecord = {
@@ -172,6 +198,7 @@ export class Approvals {
       status: expired ? 'expired' : status,
       decidedAt: now(),
       ...(decision.reason && !expired ? { reason: decision.reason } : {}),
+      ...(answer && !expired ? { answer } : {}),
     };
     // Atomic: of two instances deciding at once, one wins and the other hears it was decided.
     const won = await this.#store.compareAndSet(
@@ -275,7 +302,7 @@ export class Approvals {
         const decided = message as unknown as ApprovalRecord;
         const waiter = this.#waiting.get(key(decided.runId, decided.callId));
         if (waiter && waiter.record.requestedAt === decided.requestedAt)
-          waiter.settle(decided.status, decided.reason);
+          waiter.settle(decided.status, decided.reason, decided.answer);
       })
       .catch((error: unknown) => {
         this.#options.onError?.(`cannot hear approvals decided elsewhere: ${errorMessage(error)}`);
@@ -331,6 +358,43 @@ export class Approvals {
       this.#options.onError?.(`could not store approval ${record.callId}: ${errorMessage(error)}`);
     }
   }
+}
+
+const answerSchemas = new SchemaCompilers();
+
+/**
+ * The answer to a request's question: its fields with the schema's defaults filled in, checked
+ * against the schema; undefined for a plain approval. Throws APPROVAL_ANSWER_INVALID saying what is wrong.
+ */
+function checkAnswer(record: ApprovalRecord, content: unknown): Record<string, unknown> | undefined {
+  if (!record.question) return undefined;
+  const { message, schema } = record.question;
+  const isObject = typeof content === 'object' && content !== null && !Array.isArray(content);
+  const answer = (isObject ? structuredClone(content) : (content ?? {})) as Record<string, unknown>;
+  const ajv = answerSchemas.for(schema);
+  let problems: string | undefined;
+  try {
+    const validate = ajv.compile(schema);
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+      problems = 'the answer must be an object of the requested fields';
+    else if (!validate(answer)) problems = describeErrors(validate.errors, answer).join('; ');
+  } catch (error) {
+    throw new HubosError(
+      'APPROVAL_ANSWER_INVALID',
+      `the question's schema does not compile: ${errorMessage(error)}`,
+    );
+  } finally {
+    // Records come back from the store as new objects: nothing is kept per schema.
+    ajv.removeSchema(schema);
+  }
+  if (problems !== undefined) {
+    throw new HubosError(
+      'APPROVAL_ANSWER_INVALID',
+      `the answer to "${message.slice(0, 200)}" does not fit what was asked: ${problems}. Send \`content\` with the requested fields.`,
+      { details: { runId: record.runId, callId: record.callId, schema } },
+    );
+  }
+  return answer;
 }
 
 function alreadyDecided(record: ApprovalRecord): HubosError {

@@ -1,5 +1,8 @@
 import type { HubosErrorCode } from '../errors.ts';
 import type { FinishReason } from '../model/model.ts';
+import type { ToolContent } from '../tools/content.ts';
+import type { LogLevel } from '../tools/interaction.ts';
+import type { ApprovalQuestion } from './approvals.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 
 export type RunStatus = 'completed' | 'cancelled' | 'failed';
@@ -8,8 +11,10 @@ export type StopReason = FinishReason | 'max-steps' | 'client-tool' | 'cancelled
 
 export interface ToolCallRecord extends ToolCall {
   ok: boolean;
-  /** The handler's output when ok; the error message given to the model when not. */
+  /** The handler's output when ok (a rich result's structured data, or its parts in words). */
   output?: unknown;
+  /** A rich result's parts (`toolOutput`): text, images, audio, resources, as MCP carries them. */
+  content?: ToolContent[];
   error?: { code: string; message: string };
   durationMs: number;
 }
@@ -47,6 +52,8 @@ export interface ApprovalRequestEvent {
   permissions: string[];
   /** The policy pattern that asked. */
   rule?: string;
+  /** Set when the tool asks the human a question (`tc.elicit`): answer with the fields, or deny to decline. */
+  question?: ApprovalQuestion;
   expiresAt: string;
 }
 
@@ -60,6 +67,20 @@ export interface ApprovalResultEvent {
   approved: boolean;
   status: 'approved' | 'denied' | 'expired' | 'cancelled';
   reason?: string;
+  /** The answer to the request's question, when it carried one and was approved. */
+  answer?: Record<string, unknown>;
+}
+
+/** Something a running tool logged (`tc.log`), emitted while the call runs. */
+export interface ToolLogEvent {
+  type: 'tool-log';
+  runId: string;
+  step: number;
+  callId: string;
+  tool: string;
+  level: LogLevel;
+  message: string;
+  data?: unknown;
 }
 
 /**
@@ -86,6 +107,7 @@ export type AgentEvent =
   | ApprovalRequestEvent
   | ApprovalResultEvent
   | ToolProgressEvent
+  | ToolLogEvent
   | { type: 'tool-result'; runId: string; step: number; call: ToolCallRecord }
   | { type: 'step-finish'; runId: string; step: number; finishReason: FinishReason; usage: Usage }
   | { type: 'run-finish'; runId: string; result: RunResult }

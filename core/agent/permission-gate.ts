@@ -4,6 +4,7 @@ import type { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { ToolCallContext } from './agent-hooks.ts';
 import type { ApprovalRecord, Approvals } from './approvals.ts';
+import { askInRun } from './ask-in-run.ts';
 import type { AgentEvent } from './events.ts';
 
 /** @internal */
@@ -34,46 +35,20 @@ export async function gateToolCall(
   const checked = deps.registry.checkInput(tool.name, ctx.call.input);
   if (!checked.ok) return { ok: false, error: { code: 'TOOL_INPUT_INVALID', message: checked.message } };
   const { run, step, call } = ctx;
-  const final = await deps.approvals.request(
+  const final = await askInRun(
+    { approvals: deps.approvals, approvalTimeoutMs: deps.policy.approvalTimeoutMs },
+    run,
+    step,
     {
-      runId: run.runId,
-      agent: run.agent,
-      ...(run.sessionId !== undefined ? { sessionId: run.sessionId } : {}),
-      ...(run.principal !== undefined ? { principal: run.principal } : {}),
-      step,
       callId: call.id,
       tool: tool.name,
       input: checked.input,
       permissions: [...(tool.permissions ?? [])],
       ...(verdict.rule ? { rule: verdict.rule } : {}),
     },
-    {
-      signal: run.signal,
-      timeoutMs: deps.policy.approvalTimeoutMs,
-      onOpen: (record) =>
-        emit({
-          type: 'approval-request',
-          runId: run.runId,
-          step,
-          callId: call.id,
-          tool: tool.name,
-          input: record.input,
-          permissions: record.permissions,
-          ...(record.rule ? { rule: record.rule } : {}),
-          expiresAt: record.expiresAt,
-        }),
-    },
+    run.signal,
+    emit,
   );
-  emit({
-    type: 'approval-result',
-    runId: run.runId,
-    step,
-    callId: call.id,
-    tool: tool.name,
-    approved: final.status === 'approved',
-    status: final.status as Exclude<ApprovalRecord['status'], 'pending'>,
-    ...(final.reason ? { reason: final.reason } : {}),
-  });
   return outcome(final, deps.policy.approvalTimeoutMs);
 }
 

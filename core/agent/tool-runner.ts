@@ -1,16 +1,24 @@
 import type { Context } from '@opentelemetry/api';
 import { errorMessage } from '../errors.ts';
 import { runWrapHook } from '../hook-utils.ts';
+import type { LanguageModel } from '../model/model.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
+import { contentToText, isToolOutput } from '../tools/content.ts';
 import { executeTool, type ToolResult } from '../tools/execute.ts';
+import type { ToolInteraction } from '../tools/interaction.ts';
 import type { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentHooks, RunContext, ToolCallContext } from './agent-hooks.ts';
+import { elicitInRun } from './elicit.ts';
 import type { AgentEvent, ToolCallRecord } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 import { type GateDeps, gateToolCall } from './permission-gate.ts';
+import { sampleModel } from './sample.ts';
 import { failSpan, startSpan } from './telemetry.ts';
+
+/** How a run's tools reach a human and a model when not through the run itself (see `RunOptions.interaction`). */
+export type RunInteraction = Pick<ToolInteraction, 'elicit' | 'sample'>;
 
 export interface ToolRunnerDeps extends GateDeps {
   hooks: AgentHooks;
@@ -22,6 +30,10 @@ export interface ToolRunnerDeps extends GateDeps {
   metadata: Record<string, unknown>;
   /** Where tokens a handler reports (`tc.addUsage`) go: the run's usage. */
   addUsage?: (usage: Partial<Usage>) => void;
+  /** The run's model: it answers the run's tools' `tc.sample`. */
+  model?: LanguageModel;
+  /** Where the run's tools' questions go instead of the run's own approvals and model (`RunOptions.interaction`). */
+  interaction?: RunInteraction;
 }
 
 /**
@@ -91,7 +103,13 @@ async function runToolCall(
     await deps.hooks.afterToolCall.promise({ ...ctx, result }).catch(() => undefined);
   const durationMs = Math.round(performance.now() - started);
   return result.ok
-    ? { ...ctx.call, ok: true, output: result.output, durationMs }
+    ? {
+        ...ctx.call,
+        ok: true,
+        output: result.output,
+        ...(result.content ? { content: result.content } : {}),
+        durationMs,
+      }
     : { ...ctx.call, ok: false, error: result.error, durationMs };
 }
 
@@ -132,10 +150,12 @@ async function decideAndRun(
       error: { code: 'TOOL_DENIED', message: `the call to "${ctx.call.name}" was denied: ${decision.deny}` },
     };
   }
-  if (decision && 'result' in decision) return { ok: true, output: decision.result };
+  if (decision && 'result' in decision) return hookResult(decision.result);
   return runWrapHook(deps.hooks.wrapToolCall, ctx, async (inner) => {
     const { run, step, call } = inner;
     let running = true;
+    let asked = 0;
+    const { model, addUsage, interaction } = deps;
     try {
       return await executeTool(deps.registry, call.name, call.input, {
         signal: run.signal,
@@ -152,6 +172,33 @@ async function decideAndRun(
           if (running)
             emit({ type: 'tool-progress', runId: run.runId, step, callId: call.id, tool: call.name, data });
         },
+        log: (level, message, data) => {
+          if (running)
+            emit({
+              type: 'tool-log',
+              runId: run.runId,
+              step,
+              callId: call.id,
+              tool: call.name,
+              level,
+              message,
+              ...(data !== undefined ? { data } : {}),
+            });
+        },
+        elicit:
+          interaction?.elicit ??
+          ((request, signal) => elicitInRun(deps, inner, ++asked, request, signal, emit)),
+        ...(interaction?.sample
+          ? { sample: interaction.sample }
+          : model
+            ? {
+                sample: async (request, signal) => {
+                  const { result, usage } = await sampleModel(model, request, signal);
+                  addUsage?.(usage);
+                  return result;
+                },
+              }
+            : {}),
       });
     } finally {
       running = false;
@@ -159,7 +206,19 @@ async function decideAndRun(
   });
 }
 
+/** What a `beforeToolCall` tap answered instead of the tool: a rich result (`toolOutput`) keeps its parts. */
+function hookResult(result: unknown): ToolResult {
+  if (!isToolOutput(result) || !Array.isArray(result.content)) return { ok: true, output: result };
+  const content = [...result.content];
+  return { ok: true, output: result.structuredContent ?? contentToText(content), content };
+}
+
 function toMessage(record: ToolCallRecord): Message {
+  if (record.ok && record.content) {
+    // The parts in words are what every provider can read; `parts` serves those that take more.
+    const text = contentToText(record.content);
+    return { role: 'tool', toolCallId: record.id, name: record.name, content: text, parts: record.content };
+  }
   const content = record.ok
     ? typeof record.output === 'string'
       ? record.output

@@ -1,10 +1,12 @@
 import type { Usage } from '../agent/messages.ts';
-import { errorMessage } from '../errors.ts';
+import { errorMessage, HubosError } from '../errors.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
+import { contentProblem, contentToText, isToolOutput, type ToolContent } from './content.ts';
+import type { ElicitRequest, SampleRequest, ToolInteraction } from './interaction.ts';
 import type { Registry } from './registry.ts';
 
-export interface ToolCallEnv {
+export interface ToolCallEnv extends ToolInteraction {
   signal: AbortSignal;
   agentId: string;
   sandbox: Sandbox;
@@ -21,12 +23,31 @@ export interface ToolCallEnv {
   progress?: (data: unknown) => void;
 }
 
-// What `tc.addUsage` and `tc.progress` are outside an agent run: there is no run to tell.
+// What `tc.addUsage`, `tc.progress` and `tc.log` are where nobody listens.
 const ignore = (): void => undefined;
 
-/** What a tool call gives back to the model: its output, or an error it can read and correct. */
+const noElicit = (request: ElicitRequest): Promise<never> =>
+  Promise.reject(
+    new HubosError(
+      'ELICITATION_UNAVAILABLE',
+      `no human can be asked here ("${String(request?.message).slice(0, 80)}"): ask from an agent run, or over MCP from a client that supports elicitation`,
+    ),
+  );
+const noSample = (_request: SampleRequest): Promise<never> =>
+  Promise.reject(
+    new HubosError(
+      'SAMPLING_UNAVAILABLE',
+      'no model is offered here: sample from an agent run (its model answers), or over MCP from a client that supports sampling',
+    ),
+  );
+
+/**
+ * What a tool call gives back to the model: its output, or an error it can read and correct.
+ * A rich result (`toolOutput`) keeps its parts in `content`; `output` is then its structured data,
+ * or the parts in words.
+ */
 export type ToolResult =
-  | { ok: true; output: unknown }
+  | { ok: true; output: unknown; content?: ToolContent[] }
   | {
       ok: false;
       error: {
@@ -65,13 +86,50 @@ export async function executeTool(
         ...(env.callId !== undefined ? { callId: env.callId } : {}),
         addUsage: env.addUsage ?? ignore,
         progress: env.progress ?? ignore,
+        log: env.log ?? ignore,
+        elicit: env.elicit
+          ? (request, options) => env.elicit!(request, callSignal(env.signal, options?.signal))
+          : noElicit,
+        sample: env.sample
+          ? (request, options) => env.sample!(request, callSignal(env.signal, options?.signal))
+          : noSample,
       },
     );
-    return { ok: true, output };
+    return checkedOutput(registry, name, output);
   } catch (error) {
     return {
       ok: false,
       error: { code: 'TOOL_FAILED', message: `tool "${name}" failed: ${errorMessage(error)}` },
     };
   }
+}
+
+/** The call's own signal, or the tool's too when it gives one (to stop asking before the call ends). */
+function callSignal(call: AbortSignal, own: AbortSignal | undefined): AbortSignal {
+  return own ? AbortSignal.any([call, own]) : call;
+}
+
+/**
+ * The handler's return value as a result: rich parts unpacked and checked, structured data checked
+ * against `outputSchema` (a tool that declares one must return data that fits it, as MCP asks).
+ */
+function checkedOutput(registry: Registry, name: string, output: unknown): ToolResult {
+  const rich = isToolOutput(output);
+  const structured = rich ? output.structuredContent : isPlainObject(output) ? output : undefined;
+  if (structured !== undefined || registry.get(name).outputSchema) {
+    const problem = registry.checkOutput(name, structured);
+    if (problem) return { ok: false, error: { code: 'TOOL_FAILED', message: problem } };
+  }
+  if (!rich) return { ok: true, output };
+  const problem = contentProblem(output.content);
+  if (problem)
+    return { ok: false, error: { code: 'TOOL_FAILED', message: `tool "${name}" returned ${problem}` } };
+  const content = [...output.content];
+  return { ok: true, output: output.structuredContent ?? contentToText(content), content };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }

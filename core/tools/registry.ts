@@ -1,6 +1,5 @@
-import type { Ajv } from 'ajv';
 import { errorMessage, HubosError } from '../errors.ts';
-import { createAjv, describeErrors, type ValidateFunction } from '../json-schema.ts';
+import { describeErrors, SchemaCompilers, type ValidateFunction } from '../json-schema.ts';
 import type { Tool } from './tool.ts';
 import { checkTool } from './tool-check.ts';
 
@@ -24,8 +23,8 @@ export interface ToolReservation {
 
 /** The tools an app knows, by name, in registration order; each schema compiled once. */
 export class Registry {
-  readonly #ajv: Ajv = createAjv();
-  readonly #tools = new Map<string, { tool: Tool; validate: ValidateFunction }>();
+  readonly #compilers = new SchemaCompilers();
+  readonly #tools = new Map<string, { tool: Tool; validate: ValidateFunction; output?: ValidateFunction }>();
   readonly #listeners = new Set<RegisterListener>();
   readonly #changeListeners = new Set<ChangeListener>();
   readonly #reservations = new Set<ToolReservation>();
@@ -37,9 +36,9 @@ export class Registry {
 
   /** Adds several tools, all or nothing: one bad tool leaves the registry unchanged. */
   registerBatch(tools: readonly Tool[]): void {
-    const checked: { tool: Tool; validate: ValidateFunction }[] = [];
+    const checked: { tool: Tool; validate: ValidateFunction; output?: ValidateFunction }[] = [];
     try {
-      for (const tool of tools) checked.push({ tool, validate: checkTool(tool, this.#ajv) });
+      for (const tool of tools) checked.push(checkTool(tool, this.#compilers));
       const seen = new Set<string>();
       for (const { tool } of checked) {
         if (this.#tools.has(tool.name) || seen.has(tool.name)) {
@@ -87,12 +86,25 @@ export class Registry {
     return true;
   }
 
-  /** Drops a schema from ajv (and its $id) unless a registered tool still uses it. */
+  /** Drops a tool's schemas from ajv (and their $id) unless a registered tool still uses them. */
   #forgetSchema(tool: Tool): void {
-    const schema = tool.inputSchema;
-    if (![...this.#tools.values()].some((entry) => entry.tool.inputSchema === schema)) {
-      this.#ajv.removeSchema(schema);
+    for (const schema of [tool.inputSchema, tool.outputSchema]) {
+      if (typeof schema !== 'object' || schema === null) continue;
+      const used = [...this.#tools.values()].some(
+        (entry) => entry.tool.inputSchema === schema || entry.tool.outputSchema === schema,
+      );
+      if (!used) this.#compilers.for(schema).removeSchema(schema);
     }
+  }
+
+  /**
+   * Checks a structured result against the tool's `outputSchema`: undefined when it conforms (or
+   * the tool declares none), else what is wrong, in words.
+   */
+  checkOutput(name: string, structured: unknown): string | undefined {
+    const validate = this.#tools.get(name)?.output;
+    if (!validate || validate(structured)) return undefined;
+    return `the result of tool "${name}" does not match its outputSchema: ${describeErrors(validate.errors, structured).join('; ')}`;
   }
 
   /**

@@ -1,6 +1,5 @@
-import type { Ajv } from 'ajv';
 import { errorMessage, HubosError } from '../errors.ts';
-import type { ValidateFunction } from '../json-schema.ts';
+import type { SchemaCompilers, ValidateFunction } from '../json-schema.ts';
 import type { Tool } from './tool.ts';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -9,15 +8,21 @@ function invalid(name: string, problem: string): HubosError {
   return new HubosError('TOOL_INVALID', `tool ${name}: ${problem}`, { details: { tool: name } });
 }
 
-/** Checks a tool's shape and compiles its input schema once; throws TOOL_INVALID naming the problem. */
-export function checkTool(tool: unknown, ajv: Ajv): ValidateFunction {
+/**
+ * Checks a tool's shape and compiles its input (and output) schema once, each by the JSON Schema
+ * dialect it declares; throws TOOL_INVALID naming the problem.
+ */
+export function checkTool(
+  tool: unknown,
+  compilers: SchemaCompilers,
+): { tool: Tool; validate: ValidateFunction; output?: ValidateFunction } {
   if (typeof tool !== 'object' || tool === null) {
     throw new HubosError(
       'TOOL_INVALID',
       `a tool must be an object, got ${tool === null ? 'null' : typeof tool}`,
     );
   }
-  const { name, description, inputSchema, handler, permissions } = tool as Partial<Tool>;
+  const { name, description, inputSchema, outputSchema, handler, permissions } = tool as Partial<Tool>;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     const shown = typeof name === 'string' ? JSON.stringify(name) : `(${typeof name})`;
     throw invalid(
@@ -44,14 +49,30 @@ export function checkTool(tool: unknown, ajv: Ajv): ValidateFunction {
       `inputSchema must describe an object (type: "object"), got type ${JSON.stringify(inputSchema.type)}`,
     );
   }
-  if (!ajv.validateSchema(inputSchema)) {
-    throw invalid(label, `inputSchema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
+  const validate = compile(label, 'inputSchema', inputSchema, compilers);
+  if (outputSchema === undefined) return { tool: tool as Tool, validate };
+  if (typeof outputSchema !== 'object' || outputSchema === null || outputSchema.type !== 'object') {
+    compilers.for(inputSchema).removeSchema(inputSchema);
+    throw invalid(label, 'outputSchema must be a JSON Schema of an object (type: "object"), as MCP asks');
   }
   try {
-    return ajv.compile(inputSchema);
+    return { tool: tool as Tool, validate, output: compile(label, 'outputSchema', outputSchema, compilers) };
   } catch (error) {
-    ajv.removeSchema(inputSchema); // ajv keeps a schema's $id even when compiling it fails
-    throw invalid(label, `inputSchema does not compile: ${errorMessage(error)}`);
+    compilers.for(inputSchema).removeSchema(inputSchema);
+    throw error;
+  }
+}
+
+function compile(label: string, field: string, schema: object, compilers: SchemaCompilers): ValidateFunction {
+  const ajv = compilers.for(schema);
+  if (!ajv.validateSchema(schema)) {
+    throw invalid(label, `${field} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
+  }
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    ajv.removeSchema(schema); // ajv keeps a schema's $id even when compiling it fails
+    throw invalid(label, `${field} does not compile: ${errorMessage(error)}`);
   }
 }
 

@@ -66,7 +66,18 @@ describe('tool context: progress and usage', () => {
     });
     expect(await invokeTool(tool, {})).toEqual({
       ok: true,
-      output: ['addUsage', 'agentId', 'input', 'metadata', 'progress', 'sandbox', 'store'],
+      output: [
+        'addUsage',
+        'agentId',
+        'elicit',
+        'input',
+        'log',
+        'metadata',
+        'progress',
+        'sample',
+        'sandbox',
+        'store',
+      ],
     });
   });
 });

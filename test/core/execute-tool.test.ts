@@ -180,6 +180,9 @@ describe('executeTool: what the handler receives', () => {
       metadata: { runId: 'r1' },
       addUsage: expect.any(Function),
       progress: expect.any(Function),
+      log: expect.any(Function),
+      elicit: expect.any(Function),
+      sample: expect.any(Function),
     });
     expect(tc.store).toBe(callEnv.store);
   });

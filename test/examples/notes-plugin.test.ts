@@ -35,3 +35,76 @@ it("the repo config's notes plugin: tools, a service, its own codes and document
   };
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/notes', '/api/notes/{title}']));
 });
+
+it('the notes plugin: structured and rich results, a confirmation question, resources and a prompt', async () => {
+  const kernel = await bootKernel({ plugins: [notes()] });
+  kernels.push(kernel);
+  const env = { store: kernel.store };
+  await invokeTool(kernel.registry.get('notes_add'), { title: 'plan', text: 'ship on Friday' }, env);
+
+  expect(await invokeTool(kernel.registry.get('notes_list'), {}, env)).toEqual({
+    ok: true,
+    output: { titles: ['plan'] },
+  });
+  const shown = await invokeTool(kernel.registry.get('notes_show'), { title: 'plan' }, env);
+  expect(shown).toMatchObject({
+    ok: true,
+    content: [
+      { type: 'text', text: 'The note "plan":' },
+      { type: 'resource', resource: { uri: 'notes://plan', text: 'ship on Friday' } },
+    ],
+  });
+
+  // The question is answered by whoever the surface offers: here the test, as a human declining.
+  const forget = kernel.registry.get('notes_forget');
+  const asked: string[] = [];
+  const declined = await invokeTool(
+    forget,
+    { title: 'plan' },
+    {
+      ...env,
+      elicit: async (request) => {
+        asked.push(request.message);
+        return { action: 'decline' };
+      },
+    },
+  );
+  expect(declined).toEqual({ ok: true, output: { deleted: false, why: 'the user kept it' } });
+  expect(asked).toEqual(['Delete the note "plan"?']);
+  // Nobody to ask (invokeTool without elicit): the tool fails, saying why; the note stays.
+  const nobody = await invokeTool(forget, { title: 'plan' }, env);
+  expect(nobody).toMatchObject({
+    ok: false,
+    error: { message: expect.stringContaining('no human can be asked') },
+  });
+  expect(await kernel.service('notes').titles()).toEqual(['plan']);
+
+  const match = kernel.resources.find('notes://plan');
+  expect(match?.kind).toBe('template');
+  if (match?.kind !== 'template') throw new Error('notes://plan should match the notes template');
+  const ctx = { sandbox: kernel.sandbox, store: kernel.store, signal: new AbortController().signal };
+  expect(await match.template.read('notes://plan', match.variables, ctx)).toEqual([
+    { uri: 'notes://plan', mimeType: 'text/plain', text: 'ship on Friday' },
+  ]);
+  expect(await match.template.list?.(ctx)).toEqual([
+    { uri: 'notes://plan', name: 'plan', mimeType: 'text/plain' },
+  ]);
+  expect(await match.template.complete?.title?.('pl', { arguments: {} })).toEqual(['plan']);
+
+  const review = await kernel.prompts.get('notes_review')?.get({ topic: 'dates' }, ctx);
+  expect(review?.messages[0]?.content).toEqual({
+    type: 'text',
+    text: 'Review my notes about dates. Titles: plan.',
+  });
+
+  const accepted = await invokeTool(
+    forget,
+    { title: 'plan' },
+    {
+      ...env,
+      elicit: async () => ({ action: 'accept', content: { confirm: true } }),
+    },
+  );
+  expect(accepted).toEqual({ ok: true, output: { deleted: true } });
+  expect(await kernel.service('notes').titles()).toEqual([]);
+});
