@@ -3,12 +3,14 @@ import { ErrorCode, McpError, type RequestId } from '@modelcontextprotocol/sdk/t
 import { errorMessage } from '../../../core/index.ts';
 
 export interface ApprovalQuestion {
-  tool: string;
+  /** What would happen, as the question names it: `the tool "x" to run`, `reading the resource "uri"`. */
+  action: string;
   /** Why it is asked, e.g. `shell:exec (rule ask 'shell:*')`. */
   why: string;
-  input: unknown;
+  /** The call's input, shown to the user; absent for what has none (a resource read). */
+  input?: unknown;
   timeoutMs: number;
-  /** The tools/call being answered: the question travels with it (on its SSE stream over HTTP). */
+  /** The request being answered: the question travels with it (on its SSE stream over HTTP). */
   requestId: RequestId;
   signal: AbortSignal;
 }
@@ -24,26 +26,32 @@ export function canElicit(server: Server): boolean {
   return server.getClientCapabilities()?.elicitation?.form !== undefined;
 }
 
+/** Whether the connected client offers its model for sampling. */
+export function canSample(server: Server): boolean {
+  return server.getClientCapabilities()?.sampling !== undefined;
+}
+
 const APPROVE_SCHEMA = {
   type: 'object',
   properties: {
     approve: {
       type: 'boolean',
       title: 'Approve',
-      description: 'Run this tool call (uncheck, or decline, to refuse it).',
+      description: 'Go ahead (uncheck, or decline, to refuse).',
       default: true,
     },
   },
 } as const;
 
-/** Asks the client's user to approve a call; never throws (no answer is a refusal). */
+/** Asks the client's user to approve something; never throws (no answer is a refusal). */
 export async function askApproval(server: Server, question: ApprovalQuestion): Promise<ApprovalAnswer> {
-  const { tool, why, timeoutMs } = question;
+  const { action, why, timeoutMs } = question;
+  const input = question.input === undefined ? '' : `\nInput: ${preview(question.input)}`;
   try {
     const answer = await server.elicitInput(
       {
         mode: 'form',
-        message: `Allow the tool "${tool}" to run? It needs ${why}.\nInput: ${preview(question.input)}`,
+        message: `Allow ${action}? It needs ${why}.${input}`,
         requestedSchema: APPROVE_SCHEMA,
       },
       { relatedRequestId: question.requestId, signal: question.signal, timeout: timeoutMs },

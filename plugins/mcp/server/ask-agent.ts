@@ -1,8 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ElicitRequestFormParams, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
   type Agent,
   type AgentEvent,
+  type ApprovalDecision,
+  type ApprovalQuestion,
   type ApprovalRequestEvent,
   createAjv,
   describeErrors,
@@ -11,6 +13,7 @@ import {
   type Logger,
   matchesAnyGlob,
   type RunResult,
+  type ToolInteraction,
 } from '../../../core/index.ts';
 import { sessionKey } from '../../hubos/index.ts';
 import { askApproval, canElicit } from './approval.ts';
@@ -59,6 +62,8 @@ export interface AskContext {
   principal: string;
   /** Runs the agent (the session id as the caller named it); default `agent.run` under the principal's session. */
   runAgent?: AskAgentRunner;
+  /** Where the run's tools' log messages go (the session's log level applies). */
+  log?: ToolInteraction['log'];
 }
 
 /** How an `ask_<agent>` call runs its agent (HubOS over HTTP: as a recorded run). */
@@ -70,8 +75,9 @@ export type AskAgentRunner = (
 
 /**
  * Runs the agent on the message and answers with its final text. The agent's own permission
- * policy applies to its tool calls; its `ask`s go to the client's user when it can elicit, and
- * are refused (with the reason, which the agent reads) when it cannot.
+ * policy applies to its tool calls; its `ask`s, and its tools' questions (`tc.elicit`), go to the
+ * client's user when it can elicit, and are refused (with the reason, which the agent reads) when
+ * it cannot. Its tools' log messages reach the client as log notifications.
  */
 export async function askAgent(agent: Agent, input: unknown, ctx: AskContext): Promise<CallToolResult> {
   const name = askToolName(agent.id);
@@ -84,6 +90,7 @@ export async function askAgent(agent: Agent, input: unknown, ctx: AskContext): P
   try {
     const onEvent = (event: AgentEvent) => {
       if (event.type === 'approval-request') void relayApproval(agent, event, ctx);
+      if (event.type === 'tool-log') ctx.log?.(event.level, event.message, event.data);
     };
     const result = ctx.runAgent
       ? await ctx.runAgent(agent, input.message, {
@@ -106,16 +113,30 @@ export async function askAgent(agent: Agent, input: unknown, ctx: AskContext): P
   }
 }
 
-/** Answers one of the run's approval requests with the client's user's decision. */
+/** Answers one of the run's approval requests (or a tool's question) with the client's user's decision. */
 async function relayApproval(agent: Agent, event: ApprovalRequestEvent, ctx: AskContext): Promise<void> {
+  const decision = event.question
+    ? await relayQuestion(event, event.question, ctx)
+    : await askUser(event, ctx);
+  try {
+    await agent.approve(event.runId, event.callId, decision);
+  } catch (error) {
+    // Decided elsewhere meanwhile (the HubOS page, say), expired, or the run ended: nothing to do.
+    ctx.logger.debug(
+      `mcp: approval of ${event.tool} in run ${event.runId} not recorded: ${errorMessage(error)}`,
+    );
+  }
+}
+
+async function askUser(event: ApprovalRequestEvent, ctx: AskContext): Promise<ApprovalDecision> {
   const needs = event.permissions.join(', ') || event.tool;
   const why = event.rule ? `${needs} (rule ask '${event.rule}')` : needs;
   const answer = canElicit(ctx.server)
     ? await askApproval(ctx.server, {
-        tool: event.tool,
+        action: `the tool "${event.tool}" to run`,
         why,
         input: event.input,
-        timeoutMs: Math.max(1, Date.parse(event.expiresAt) - Date.now()),
+        timeoutMs: untilExpiry(event),
         requestId: ctx.requestId,
         signal: ctx.signal,
       })
@@ -124,15 +145,38 @@ async function relayApproval(agent: Agent, event: ApprovalRequestEvent, ctx: Ask
         reason:
           "the MCP client cannot ask its user for approval (no elicitation support); allow the tool in the config's `permissions` to use it from MCP",
       };
+  return { approved: answer.approved, ...(answer.reason ? { reason: answer.reason } : {}) };
+}
+
+/** A tool's question in the run, put to the client's user as it was asked; no answer declines it. */
+async function relayQuestion(
+  event: ApprovalRequestEvent,
+  question: ApprovalQuestion,
+  ctx: AskContext,
+): Promise<ApprovalDecision> {
+  if (!canElicit(ctx.server))
+    return {
+      approved: false,
+      reason: 'the MCP client cannot put questions to its user (no elicitation support)',
+    };
   try {
-    await agent.approve(event.runId, event.callId, {
-      approved: answer.approved,
-      ...(answer.reason ? { reason: answer.reason } : {}),
-    });
-  } catch (error) {
-    // Decided elsewhere meanwhile (the HubOS page, say), expired, or the run ended: nothing to do.
-    ctx.logger.debug(
-      `mcp: approval of ${event.tool} in run ${event.runId} not recorded: ${errorMessage(error)}`,
+    const answer = await ctx.server.elicitInput(
+      {
+        mode: 'form',
+        message: question.message,
+        requestedSchema: question.schema as ElicitRequestFormParams['requestedSchema'],
+      },
+      { relatedRequestId: ctx.requestId, signal: ctx.signal, timeout: untilExpiry(event) },
     );
+    if (answer.action === 'accept') return { approved: true, content: answer.content ?? {} };
+    return {
+      approved: false,
+      reason: `the user ${answer.action === 'cancel' ? 'dismissed' : 'declined'} it`,
+    };
+  } catch (error) {
+    return { approved: false, reason: `the question could not be asked: ${errorMessage(error)}` };
   }
 }
+
+const untilExpiry = (event: ApprovalRequestEvent): number =>
+  Math.max(1, Date.parse(event.expiresAt) - Date.now());

@@ -6,9 +6,10 @@ import {
   type KernelView,
   type Policy,
   type Tool,
+  type ToolInteraction,
 } from '../../../core/index.ts';
 import { askApproval, canElicit } from './approval.ts';
-import { errorResult, outputResult } from './tool-result.ts';
+import { callToolResult, errorResult } from './tool-result.ts';
 
 export interface CallContext {
   server: Server;
@@ -19,6 +20,8 @@ export interface CallContext {
   principal: string;
   /** Set when the client asked for progress (`_meta.progressToken`): where `tc.progress` goes. */
   progress?: (data: unknown) => void;
+  /** Where `tc.log`, `tc.elicit` and `tc.sample` go: the client, as far as it can take them. */
+  interaction?: ToolInteraction;
 }
 
 /** The agent id tools see for calls that come from an MCP client. */
@@ -27,7 +30,8 @@ export const MCP_AGENT_ID = 'mcp';
 /**
  * Calls a registry tool for an MCP client: the config's permission policy decides first (`deny`
  * refuses, `ask` asks the client's user through elicitation when it can), then the tool runs as
- * an agent's call would. Failures of any kind are `isError` results the model can read.
+ * an agent's call would, its log, questions and sampling sent to the client. Failures of any kind
+ * are `isError` results the model can read; rich results keep their content parts.
  */
 export async function callRegistryTool(
   kernel: KernelView,
@@ -53,7 +57,7 @@ export async function callRegistryTool(
     // Invalid input is refused before anyone is asked about it.
     if (!checked.ok) return errorResult(checked.message);
     const answer = await askApproval(ctx.server, {
-      tool: tool.name,
+      action: `the tool "${tool.name}" to run`,
       why,
       input: checked.input,
       timeoutMs: ctx.policy.approvalTimeoutMs,
@@ -69,6 +73,7 @@ export async function callRegistryTool(
     store: kernel.store,
     principal: ctx.principal,
     ...(ctx.progress ? { progress: ctx.progress } : {}),
+    ...ctx.interaction,
   });
-  return result.ok ? outputResult(result.output) : errorResult(result.error.message);
+  return callToolResult(result);
 }

@@ -22,8 +22,9 @@ const JSON_RPC_MESSAGE = {
 } as const;
 
 /**
- * Serves the kernel's tools over MCP (Streamable HTTP) at `serve.path` (default `/mcp`) on every
- * HubOS built on the kernel, behind its API-key auth and body limit. `serve: false` turns it off.
+ * Serves the kernel's tools, resources and prompts over MCP (Streamable HTTP) at `serve.path`
+ * (default `/mcp`) on every HubOS built on the kernel, behind its API-key auth and body limit.
+ * `serve: false` turns it off.
  */
 export function tapMcpEndpoint(kernel: KernelView, service: McpService): void {
   const config = () => service.config;

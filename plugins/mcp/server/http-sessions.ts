@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Principal } from '../../hubos/index.ts';
+import { DrainableTransport } from './drainable-transport.ts';
+import { type EventStoreLimits, SessionEventStore } from './event-store.ts';
 
 /**
  * Builds a fresh MCP server for one session; it reports each tool call it starts to `onCall`, and
@@ -20,11 +21,21 @@ export interface HttpSessionsOptions {
   idleMs: number;
   /** Most sessions at once (503 beyond). */
   maxSessions: number;
+  /**
+   * What each session keeps of its recent events, for clients that reconnect (`Last-Event-ID`).
+   * Default 500 events and 1 MiB: bounded, since every session has its own.
+   */
+  replay?: EventStoreLimits;
+  /** How long a client waits before it reconnects a dropped stream (the SSE `retry` field). Default 1 s. */
+  retryMs?: number;
 }
+
+const REPLAY: EventStoreLimits = { maxEvents: 500, maxBytes: 1024 * 1024 };
+const RETRY_MS = 1000;
 
 interface Session {
   server: Server;
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: DrainableTransport;
   /** The caller (principal id) that opened it: only that caller may use it. */
   principal: string;
   lastSeen: number;
@@ -37,7 +48,8 @@ export type Refusal = { status: 400 | 404 | 503; message: string };
 /**
  * MCP sessions over Streamable HTTP: each `initialize` gets its own server and transport, kept by
  * the `Mcp-Session-Id` the transport generates, until the client sends DELETE, the session sits
- * idle too long, or the endpoint closes.
+ * idle too long, or the endpoint closes. Each session keeps its recent events (bounded) so a
+ * dropped stream can be resumed.
  */
 export class HttpSessions {
   readonly #sessions = new Map<string, Session>();
@@ -134,9 +146,13 @@ export class HttpSessions {
       this.#cutoff,
       caller,
     );
-    session.transport = new WebStandardStreamableHTTPServerTransport({
+    session.transport = new DrainableTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.#options.maxBodyBytes,
+      // Streams open with a priming event (an id, the retry delay): a client that loses one
+      // reconnects with Last-Event-ID and gets what it missed, from this session's own store.
+      eventStore: new SessionEventStore(this.#options.replay ?? REPLAY),
+      retryInterval: this.#options.retryMs ?? RETRY_MS,
       onsessioninitialized: (id) => {
         this.#sessions.set(id, session);
         this.#reaper ??= setInterval(() => this.#reap(), Math.min(this.#options.idleMs, 60_000)).unref();
@@ -177,11 +193,12 @@ export class HttpSessions {
       clearTimeout(timer);
     }
     if (this.#calls.size > 0) {
-      // Calls still running answer "shutting down"; the answers are written before the streams close.
+      // Calls still running answer "shutting down".
       this.#cut();
       await Promise.allSettled([...this.#calls]);
-      await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    // The calls' answers are written before the streams close.
+    await Promise.all([...this.#sessions.values()].map((session) => session.transport.flushed()));
     await Promise.all([...this.#sessions.values()].map((session) => session.server.close()));
     this.#sessions.clear();
   }

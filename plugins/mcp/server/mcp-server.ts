@@ -1,20 +1,21 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { type Agent, createPolicy, errorMessage, type KernelView } from '../../../core/index.ts';
+import { type ServerCapabilities, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type Agent, createPolicy, type KernelView } from '../../../core/index.ts';
 import type { McpServeConfig } from '../config.ts';
-import { type AskAgentRunner, askAgent } from './ask-agent.ts';
-import { callRegistryTool } from './call-tool.ts';
-import { onToolListChange } from './list-changes.ts';
-import { progressReporter } from './progress.ts';
-import { describeServed, servedTools } from './served-tools.ts';
-import { errorResult } from './tool-result.ts';
+import type { AskAgentRunner } from './ask-agent.ts';
+import { serveCompletions } from './completion-handler.ts';
+import { onPromptListChange, onResourceListChange, onToolListChange } from './list-changes.ts';
+import { LogLevelGate } from './log-level.ts';
+import { servePrompts } from './prompt-handlers.ts';
+import { serveResources } from './resource-handlers.ts';
+import type { ServeContext } from './serve-context.ts';
+import { servedPrompts } from './served-prompts.ts';
+import { servedResources, servedTemplates } from './served-resources.ts';
+import { Subscriptions } from './subscriptions.ts';
+import { serveTools } from './tool-handlers.ts';
 
 export interface McpServerOptions {
-  /** What to serve (default: every registered tool, no agents). */
+  /** What to serve (default: every registered tool, resource and prompt, no agents). */
   serve?: McpServeConfig;
   /** The server's name and version, as `initialize` reports them. */
   name?: string;
@@ -25,7 +26,8 @@ export interface McpServerOptions {
   cutoff?: Promise<void>;
   /**
    * Who the session's calls are for (over HTTP, the API key's principal id): given to tools as
-   * `tc.principal`, and `ask_<agent>` runs and their sessions are that caller's. Default `local`.
+   * `tc.principal`, to resources and prompts as `principal`, and `ask_<agent>` runs and their
+   * sessions are that caller's. Default `local`.
    */
   principal?: string;
   /** Which agents this session may ask (`ask_<agent>`), beyond `serve.agents`; default all. */
@@ -34,70 +36,83 @@ export interface McpServerOptions {
   runAgent?: AskAgentRunner;
 }
 
-const SHUTTING_DOWN = errorResult(
-  'HubOS is shutting down: the call was stopped before it finished. Try again once the server is back.',
-);
-
 /**
- * An MCP server (the SDK's low-level `Server`, tools capability) over a booted kernel: the
- * kernel's tools and `ask_<agent>` tools, called under the config's permission policy. Connect
- * it to one transport; closing it stops its list-change notifications.
+ * An MCP server (the SDK's low-level `Server`) over a booted kernel, for one session: the kernel's
+ * tools and `ask_<agent>` tools (called under the config's permission policy), its resources and
+ * prompts, completions, and log messages at the level the client sets. It declares the resources
+ * and prompts capabilities only when it has some to serve. Connect it to one transport; closing it
+ * stops its notifications.
  */
 export function createMcpServer(kernel: KernelView, options: McpServerOptions = {}): Server {
   const serve = options.serve ?? {};
+  const ctx = {
+    kernel,
+    serve,
+    policy: createPolicy(kernel.config.permissions),
+    principal: options.principal ?? 'local',
+    mayUseAgent: options.mayUseAgent ?? (() => true),
+    logLevel: new LogLevelGate(),
+    subscriptions: new Subscriptions(),
+  };
+  const hasResources = servedResources(kernel, serve).length + servedTemplates(kernel, serve).length > 0;
+  const hasPrompts = servedPrompts(ctx).size > 0;
+  const capabilities: ServerCapabilities = {
+    tools: { listChanged: true },
+    logging: {},
+    ...(hasResources ? { resources: { subscribe: true, listChanged: true } } : {}),
+    ...(hasPrompts ? { prompts: { listChanged: true } } : {}),
+    ...(hasResources || hasPrompts ? { completions: {} } : {}),
+  };
   const server = new Server(
     { name: options.name ?? 'hubos', version: options.version ?? '0.0.0' },
     {
-      capabilities: { tools: { listChanged: true } },
-      instructions: 'Tools of a HubOS app. Some calls may need your approval, as its permission policy says.',
+      capabilities,
+      instructions:
+        'Tools, resources and prompts of a HubOS app. Some calls and reads may need your approval, as its permission policy says.',
     },
   );
-  const policy = createPolicy(kernel.config.permissions);
+  const session: ServeContext = { ...ctx, server };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...servedTools(kernel, serve, options.mayUseAgent).values()].map(describeServed),
-  }));
-
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const { name, arguments: input = {} } = request.params;
-    const call = (async (): Promise<CallToolResult> => {
-      const served = servedTools(kernel, serve, options.mayUseAgent);
-      const target = served.get(name);
-      if (!target) {
-        const known = [...served.keys()].join(', ') || 'none';
-        return errorResult(`no tool named "${name}" is served here (tools: ${known})`);
-      }
-      if (target.kind === 'agent') {
-        return askAgent(target.agent, input, {
-          server,
-          requestId: extra.requestId,
-          signal: extra.signal,
-          logger: kernel.logger,
-          principal: options.principal ?? 'local',
-          ...(options.runAgent ? { runAgent: options.runAgent } : {}),
-        });
-      }
-      const progress = progressReporter(request.params._meta?.progressToken, extra.sendNotification);
-      return callRegistryTool(kernel, target.tool, input, {
-        server,
-        policy,
-        requestId: extra.requestId,
-        signal: extra.signal,
-        principal: options.principal ?? 'local',
-        ...(progress ? { progress } : {}),
-      });
-    })().catch((error: unknown) => errorResult(`the call to "${name}" failed: ${errorMessage(error)}`));
-    // A client must not be left waiting on a call the shutdown cuts: it gets an answer saying so.
-    const answered = options.cutoff ? Promise.race([call, options.cutoff.then(() => SHUTTING_DOWN)]) : call;
-    options.onCall?.(answered);
-    return answered;
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    session.logLevel.set(request.params.level);
+    return {};
   });
-
-  const stopWatching = onToolListChange(kernel, () => {
-    // Only a connected, initialized client is told; one that is gone is simply skipped.
-    if (server.transport && server.getClientCapabilities())
-      server.sendToolListChanged().catch(() => undefined);
+  serveTools(session, {
+    ...(options.onCall ? { onCall: options.onCall } : {}),
+    ...(options.cutoff ? { cutoff: options.cutoff } : {}),
+    ...(options.runAgent ? { runAgent: options.runAgent } : {}),
   });
-  server.onclose = stopWatching;
+  if (hasResources) serveResources(session);
+  if (hasPrompts) servePrompts(session);
+  if (hasResources || hasPrompts) serveCompletions(session);
+
+  // Only a connected, initialized client is told; one that is gone is simply skipped.
+  const connected = () => server.transport !== undefined && server.getClientCapabilities() !== undefined;
+  const stops = [
+    onToolListChange(kernel, () => {
+      if (connected()) server.sendToolListChanged().catch(() => undefined);
+    }),
+  ];
+  if (hasResources) {
+    stops.push(
+      onResourceListChange(kernel, () => {
+        if (connected()) server.sendResourceListChanged().catch(() => undefined);
+      }),
+      kernel.resources.onUpdated((uri) => {
+        if (connected() && session.subscriptions.has(uri))
+          server.sendResourceUpdated({ uri }).catch(() => undefined);
+      }),
+    );
+  }
+  if (hasPrompts) {
+    stops.push(
+      onPromptListChange(kernel, () => {
+        if (connected()) server.sendPromptListChanged().catch(() => undefined);
+      }),
+    );
+  }
+  server.onclose = () => {
+    for (const stop of stops) stop();
+  };
   return server;
 }

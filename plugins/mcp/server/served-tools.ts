@@ -41,9 +41,12 @@ export function describeServed(served: ServedTool): McpTool {
     };
   }
   const { tool } = served;
+  // The schemas exactly as declared (`$schema`, `$defs`, `additionalProperties` and all): they
+  // are the ones that check the input and the structured output.
   return {
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema as McpTool['inputSchema'],
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema as McpTool['outputSchema'] } : {}),
   };
 }

@@ -1,8 +1,20 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolResult } from '../../../core/index.ts';
 
 /** A failed call, as MCP reports it to the model: a result with `isError`, not a protocol error. */
 export function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** A tool's result as MCP's: its error, its rich parts as they are, or its output as content. */
+export function callToolResult(result: ToolResult): CallToolResult {
+  if (!result.ok) return errorResult(result.error.message);
+  if (!result.content) return outputResult(result.output);
+  // A rich result: `output` is its structured data when it gave some, else its parts in words.
+  return {
+    content: result.content as CallToolResult['content'],
+    ...(isPlainObject(result.output) ? { structuredContent: result.output } : {}),
+  };
 }
 
 /**

@@ -49,6 +49,8 @@ describe('hubos mcp (stdio)', () => {
         'filesystem_search',
         'notes_add',
         'notes_list',
+        'notes_show',
+        'notes_forget',
         'noisy_say',
       ]);
 
@@ -77,7 +79,7 @@ describe('hubos mcp (stdio)', () => {
     } finally {
       await client.close();
     }
-    expect(stderr).toContain('serving 8 tool(s) over stdio');
+    expect(stderr).toContain('serving 10 tool(s) over stdio');
     expect(stderr).toContain('the client closed stdin; stopping');
   });
 
