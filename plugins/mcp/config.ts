@@ -1,3 +1,5 @@
+import { MCP_SERVERS_SCHEMA } from './client/config-schema.ts';
+
 /** An MCP server HubOS starts as a child process and talks to over stdin/stdout. */
 export interface McpStdioServerConfig {
   command: string;
@@ -17,17 +19,77 @@ export interface McpStdioServerConfig {
   startTimeoutMs?: number;
   /** false: configured but not started. */
   enabled?: boolean;
+  /** The server's model requests (`sampling/createMessage`), answered by the calling run's model: limits, or false to refuse them. */
+  sampling?: McpSamplingConfig;
+  /** false: the server's questions (`elicitation/create`) are not offered to the run's human. */
+  elicitation?: boolean;
 }
 
 /** An MCP server reached over Streamable HTTP. */
 export interface McpHttpServerConfig {
   url: string;
-  /** Sent with every request (e.g. `Authorization`). */
+  /** Sent with every request to the server's origin (e.g. an API key header). */
   headers?: Record<string, string>;
+  /**
+   * How HubOS signs in when the server asks for OAuth (MCP authorization). Default: a person
+   * authorizes in a browser (authorization code with PKCE, HubOS registering itself). false: never.
+   */
+  auth?: McpClientAuthConfig | false;
   prefix?: string;
   timeoutMs?: number;
   startTimeoutMs?: number;
   enabled?: boolean;
+  sampling?: McpSamplingConfig;
+  elicitation?: boolean;
+}
+
+/**
+ * Limits on a server's model requests, answered by the run whose tool call they come with:
+ * true (or absent) for the defaults, false to refuse them all.
+ */
+export type McpSamplingConfig =
+  | boolean
+  | {
+      /** The most tokens one request may have written (a request asking more gets this many; default 4096). */
+      maxTokens?: number;
+      /** How many requests one tool call may make (default 5); more are refused. */
+      maxRequests?: number;
+    };
+
+/** OAuth for one HTTP server: how HubOS gets and keeps an access token (kept in the Store). */
+export interface McpClientAuthConfig {
+  /**
+   * `authorization_code` (default): a person signs in through a browser, HubOS receives the code
+   * on a loopback address. `client_credentials`: HubOS signs in as itself (`clientId` with
+   * `clientSecret` or `privateKey`), no person involved.
+   */
+  grant?: 'authorization_code' | 'client_credentials';
+  /** A client registered beforehand with the authorization server (default: HubOS registers itself). */
+  clientId?: string;
+  /** The pre-registered client's secret. */
+  clientSecret?: string;
+  /** client_credentials only: a PEM (PKCS#8) private key to sign in with a signed JWT (private_key_jwt). */
+  privateKey?: string;
+  /** The JWS algorithm of `privateKey` (default: from the key: RS256, ES256, ES384, ES512, EdDSA). */
+  algorithm?: string;
+  /** Scopes (space-separated) asked for when neither the server's challenge nor its metadata names any. */
+  scope?: string;
+  /** The port of the redirect `http://127.0.0.1:<port>/callback` (default: a free port, kept in the Store). */
+  redirectPort?: number;
+  /** An https URL of HubOS's Client ID Metadata Document: the client id where the server accepts one. */
+  clientMetadataUrl?: string;
+  /** The authorization server a pre-registered client belongs to: its credentials go to no other. */
+  issuer?: string;
+  /** How long to wait for the person to finish authorizing (default 5 min). */
+  authorizationTimeoutMs?: number;
+}
+
+/** What `onAuthorize` is told: a server needs someone to authorize HubOS at `url`. */
+export interface McpAuthorizationRequest {
+  server: string;
+  url: string;
+  /** Until when the loopback address waits for the answer (ISO time). */
+  expiresAt: string;
 }
 
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
@@ -38,6 +100,13 @@ export interface McpServeConfig {
   tools?: string[];
   /** Agents offered as `ask_<agent>` tools: true for all, or their names (default: none). */
   agents?: boolean | string[];
+  /**
+   * Resources to offer, by URI or URI template (names or globs): true or absent for every
+   * registered one, false for none.
+   */
+  resources?: boolean | string[];
+  /** Prompts to offer, by name or glob: true or absent for every registered one, false for none. */
+  prompts?: boolean | string[];
   /** The HTTP path (default `/mcp`). */
   path?: string;
 }
@@ -63,60 +132,19 @@ export interface McpConfig {
    * then come up in the background; agents get their tools when they do.
    */
   bootWaitMs?: number;
+  /**
+   * Called when a server needs a person to authorize HubOS (OAuth): open `url` in their browser
+   * (an app, the page). The URL is also logged. A function, so only in `agent.config.ts` or the
+   * plugin's options.
+   */
+  onAuthorize?: (request: McpAuthorizationRequest) => void | Promise<void>;
 }
-
-const common = {
-  prefix: {
-    type: 'string',
-    pattern: '^[A-Za-z0-9_-]*$',
-    description: 'Tool names become <prefix>_<tool> (default: the server name; "" for none).',
-  },
-  timeoutMs: { type: 'integer', minimum: 1 },
-  startTimeoutMs: { type: 'integer', minimum: 1 },
-  enabled: { type: 'boolean' },
-} as const;
 
 export const MCP_CONFIG_SCHEMA = {
   type: 'object',
   description: 'MCP: servers whose tools HubOS uses, and what HubOS serves to MCP clients.',
   properties: {
-    servers: {
-      type: 'object',
-      propertyNames: { pattern: '^[A-Za-z0-9_-]+$' },
-      additionalProperties: {
-        oneOf: [
-          {
-            type: 'object',
-            description: 'A stdio server: HubOS starts it as a child process.',
-            properties: {
-              command: { type: 'string', minLength: 1 },
-              args: { type: 'array', items: { type: 'string' } },
-              env: {
-                oneOf: [
-                  { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } },
-                  { type: 'object', additionalProperties: { type: 'string' } },
-                ],
-              },
-              cwd: { type: 'string', minLength: 1 },
-              ...common,
-            },
-            required: ['command'],
-            additionalProperties: false,
-          },
-          {
-            type: 'object',
-            description: 'A Streamable HTTP server.',
-            properties: {
-              url: { type: 'string', pattern: '^https?://' },
-              headers: { type: 'object', additionalProperties: { type: 'string' } },
-              ...common,
-            },
-            required: ['url'],
-            additionalProperties: false,
-          },
-        ],
-      },
-    },
+    servers: MCP_SERVERS_SCHEMA,
     serve: {
       oneOf: [
         { const: false },
@@ -125,6 +153,12 @@ export const MCP_CONFIG_SCHEMA = {
           properties: {
             tools: { type: 'array', items: { type: 'string', minLength: 1 } },
             agents: {
+              oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string', minLength: 1 } }],
+            },
+            resources: {
+              oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string', minLength: 1 } }],
+            },
+            prompts: {
               oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string', minLength: 1 } }],
             },
             path: { type: 'string', pattern: '^/' },
@@ -143,6 +177,9 @@ export const MCP_CONFIG_SCHEMA = {
       additionalProperties: false,
     },
     bootWaitMs: { type: 'integer', minimum: 0 },
+    onAuthorize: {
+      description: 'A function called with { server, url, expiresAt } when a server needs authorizing.',
+    },
   },
   additionalProperties: false,
 } as const;

@@ -1,7 +1,7 @@
 import type { KernelView, Plugin } from '../../core/index.ts';
 import { type McpClients, startMcpClients } from './client/index.ts';
 import { MCP_CONFIG_SCHEMA, type McpConfig } from './config.ts';
-import { tapMcpEndpoint } from './server/index.ts';
+import { registerBuiltinResources, tapMcpEndpoint } from './server/index.ts';
 import { McpService } from './service.ts';
 
 export * from './client/index.ts';
@@ -26,8 +26,9 @@ declare module '../../core/services.js' {
 
 /**
  * The `mcp` plugin: owns the `mcp` config key (the options win over it). Tools of the configured
- * MCP servers join the registry as `<server>_<tool>`; HubOS's own tools are served over MCP at
- * `/mcp` (and over stdio with `hubos mcp`).
+ * MCP servers join the registry as `<server>_<tool>`; HubOS's own tools, resources and prompts
+ * are served over MCP at `/mcp` (and over stdio with `hubos mcp`), with the workspace's files and
+ * the caller's stored sessions as resources of its own.
  */
 export default function mcp(options: McpConfig = {}): Plugin {
   return {
@@ -48,6 +49,7 @@ export default function mcp(options: McpConfig = {}): Plugin {
       startMcpClients(kernel, config, (started) => {
         clients = started;
       });
+      registerBuiltinResources(kernel);
       tapMcpEndpoint(kernel, service);
     },
   };

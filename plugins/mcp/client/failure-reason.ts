@@ -46,6 +46,13 @@ export function startFailureReason(
   if (kind === 'http' && error instanceof TypeError) {
     return `cannot reach ${target}: ${causeOf(error) ?? error.message}`;
   }
+  if (kind === 'http' && error instanceof StreamableHTTPError && (error.code ?? 0) > 0) {
+    const hint =
+      error.code === 401 || error.code === 403
+        ? ' (it wants authorization: let HubOS sign in, without "auth: false", or send a credential in "headers")'
+        : '';
+    return `the server answered HTTP ${error.code}${hint}: ${error.message.replace(/^Streamable HTTP error: /, '')}`;
+  }
   return errorMessage(error);
 }
 

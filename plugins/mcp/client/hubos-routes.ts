@@ -1,8 +1,19 @@
 import { Hono } from 'hono';
 import type { KernelView } from '../../../core/index.ts';
-import { describeRoute, getHubOSHooks, type HubOSEnv } from '../../hubos/index.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv, type Principal } from '../../hubos/index.ts';
 import { MCP_ERROR_CODES } from '../errors.ts';
 import type { McpClients } from './mcp-clients.ts';
+import type { McpServerStatus } from './status.ts';
+
+/**
+ * A pending authorization's URL carries its `state`: whoever holds it could end the sign-in or
+ * complete it with their own account. Only an admin (the keyless local caller among them) sees it.
+ */
+function shownTo(principal: Principal | undefined, status: McpServerStatus): McpServerStatus {
+  if (principal?.admin || !status.authorization) return status;
+  const { authorization: _hidden, ...rest } = status;
+  return rest;
+}
 
 /** `GET /` and `GET /:name`, mounted at `<api>/mcp/servers`: each server's full status (behind the API key). */
 export function mcpServerRoutes(clients: McpClients): Hono<HubOSEnv> {
@@ -14,7 +25,7 @@ export function mcpServerRoutes(clients: McpClients): Hono<HubOSEnv> {
         summary: 'The MCP servers used as tool sources: state, tools, last error, next retry',
         tags,
       }),
-      (c) => c.json({ servers: clients.list() }),
+      (c) => c.json({ servers: clients.list().map((status) => shownTo(c.get('principal'), status)) }),
     )
     .get(
       '/:name',
@@ -37,7 +48,7 @@ export function mcpServerRoutes(clients: McpClients): Hono<HubOSEnv> {
             `no MCP server "${name}" is configured (servers: ${known})`,
           );
         }
-        return c.json(status);
+        return c.json(shownTo(c.get('principal'), status));
       },
     );
 }

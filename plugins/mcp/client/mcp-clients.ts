@@ -1,5 +1,6 @@
-import type { Logger, Registry } from '../../../core/index.ts';
+import { HubosError, type Logger, type Registry, type Store } from '../../../core/index.ts';
 import type { McpConfig } from '../config.ts';
+import { checkServerConfig } from './config-check.ts';
 import { McpServerConnection } from './server-connection.ts';
 import type { McpServerStatus } from './status.ts';
 import { waitAtMost } from './timeouts.ts';
@@ -12,6 +13,10 @@ export interface McpClientsOptions {
   logger: Logger;
   baseDir: string;
   version: string;
+  /** Where OAuth tokens and registrations are kept (namespaces `mcp-oauth:<server>`). */
+  store: Store;
+  /** The sandbox root, the one root servers are told about. */
+  workspaceRoot: string;
 }
 
 /** The configured MCP servers of one kernel, as tool sources: `kernel.service('mcp').clients`. */
@@ -21,10 +26,22 @@ export class McpClients {
 
   constructor(config: McpConfig, options: McpClientsOptions) {
     this.#bootWaitMs = config.bootWaitMs ?? DEFAULT_BOOT_WAIT_MS;
-    for (const [name, server] of Object.entries(config.servers ?? {})) {
+    if (config.onAuthorize !== undefined && typeof config.onAuthorize !== 'function')
+      throw new HubosError(
+        'CONFIG_INVALID',
+        'mcp.onAuthorize must be a function, ({ server, url, expiresAt }) => ..., given in agent.config.ts or the plugin options',
+      );
+    const servers = Object.entries(config.servers ?? {});
+    // Every server's config is checked before any starts: a wrong one stops the boot, saying why.
+    for (const [name, server] of servers) checkServerConfig(name, server);
+    for (const [name, server] of servers) {
       this.#servers.set(
         name,
-        new McpServerConnection(name, server, { ...options, restart: config.restart ?? {} }),
+        new McpServerConnection(name, server, {
+          ...options,
+          restart: config.restart ?? {},
+          ...(config.onAuthorize ? { onAuthorize: config.onAuthorize } : {}),
+        }),
       );
     }
   }
@@ -38,7 +55,10 @@ export class McpClients {
     await waitAtMost(first, this.#bootWaitMs);
   }
 
-  /** Resolves once every server's first attempt ended (each is bounded by its `startTimeoutMs`). */
+  /**
+   * Resolves once every server's first attempt ended: each is bounded by its `startTimeoutMs`, and
+   * by `auth.authorizationTimeoutMs` while a person is asked to authorize HubOS.
+   */
   async settled(): Promise<void> {
     await Promise.all([...this.#servers.values()].map((server) => server.firstAttempt()));
   }
@@ -52,10 +72,10 @@ export class McpClients {
     return this.#servers.get(name)?.status();
   }
 
-  /** True when an enabled server is not ready (starting, failed). */
+  /** True when an enabled server is not ready (starting, authorizing, failed). */
   get degraded(): boolean {
     return [...this.#servers.values()].some(
-      (server) => server.state === 'starting' || server.state === 'failed',
+      (server) => server.state === 'starting' || server.state === 'authorizing' || server.state === 'failed',
     );
   }
 

@@ -1,14 +1,28 @@
 import { resolve } from 'node:path';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage, HubosError, type Logger, type Registry } from '../../../core/index.ts';
-import type { McpRestartConfig, McpServerConfig } from '../config.ts';
+import {
+  errorMessage,
+  HubosError,
+  type Logger,
+  type Registry,
+  type Store,
+  type ToolContext,
+} from '../../../core/index.ts';
+import type { McpConfig, McpRestartConfig, McpServerConfig } from '../config.ts';
+import { AuthorizationError } from './authorization-error.ts';
 import { DEFAULT_RESTART, givesUp, retryDelay } from './backoff.ts';
+import { type CallInFlight, CallsInFlight } from './calls-in-flight.ts';
 import {
   isConnectionError,
   messageWithCause,
   StartTimeoutError,
   startFailureReason,
 } from './failure-reason.ts';
+import { type HubosOAuthProvider, oauthProviderFor } from './oauth-provider.ts';
+import { samplingPolicy } from './sampling.ts';
+import type { ServerRequestsContext } from './server-requests.ts';
 import { closeSession, listTools, openSession, type Session } from './session.ts';
 import type { McpServerState, McpServerStatus } from './status.ts';
 import { formatDelay, sleep, withTimeout } from './timeouts.ts';
@@ -27,6 +41,12 @@ export interface ConnectionDeps {
   restart?: McpRestartConfig;
   /** Sent as the client's version in initialize. */
   version: string;
+  /** Where OAuth tokens and registrations are kept. */
+  store: Store;
+  /** The sandbox root: the root servers are told about (`roots/list`). */
+  workspaceRoot: string;
+  /** Told when a person must authorize HubOS (see McpConfig.onAuthorize). */
+  onAuthorize?: McpConfig['onAuthorize'];
 }
 
 /**
@@ -40,6 +60,8 @@ export class McpServerConnection {
   readonly prefix: string;
   readonly #deps: ConnectionDeps;
   readonly #sync: ToolSync;
+  /** The server's tools that run only as tasks (`execution.taskSupport: 'required'`). */
+  #taskTools = new Set<string>();
   readonly #closing = new Set<Promise<void>>();
   #state: McpServerState;
   #since = Date.now();
@@ -61,6 +83,12 @@ export class McpServerConnection {
   #relistWhenReady = false;
   #verifying = false;
   #serverInfo: { name: string; version: string } | undefined;
+  readonly #calls = new CallsInFlight();
+  readonly #requests: ServerRequestsContext;
+  /** HTTP servers that may ask for OAuth. */
+  readonly #oauth: HubosOAuthProvider | undefined;
+  /** Aborted once the connection closes: a wait for a person's authorization ends. */
+  readonly #stopping = new AbortController();
 
   constructor(name: string, config: McpServerConfig, deps: ConnectionDeps) {
     this.name = name;
@@ -73,8 +101,17 @@ export class McpServerConnection {
       logger: deps.logger,
       server: name,
       prefix: this.prefix,
-      handlerFor: (tool) => (ctx, tc) => this.#call(tool, tc.input, ctx.signal),
+      handlerFor: (tool) => (ctx, tc) => this.#call(tool, tc, ctx.signal),
     });
+    this.#requests = {
+      server: name,
+      calls: this.#calls,
+      sampling: samplingPolicy(config.sampling),
+      elicitation: config.elicitation !== false,
+      workspaceRoot: deps.workspaceRoot,
+      logger: deps.logger,
+    };
+    this.#oauth = oauthProviderFor(name, config, deps);
   }
 
   get state(): McpServerState {
@@ -119,12 +156,15 @@ export class McpServerConnection {
       attempts: this.#failures,
       ...(this.#nextRetryAt !== undefined ? { nextRetryAt: new Date(this.#nextRetryAt).toISOString() } : {}),
       ...(this.#serverInfo ? { server: { ...this.#serverInfo } } : {}),
+      ...(this.#oauth?.pending ? { authorization: this.#oauth.pending } : {}),
     };
   }
 
   /** No more attempts (the kernel is closing); the connection stays until `close()`. */
   stopRetrying(): void {
     this.#closed = true;
+    this.#stopping.abort();
+    this.#oauth?.close();
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#nextRetryAt = undefined;
@@ -149,10 +189,16 @@ export class McpServerConnection {
     this.#setState('starting');
     let session: Session;
     try {
-      session = openSession(this.config, this.#deps.baseDir, this.#deps.version, {
-        onClose: (closed) => this.#onClose(closed),
-        onError: (closed, error) => this.#onError(closed, error),
-        onToolsChanged: (changed) => this.#relist(changed),
+      session = openSession(this.config, {
+        baseDir: this.#deps.baseDir,
+        version: this.#deps.version,
+        requests: this.#requests,
+        oauth: this.#oauth,
+        events: {
+          onClose: (closed) => this.#onClose(closed),
+          onError: (closed, error) => this.#onError(closed, error),
+          onToolsChanged: (changed) => this.#relist(changed),
+        },
       });
     } catch (error) {
       // A config the transport refuses (a URL it cannot parse): retrying would not help.
@@ -171,13 +217,20 @@ export class McpServerConnection {
     } catch (error) {
       if (this.#session !== session) return; // closed meanwhile
       this.#session = undefined;
+      if (error instanceof UnauthorizedError && this.#oauth?.pending)
+        return this.#authorizeThenAttempt(session);
+      if (error instanceof AuthorizationError) {
+        await this.#fail(session, `it needs authorization: ${error.message}`, false, error.retry);
+        return;
+      }
       const cwd = isHttp(this.config) ? undefined : resolve(this.#deps.baseDir, this.config.cwd ?? '.');
       const kind = isHttp(this.config) ? 'http' : 'stdio';
       await this.#fail(session, startFailureReason(error, kind, describeTarget(this.config), cwd), false);
       return;
     }
     if (this.#session !== session) return;
-    this.#sync.apply(tools);
+    this.#oauth?.accepted();
+    this.#applyTools(tools);
     this.#release?.();
     this.#release = undefined;
     const again = this.#failures > 0;
@@ -195,6 +248,36 @@ export class McpServerConnection {
     this.#deps.logger.info(
       `MCP server "${this.name}" is ${again ? 'ready again' : 'ready'}: ${count} tool${count === 1 ? '' : 's'}`,
     );
+  }
+
+  /**
+   * The server asked for OAuth and a person is asked to authorize HubOS: wait for them (outside
+   * `startTimeoutMs`), exchange the code, and connect again with the token.
+   */
+  async #authorizeThenAttempt(session: Session): Promise<void> {
+    this.#closeInBackground(session);
+    this.#setState('authorizing');
+    try {
+      await this.#authorize(session, this.#stopping.signal);
+    } catch (error) {
+      if (this.#closed) return;
+      const retry = !(error instanceof AuthorizationError) || error.retry;
+      await this.#fail(
+        undefined,
+        `it needs authorization, which was not completed: ${errorMessage(error)}`,
+        false,
+        retry,
+      );
+      return;
+    }
+    if (this.#closed) return;
+    await this.#attempt();
+  }
+
+  /** Waits for the authorization a person is asked for, and exchanges its code on `session`'s transport. */
+  #authorize(session: Session, signal: AbortSignal): Promise<void> {
+    const transport = session.opened.transport as StreamableHTTPClientTransport;
+    return this.#oauth!.authorize((code) => transport.finishAuth(code), signal);
   }
 
   async #handshake(session: Session, timeout: number): Promise<McpTool[]> {
@@ -299,7 +382,7 @@ export class McpServerConnection {
           if (!current || this.#state !== 'ready') return;
           try {
             const tools = await listTools(current.client, this.#callTimeoutMs);
-            if (this.#session === current) this.#sync.apply(tools);
+            if (this.#session === current) this.#applyTools(tools);
           } catch (error) {
             if (this.#session === current)
               this.#deps.logger.warn(
@@ -313,20 +396,46 @@ export class McpServerConnection {
     })();
   }
 
-  #call(tool: string, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  #applyTools(tools: readonly McpTool[]): void {
+    this.#taskTools = new Set(
+      tools.filter((tool) => tool.execution?.taskSupport === 'required').map((tool) => tool.name),
+    );
+    this.#sync.apply(tools);
+  }
+
+  /**
+   * Calls the server's tool for `tc`. While it runs it is a call in flight: the server's sampling
+   * and elicitation requests that belong to it are answered by its `tc.sample` / `tc.elicit`.
+   */
+  #call(tool: string, tc: ToolContext, signal: AbortSignal): Promise<unknown> {
     const session = this.#session;
     if (!session || this.#state !== 'ready') {
       const facts = { error: this.#error, nextRetryAt: this.#nextRetryAt, failures: this.#failures };
       throw new HubosError('TOOL_FAILED', notConnectedMessage(this.name, this.#state, facts));
     }
-    return callServerTool(session.client, tool, input, {
-      server: this.name,
-      signal,
-      timeoutMs: this.#callTimeoutMs,
-      ...(session.opened.kind === 'http'
-        ? { onUnreachable: (why: string) => void this.#lost(session, `a call could not reach it (${why})`) }
-        : {}),
-    });
+    const oauth = this.#oauth;
+    const call: CallInFlight = { tool, tc, samples: 0, questions: 0 };
+    return this.#calls.run(call, () =>
+      callServerTool(session.client, tool, tc.input, {
+        server: this.name,
+        signal,
+        timeoutMs: this.#callTimeoutMs,
+        task: this.#taskTools.has(tool),
+        ...(session.opened.kind === 'http'
+          ? { onUnreachable: (why: string) => void this.#lost(session, `a call could not reach it (${why})`) }
+          : {}),
+        ...(oauth
+          ? {
+              authorize: async (callSignal: AbortSignal) => {
+                if (!oauth.pending) return false;
+                await this.#authorize(session, AbortSignal.any([callSignal, this.#stopping.signal]));
+                return true;
+              },
+              onSuccess: () => oauth.accepted(),
+            }
+          : {}),
+      }),
+    );
   }
 
   #setState(state: McpServerState): void {

@@ -1,7 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type Tool as McpTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../config.ts';
+import type { HubosOAuthProvider } from './oauth-provider.ts';
 import { descendantsOf, stopProcesses } from './process-tree.ts';
+import { answerServerRequests, clientCapabilities, type ServerRequestsContext } from './server-requests.ts';
 import { sleep } from './timeouts.ts';
 import { type OpenedTransport, openTransport } from './transport.ts';
 
@@ -25,15 +27,25 @@ export interface SessionEvents {
   onToolsChanged(session: Session): void;
 }
 
+export interface SessionOptions {
+  baseDir: string;
+  version: string;
+  events: SessionEvents;
+  /** What the server may ask of HubOS (roots, sampling, elicitation) and who answers. */
+  requests: ServerRequestsContext;
+  /** HTTP: OAuth when the server asks for it. */
+  oauth?: HubosOAuthProvider | undefined;
+}
+
 /** A fresh client on a fresh transport, not connected yet (throws for a config the transport refuses). */
-export function openSession(
-  config: McpServerConfig,
-  baseDir: string,
-  version: string,
-  events: SessionEvents,
-): Session {
-  const opened = openTransport(config, baseDir);
-  const client = new Client({ name: 'hubos', version }, { capabilities: {} });
+export function openSession(config: McpServerConfig, options: SessionOptions): Session {
+  const { events, version } = options;
+  const opened = openTransport(config, options.baseDir, options.oauth);
+  const client = new Client(
+    { name: 'hubos', version },
+    { capabilities: clientCapabilities(options.requests) },
+  );
+  answerServerRequests(client, options.requests);
   let markClosed!: () => void;
   const session: Session = {
     client,

@@ -2,11 +2,12 @@ import type { SyncedTool } from './tool-sync.ts';
 import type { TransportKind } from './transport.ts';
 
 /**
- * `starting` (an attempt is under way), `ready`, `failed` (the last attempt failed or the connection
- * was lost; see `nextRetryAt`, absent once it gave up), `stopped` (`enabled: false`), `closed`
- * (the kernel closed).
+ * `starting` (an attempt is under way), `authorizing` (the server asked for OAuth: waiting for a
+ * person to authorize HubOS, see `authorization`), `ready`, `failed` (the last attempt failed or
+ * the connection was lost; see `nextRetryAt`, absent once it gave up), `stopped`
+ * (`enabled: false`), `closed` (the kernel closed).
  */
-export type McpServerState = 'starting' | 'ready' | 'failed' | 'stopped' | 'closed';
+export type McpServerState = 'starting' | 'authorizing' | 'ready' | 'failed' | 'stopped' | 'closed';
 
 /** One configured MCP server as HubOS sees it now. */
 export interface McpServerStatus {
@@ -29,4 +30,9 @@ export interface McpServerStatus {
   nextRetryAt?: string;
   /** What the server said it is, once connected. */
   server?: { name: string; version: string };
+  /**
+   * Set while a person is asked to authorize HubOS (OAuth): the URL to open, and until when the
+   * answer is waited for (ISO time). While connecting (`authorizing`), or for more scope when ready.
+   */
+  authorization?: { url: string; expiresAt: string };
 }

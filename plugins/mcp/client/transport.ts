@@ -5,6 +5,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from '../config.ts';
 import { childEnv } from './child-env.ts';
+import type { HubosOAuthProvider } from './oauth-provider.ts';
+import { serverFetch } from './server-fetch.ts';
 import { StderrTail } from './stderr-tail.ts';
 
 export type TransportKind = 'stdio' | 'http';
@@ -49,14 +51,22 @@ export interface OpenedTransport {
 /**
  * A fresh transport for one connection attempt. A stdio child gets a clean environment (see
  * `childEnv`), its stderr piped (never inherited: it would mix with HubOS's output) and its
- * working folder resolved from `baseDir` (the config file's folder).
+ * working folder resolved from `baseDir` (the config file's folder). An HTTP server gets its
+ * headers (on its origin only, see `serverFetch`) and OAuth through `oauth` when given.
  */
-export function openTransport(config: McpServerConfig, baseDir: string): OpenedTransport {
+export function openTransport(
+  config: McpServerConfig,
+  baseDir: string,
+  oauth?: HubosOAuthProvider,
+): OpenedTransport {
   if (isHttp(config)) {
     if (!URL.canParse(config.url))
       throw new Error(`its url ${JSON.stringify(config.url)} is not a valid URL`);
-    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+    const serverUrl = new URL(config.url);
+    const transport = new StreamableHTTPClientTransport(serverUrl, {
       ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
+      fetch: serverFetch({ serverUrl, headers: config.headers, oauth }),
+      ...(oauth ? { authProvider: oauth } : {}),
     });
     return { transport, kind: 'http', pid: () => null };
   }
