@@ -1,9 +1,16 @@
 import { createInterface, type Interface } from 'node:readline/promises';
-import type { Agent, AgentEvent, ApprovalRequestEvent, RunResult } from '../../core/index.ts';
+import type {
+  Agent,
+  AgentEvent,
+  ApprovalQuestion,
+  ApprovalRequestEvent,
+  RunResult,
+} from '../../core/index.ts';
 import { errorMessage, HubosError } from '../../core/index.ts';
 import type { CliIO } from '../io.ts';
 import { UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
+import { askAtTerminal } from './ask.ts';
 
 const OFFLINE_NOTE =
   ' (the offline demo model: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or "model" in agent.config.ts, for a real one)';
@@ -12,12 +19,14 @@ const OFFLINE_NOTE =
 export type PromptInput = NodeJS.ReadableStream & { isTTY?: boolean };
 
 const NO_TERMINAL = 'hubos run cannot ask for approval without a terminal';
+const NO_TERMINAL_QUESTION = 'hubos run cannot ask a question without a terminal';
 
 /**
  * `hubos run <agent> "<message>"`: streams the answer to stdout as it arrives and the tool calls
- * to stderr as they start and finish. A call the permission policy asks about is prompted for
- * (y/N) when stdin is a terminal, and denied otherwise. Exit 0 done, 1 failed, 130 interrupted
- * (Ctrl-C cancels the run).
+ * (and what they log) to stderr as they start and finish. A call the permission policy asks about
+ * is prompted for (y/N), and a tool's question (`tc.elicit`) asked field by field, when stdin is a
+ * terminal; otherwise the call is denied and the question declined. Exit 0 done, 1 failed, 130
+ * interrupted (Ctrl-C cancels the run).
  */
 export async function runCommand(
   positionals: string[],
@@ -74,13 +83,48 @@ export async function runCommand(
 }
 
 /**
- * Answers approval requests one at a time: a y/N prompt on a terminal; without one nobody can
- * answer, so the call is denied at once with a message saying how to allow it.
+ * Answers approval requests one at a time: a y/N prompt on a terminal, or a tool's question field
+ * by field; without a terminal nobody can answer, so the call is denied (the question declined) at
+ * once with a message saying so.
  */
 function approver(agent: Agent, io: CliIO, signal: AbortSignal, stdin: PromptInput) {
   let queue = Promise.resolve();
   let prompt: Interface | undefined;
+  const read = (text: string) => {
+    prompt ??= createInterface({ input: stdin, terminal: false });
+    io.stderr.write(text);
+    return prompt.question('', { signal });
+  };
+  const answerQuestion = async (event: ApprovalRequestEvent, question: ApprovalQuestion) => {
+    if (!stdin.isTTY) {
+      io.stderr.write(
+        `? ${event.tool} asks a question; declined: stdin is not a terminal, so nobody can answer\n`,
+      );
+      await agent.approve(event.runId, event.callId, { approved: false, reason: NO_TERMINAL_QUESTION });
+      return;
+    }
+    const write = (text: string) => io.stderr.write(text);
+    for (;;) {
+      const answer = await askAtTerminal(question, event.tool, read, write);
+      if (!answer.approved) {
+        await agent.approve(event.runId, event.callId, {
+          approved: false,
+          reason: 'declined at the terminal',
+        });
+        return;
+      }
+      try {
+        await agent.approve(event.runId, event.callId, answer);
+        return;
+      } catch (error) {
+        // The answer does not fit the schema: say why, and ask again.
+        if (!HubosError.is(error, 'APPROVAL_ANSWER_INVALID')) throw error;
+        io.stderr.write(`  ${truncate(oneLine(errorMessage(error)), 1_000)}\n`);
+      }
+    }
+  };
   const ask = async (event: ApprovalRequestEvent) => {
+    if (event.question) return answerQuestion(event, event.question);
     const rule = event.rule ? ` · rule ask '${event.rule}'` : '';
     const permissions = event.permissions.length ? event.permissions.join(', ') : 'none declared';
     io.stderr.write(
@@ -93,9 +137,7 @@ function approver(agent: Agent, io: CliIO, signal: AbortSignal, stdin: PromptInp
       await agent.approve(event.runId, event.callId, { approved: false, reason: NO_TERMINAL });
       return;
     }
-    prompt ??= createInterface({ input: stdin, terminal: false });
-    io.stderr.write(`  run ${event.tool}? [y/N] `);
-    const answer = await prompt.question('', { signal });
+    const answer = await read(`  run ${event.tool}? [y/N] `);
     const approved = /^\s*y(es)?\s*$/i.test(answer);
     await agent.approve(
       event.runId,
@@ -127,6 +169,11 @@ function show(event: AgentEvent, io: CliIO, midLine: boolean): RunResult | undef
     case 'tool-call-end':
       io.stderr.write(`${newline}→ ${event.name} ${truncate(JSON.stringify(event.input) ?? '', 200)}\n`);
       return undefined;
+    case 'tool-log':
+      io.stderr.write(
+        `${newline}  ${event.tool} [${event.level}] ${truncate(oneLine(event.message), 300)}\n`,
+      );
+      return undefined;
     case 'tool-result':
       io.stderr.write(
         event.call.ok
@@ -153,4 +200,10 @@ function exitCode(result: RunResult): number {
 
 function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** A tool's words on one line: no control characters (they could move the cursor or recolour the terminal). */
+function oneLine(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }

@@ -110,7 +110,10 @@ function list(workflows: ReadonlyMap<string, Workflow>, json: boolean, io: CliIO
   return 0;
 }
 
-/** One line per step event; tool calls a policy asks about are refused (nobody can answer here). */
+/**
+ * One line per step event; tool calls a policy asks about are refused, and tools' questions
+ * declined (nobody can answer here).
+ */
 function progress(event: WorkflowEvent, kernel: Kernel, io: CliIO): void {
   switch (event.type) {
     case 'workflow-start':
@@ -133,8 +136,9 @@ function progress(event: WorkflowEvent, kernel: Kernel, io: CliIO): void {
         void kernel.approvals
           .decide(event.runId, event.callId, {
             approved: false,
-            reason:
-              'hubos workflow cannot ask for approvals: allow the permission in the config, or run it on the server',
+            reason: event.question
+              ? 'hubos workflow cannot ask questions: run the workflow on the server (its page and REST answer them)'
+              : 'hubos workflow cannot ask for approvals: allow the permission in the config, or run it on the server',
           })
           .catch(() => undefined);
       return;

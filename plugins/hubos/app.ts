@@ -29,8 +29,14 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   );
   // The page gets the full set of browser protections; JSON answers need only `nosniff`
   // (the full set costs a fifth of the run route's throughput for headers a browser ignores on JSON).
+  // Images and audio a tool returns are shown from data: URLs (never scripts: SVG is not shown).
   const pageHeaders = secureHeaders({
-    contentSecurityPolicy: { defaultSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"] },
+    contentSecurityPolicy: {
+      defaultSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      mediaSrc: ["'self'", 'data:'],
+    },
   });
   app.use('*', async (c, next) => {
     if (c.req.path === '/' || c.req.path.startsWith('/ui/')) return pageHeaders(c, next);

@@ -1,18 +1,21 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { DefaultRequestHandler, JsonRpcTransportHandler } from '@a2a-js/sdk/server';
+import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import type { Agent } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
+import { AnswerGate } from './answer-gate.ts';
 import { buildAgentCard } from './card.ts';
 import { RunEventBusManager } from './event-buses.ts';
 import { HubOSAgentExecutor } from './executor.ts';
+import { FollowedTasks } from './followed-tasks.ts';
+import { HubOSRequestHandler } from './request-handler.ts';
 import { HubOSTaskStore } from './task-store.ts';
 
 /** One agent's A2A server: the SDK's request handler behind a v1.0 and a v0.3 JSON-RPC transport. */
 export interface A2AEndpoint {
   name: string;
   agent: Agent;
-  handler: DefaultRequestHandler;
+  handler: HubOSRequestHandler;
   executor: HubOSAgentExecutor;
   jsonRpc: JsonRpcTransportHandler;
   legacy: LegacyJsonRpcTransportHandler;
@@ -44,14 +47,25 @@ export class A2AEndpoints {
 
   #create(name: string, agent: Agent): A2AEndpoint {
     const hubos = this.#hubos;
-    const tasks = new HubOSTaskStore(hubos.runs.store, name, (runId) => hubos.runs.get(runId));
+    const followed = new FollowedTasks();
+    const runs = hubos.runs;
+    const tasks = new HubOSTaskStore(runs.store, name, {
+      runRecord: (runId) => runs.get(runId),
+      pendingOf: (runId) => agent.approvals.list(runId),
+      followed,
+    });
     const card = (origin: string) => buildAgentCard(hubos, name, agent, origin);
+    const gate = new AnswerGate({ agent, runs, tasks, followed });
+    const executor = new HubOSAgentExecutor(hubos, agent, { tasks, gate, followed });
+    const buses = new RunEventBusManager({
+      runs,
+      tasks,
+      approvals: agent.approvals,
+      followed,
+      onError: (message) => hubos.options.kernel?.logger.warn(message),
+    });
     // The handler reads capabilities and protocol versions from its card, never the URL.
-    const executor = new HubOSAgentExecutor(hubos, agent, tasks);
-    const buses = new RunEventBusManager(hubos.runs, tasks, (message) =>
-      hubos.options.kernel?.logger.warn(message),
-    );
-    const handler = new DefaultRequestHandler(card(hubos.baseUrl), tasks, executor, buses);
+    const handler = new HubOSRequestHandler(card(hubos.baseUrl), tasks, executor, buses, gate);
     return {
       name,
       agent,

@@ -8,7 +8,7 @@ import {
 } from '@a2a-js/sdk';
 import { LEGACY_HTTP_EXTENSION_HEADER, LEGACY_METHOD_TASKS_RESUBSCRIBE } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
-import { A2A_ERROR_CODE, ContentTypeNotSupportedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { A2A_ERROR_CODE, ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
 import {
   defaultServerCallContextBuilder,
   JsonRpcTransportHandler,
@@ -90,7 +90,6 @@ export async function handleJsonRpc(
       ...(version ? { requestedVersion: version } : {}),
     });
     validateVersion(context.requestedVersion, await endpoint.handler.getAgentCard(), 'JSONRPC');
-    refuseBusyTask(endpoint, request, principal);
     const output = await (legacy ? endpoint.legacy : endpoint.jsonRpc).handle(request, context);
     if (context.activatedExtensions?.length) {
       c.header(
@@ -145,23 +144,6 @@ async function sse(
       await events.return(undefined);
     }
   });
-}
-
-const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
-
-/**
- * A message for a task whose run is still going is refused before the SDK sees it: HubOS runs take
- * no input midway, and a second run would share the task's event bus, so the first one to end would
- * end the other's stream and decide the task's state.
- */
-function refuseBusyTask(endpoint: A2AEndpoint, request: Record<string, unknown>, principal: Principal): void {
-  if (!SEND_METHODS.has(request.method as string)) return;
-  const taskId = (request.params as { message?: { taskId?: unknown } } | undefined)?.message?.taskId;
-  if (typeof taskId === 'string' && taskId !== '' && endpoint.executor.isRunning(taskId, principal)) {
-    throw new UnsupportedOperationError(
-      `task ${taskId} is still working on its last message: wait for it to end, or cancel it`,
-    );
-  }
 }
 
 /** Why `body` is not a JSON-RPC 2.0 request, if it is not one (batches included: A2A has none). */

@@ -21,6 +21,12 @@ export function dataPart(value: unknown): Part {
   };
 }
 
+/** `value` as it is when its JSON fits in `max` characters, else the start of that JSON, marked as cut. */
+export function capJson(value: unknown, max: number): unknown {
+  const json = JSON.stringify(value) ?? 'null';
+  return json.length <= max ? value : `${json.slice(0, max)}… (truncated)`;
+}
+
 /** A message from the agent, tied to its task. */
 export function agentMessage(
   taskId: string,

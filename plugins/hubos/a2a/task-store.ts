@@ -1,10 +1,12 @@
 import { type ListTasksRequest, type ListTasksResponse, Task, TaskState } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import type { Store, StoreValue } from '../../../core/index.ts';
+import type { ApprovalRecord, Store, StoreValue } from '../../../core/index.ts';
 import { canSee } from '../kit/principal.ts';
 import type { RunRecord } from '../run-record.ts';
+import { asksNow } from './asks-now.ts';
 import { callerOf } from './caller.ts';
+import type { FollowedTasks } from './followed-tasks.ts';
 import { settledTask } from './settle.ts';
 
 const NAMESPACE = 'hubos:a2a:tasks';
@@ -17,8 +19,24 @@ const FINAL_STATES = new Set<TaskState>([
   TaskState.TASK_STATE_INPUT_REQUIRED,
   TaskState.TASK_STATE_AUTH_REQUIRED,
 ]);
+/** States of a task whose run may still go on: read against the run (and its approvals) as it stands. */
+const OPEN_STATES = new Set<TaskState | undefined>([
+  TaskState.TASK_STATE_SUBMITTED,
+  TaskState.TASK_STATE_WORKING,
+  TaskState.TASK_STATE_INPUT_REQUIRED,
+]);
 /** Which run serves a task (its latest turn), key `<agent>/<taskId>`. */
 const RUNS_NAMESPACE = 'hubos:a2a:task-runs';
+
+/** What the store reads besides tasks, to tell how an open task stands. */
+export interface TaskStoreLookups {
+  /** A run's record: a task whose run ended where nobody followed it is settled from it. */
+  runRecord?: (runId: string) => Promise<RunRecord | undefined>;
+  /** A run's approval requests still waiting: a task stored `input-required` is read as they stand. */
+  pendingOf?: (runId: string) => Promise<ApprovalRecord[]>;
+  /** Tasks a turn of this instance follows: they are never settled from their run meanwhile. */
+  followed?: FollowedTasks;
+}
 
 interface Cursor {
   timestamp: string;
@@ -34,13 +52,14 @@ interface Cursor {
 export class HubOSTaskStore implements TaskStore {
   readonly #store: Store;
   readonly #prefix: string;
-  readonly #runOf: ((runId: string) => Promise<RunRecord | undefined>) | undefined;
+  readonly #lookups: TaskStoreLookups;
+  /** Turns waiting in `settled`, woken by the next save of their task. */
+  readonly #saveWaiters = new Map<string, Set<() => void>>();
 
-  /** `runOf` reads a run's record: a task whose run ended where nobody followed it is settled from it. */
-  constructor(store: Store, agentName: string, runOf?: (runId: string) => Promise<RunRecord | undefined>) {
+  constructor(store: Store, agentName: string, lookups: TaskStoreLookups = {}) {
     this.#store = store;
     this.#prefix = `${encodeURIComponent(agentName)}/`;
-    this.#runOf = runOf;
+    this.#lookups = lookups;
   }
 
   /** Records which run serves the task's current turn. */
@@ -48,15 +67,28 @@ export class HubOSTaskStore implements TaskStore {
     await this.#store.set(RUNS_NAMESPACE, this.#prefix + taskId, runId);
   }
 
-  /** Resolves once the stored task is in a final state, or after `ms` (its store may be failing). */
-  async settled(taskId: string, ms = 2_000): Promise<void> {
+  /**
+   * Resolves once the stored task is in a state its turn ends in, reached at `since` or later (a
+   * save here says so at once; another writer is looked for every 10 ms), or after `ms` (its store
+   * may be failing, or nobody stores the turn's updates).
+   */
+  async settled(taskId: string, since: string, ms = 2_000): Promise<void> {
     for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
       const stored = (await this.#store.get(NAMESPACE, this.#prefix + taskId).catch(() => undefined)) as
         | Partial<StoredTask>
         | undefined;
-      const state = stored ? Task.fromJSON(stored.task ?? stored).status?.state : undefined;
-      if (state !== undefined && FINAL_STATES.has(state)) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (stored && endsTurn(Task.fromJSON(stored.task ?? stored), since)) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, 10);
+        const waiters = this.#saveWaiters.get(taskId) ?? new Set();
+        this.#saveWaiters.set(taskId, waiters);
+        waiters.add(done);
+        function done() {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        }
+      });
     }
   }
 
@@ -72,12 +104,15 @@ export class HubOSTaskStore implements TaskStore {
     const owner = caller.admin ? ((await this.#read(task.id))?.owner ?? caller.id) : caller.id;
     const stored: StoredTask = { owner, task: Task.toJSON(task) as StoreValue };
     await this.#store.set(NAMESPACE, this.#prefix + task.id, stored as unknown as StoreValue);
+    const waiters = this.#saveWaiters.get(task.id);
+    this.#saveWaiters.delete(task.id);
+    for (const wake of waiters ?? []) wake();
   }
 
   async load(taskId: string, context?: ServerCallContext): Promise<Task | undefined> {
     const stored = await this.#read(taskId);
     if (!stored || !canSee(callerOf(context), stored.owner)) return undefined;
-    return Task.fromJSON(stored.task);
+    return this.#asItStands(taskId, Task.fromJSON(stored.task));
   }
 
   /** The task whoever owns it: for the server's own bookkeeping (a cancel's context id), never a caller. */
@@ -96,20 +131,34 @@ export class HubOSTaskStore implements TaskStore {
   }
 
   /**
-   * A task still open whose run has ended (its instance died, or the instance following it did)
-   * takes the run's outcome, and keeps it: it never stays `working` for ever.
+   * A task still open whose run has ended (its instance died, or the instance following it did,
+   * or it went on after an answer given elsewhere) takes the run's outcome, and keeps it: it never
+   * stays `working` or `input-required` for ever. Not while a turn here follows it: that turn says.
    */
   async #settle(taskId: string, stored: StoredTask): Promise<StoredTask> {
+    const { runRecord, followed } = this.#lookups;
     const task = Task.fromJSON(stored.task);
-    const state = task.status?.state;
-    if (!this.#runOf || !(state === TaskState.TASK_STATE_WORKING || state === TaskState.TASK_STATE_SUBMITTED))
-      return stored;
+    if (!runRecord || !OPEN_STATES.has(task.status?.state) || followed?.has(taskId)) return stored;
     const runId = await this.runOf(taskId);
-    const run = runId ? await this.#runOf(runId) : undefined;
+    const run = runId ? await runRecord(runId) : undefined;
     if (!run || run.status === 'running' || run.status === 'queued') return stored;
     const settled: StoredTask = { ...stored, task: Task.toJSON(settledTask(task, run)) as StoreValue };
     await this.#store.set(NAMESPACE, this.#prefix + taskId, settled as unknown as StoreValue);
     return settled;
+  }
+
+  /**
+   * A task waiting for input as it stands now, from its run's approvals: `input-required` with
+   * what is asked while the run waits (whoever answered what meanwhile: the page, REST, another
+   * instance), `working` once nothing is asked any more. Only read: the next turn stores it.
+   */
+  async #asItStands(taskId: string, task: Task): Promise<Task> {
+    const { pendingOf } = this.#lookups;
+    if (!pendingOf || task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) return task;
+    const runId = await this.runOf(taskId);
+    if (!runId) return task;
+    const pending = await pendingOf(runId).catch(() => undefined);
+    return pending ? asksNow(task, pending) : task;
   }
 
   /** Newest status first (then id), filtered, one page after the cursor. */
@@ -140,6 +189,11 @@ export class HubOSTaskStore implements TaskStore {
       totalSize: tasks.length,
     };
   }
+}
+
+function endsTurn(task: Task, since: string): boolean {
+  const { state, timestamp } = task.status ?? {};
+  return state !== undefined && FINAL_STATES.has(state) && (timestamp ?? '') >= since;
 }
 
 interface StoredTask {

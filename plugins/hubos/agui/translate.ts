@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { type Event as AguiEvent, EventType, PROTOCOL_VERSION, type TokenUsage } from '@ag-ui/core';
-import { type AgentEvent, errorMessage, HubosError, type RunResult } from '../../../core/index.ts';
+import {
+  type AgentEvent,
+  contentToText,
+  errorMessage,
+  HubosError,
+  type RunResult,
+} from '../../../core/index.ts';
 
 /**
  * Turns one HubOS run's AgentEvents into AG-UI events. Stateful, because AG-UI brackets what
@@ -88,8 +94,10 @@ export class AguiTranslator {
       case 'approval-request':
       case 'approval-result':
       case 'tool-progress':
-        // AG-UI has no approval (or tool progress) event: a CUSTOM one lets a front end show it
-        // (and answer an approval over REST).
+      case 'tool-log':
+        // AG-UI has no approval (or tool progress, or log) event: a CUSTOM one lets a front end
+        // show it, and answer an approval — or a tool's `question` — over REST
+        // (POST /api/runs/<runId>/approvals/<callId> with { approved, content }).
         return [{ type: EventType.CUSTOM, name: `hubos.${event.type}`, value: event }];
     }
   }
@@ -210,8 +218,12 @@ export class AguiTranslator {
   }
 }
 
-/** A tool result as the model saw it (see core/agent/tool-runner.ts). */
+/**
+ * A tool result as the model saw it (see core/agent/tool-runner.ts): a rich result's parts in words
+ * (AG-UI's TOOL_CALL_RESULT carries text; the parts are in the run's record, GET /api/runs/<id>).
+ */
 function resultText(call: Extract<AgentEvent, { type: 'tool-result' }>['call']): string {
   if (!call.ok) return `Error: ${call.error?.message ?? 'the tool failed'}`;
+  if (call.content) return contentToText(call.content);
   return typeof call.output === 'string' ? call.output : (JSON.stringify(call.output) ?? 'null');
 }

@@ -8,11 +8,21 @@ import { readBody } from '../kit/read-body.ts';
 export const DECISION_BODY = {
   type: 'object',
   properties: {
-    approved: { type: 'boolean', description: 'true runs the call; false denies it.' },
+    approved: {
+      type: 'boolean',
+      description:
+        'true runs the call (or, for a request carrying a `question`, answers it with `content`); false denies it (declines the question).',
+    },
     reason: {
       type: 'string',
       maxLength: 2_000,
-      description: 'Why: a denied call tells the model "denied by the user: <reason>".',
+      description:
+        'Why: a denied call tells the model "denied by the user: <reason>"; a declined question tells the tool.',
+    },
+    content: {
+      type: 'object',
+      description:
+        "The answer to the request's `question`: its fields, checked against `question.schema` (its defaults filled in); 400 APPROVAL_ANSWER_INVALID says what does not fit. Ignored for a plain approval.",
     },
   },
   required: ['approved'],
@@ -22,11 +32,14 @@ export const DECISION_BODY = {
 interface DecisionBody {
   approved: boolean;
   reason?: string;
+  content?: Record<string, unknown>;
 }
 
 /**
  * `GET /approvals` (pending, every run), `GET /runs/:id/approvals` (pending; `?all=true` also the
- * decided ones) and `POST /runs/:id/approvals/:callId` `{ approved, reason? }`. Each approval says
+ * decided ones) and `POST /runs/:id/approvals/:callId` `{ approved, reason?, content? }`. A request
+ * may carry a tool's `question` (`tc.elicit`): approving answers it with `content`, checked by the
+ * core against the question's schema; denying declines it. Each approval says
  * whether a run of this process is `live`ly waiting for it: after a restart the stored ones are
  * still listed, and deciding one records the decision but answers 409 (`RUN_NOT_RUNNING`).
  * A caller sees and decides only the approvals of its own runs (an admin key: all); another's
@@ -38,24 +51,27 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     {
       method: 'get',
       path: `${api}/approvals`,
-      summary: 'Tool calls waiting for approval, across runs',
+      summary:
+        "Tool calls waiting for approval, across runs; one carrying a `question` is a tool's question to answer",
       tags: ['runs'],
     },
     {
       method: 'get',
       path: `${api}/runs/{id}/approvals`,
-      summary: "A run's tool calls waiting for approval (?all=true: decided ones too)",
+      summary:
+        "A run's tool calls waiting for approval, and its tools' questions (`question`: a message and the schema of the answer's fields); ?all=true: decided ones too, with their `answer`",
       tags: ['runs'],
       responses: { 404: 'No such run' },
     },
     {
       method: 'post',
       path: `${api}/runs/{id}/approvals/{callId}`,
-      summary: 'Approve or deny a tool call waiting for approval',
+      summary:
+        "Approve or deny a tool call waiting for approval; answer a tool's question with `{ approved: true, content }`, or decline it with `{ approved: false }`",
       tags: ['runs'],
       body: DECISION_BODY,
       responses: {
-        400: 'Invalid body',
+        400: "Invalid body, or `content` that does not fit the question's schema (APPROVAL_ANSWER_INVALID)",
         404: 'No such run or approval request',
         409: 'Already decided, expired or cancelled; or the run is no longer running (the decision is recorded)',
       },
@@ -93,7 +109,8 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     const body = await readBody<DecisionBody>(c, DECISION_BODY);
     const approvals = hubos.approvals;
     if (!approvals) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
-    const asked = (await approvals.list(id, { all: true })).find((record) => record.callId === callId);
+    // The live request first (its record may not be stored yet, or its write may have failed).
+    const asked = await approvals.get(id, callId);
     // Another caller's approval is not there for this one: it can neither see nor decide it.
     if (asked && !canSee(c.get('principal'), asked.principal))
       throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
@@ -101,6 +118,7 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
       const decided = await approvals.decide(id, callId, {
         approved: body.approved,
         ...(body.reason ? { reason: body.reason } : {}),
+        ...(body.content !== undefined ? { content: body.content } : {}),
       });
       // Decided for a run of another instance (a shared bus): it hears it, unless the run has ended.
       const run = approvals.isWaiting(id, callId) ? undefined : await hubos.runs.get(id);

@@ -9,7 +9,10 @@ import type { HubOS } from '../hubos.ts';
 const FILES = {
   'page.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
+  'question.js': 'text/javascript; charset=utf-8',
+  'parts.js': 'text/javascript; charset=utf-8',
   'workflows.js': 'text/javascript; charset=utf-8',
+  'mcp-auth.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
   'icon.svg': 'image/svg+xml',
 } as const;
@@ -67,15 +70,18 @@ function asset(body: string, type: string): Asset {
 export async function uiRoutes(app: Hono, hubos: HubOS): Promise<void> {
   const files = await loadFiles();
   // Made on first request, once the plugins have mounted their routes: the page learns from the
-  // route docs whether the workflows plugin serves any (and asks nothing that would answer 404).
+  // route docs whether the workflows plugin serves any, and whether MCP servers are used (and asks
+  // nothing that would answer 404).
   let pageAsset: Asset | undefined;
   const page = () => {
+    const served = (path: string) => hubos.docs.some((doc) => doc.method === 'get' && doc.path === path);
     const workflows = `${hubos.apiPrefix}/workflows`;
-    const served = hubos.docs.some((doc) => doc.method === 'get' && doc.path === workflows);
+    const mcpServers = `${hubos.apiPrefix}/mcp/servers`;
     pageAsset ??= asset(
       files['page.html']
         .replaceAll('{{API_PREFIX}}', escapeAttribute(hubos.apiPrefix))
-        .replaceAll('{{WORKFLOWS}}', served ? escapeAttribute(workflows) : '')
+        .replaceAll('{{WORKFLOWS}}', served(workflows) ? escapeAttribute(workflows) : '')
+        .replaceAll('{{MCP_SERVERS}}', served(mcpServers) ? escapeAttribute(mcpServers) : '')
         .replaceAll('{{NAME}}', escapeAttribute(hubos.name)),
       FILES['page.html'],
     );

@@ -215,7 +215,8 @@ describe('a plugin route mounted with the HTTP kit', () => {
   });
 
   it('never hands a route the body of a GET, however large', async () => {
-    const { kernel } = await serve();
+    // Any free port: the default (3000) may be taken by a server already running on the machine.
+    const { kernel } = await serve({ port: 0 });
     const url = new URL(await kernel.service('hubos').serve());
     const answer = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(

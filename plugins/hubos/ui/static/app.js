@@ -178,17 +178,17 @@ function loadChat(agent) {
 }
 
 function saveChat(agent, chat) {
+  const stored = (approval) =>
+    approval && { ...approval, input: clip(show(approval.input), STORED_LIMIT), busy: undefined };
   const items = chat.items.map((item) => {
     if (item.kind !== 'tool') return item;
     return {
       ...item,
       args: clip(item.args ?? '', STORED_LIMIT),
       result: clip(item.result ?? '', STORED_LIMIT),
-      approval: item.approval && {
-        ...item.approval,
-        input: clip(show(item.approval.input), STORED_LIMIT),
-        busy: undefined,
-      },
+      content: storableParts(item.content, STORED_LIMIT),
+      approval: stored(item.approval),
+      questions: item.questions?.map(stored),
     };
   });
   try {
@@ -247,6 +247,10 @@ function renderItem(item) {
       const args = h('pre', { class: 'args', tabindex: '0' });
       const result = h('pre', { class: 'result', tabindex: '0' });
       const resultTitle = h('h3', {}, 'Result');
+      const parts = h('div', { class: 'parts' });
+      const logTitle = h('h3', { hidden: true }, 'Log');
+      const log = h('ol', { class: 'tool-log', hidden: true });
+      const media = h('div', { class: 'tool-media', hidden: true });
       const details = h(
         'details',
         {},
@@ -258,21 +262,39 @@ function renderItem(item) {
           preview,
           badge,
         ),
-        h('div', { class: 'tool-body' }, h('h3', {}, 'Arguments'), args, resultTitle, result),
+        h(
+          'div',
+          { class: 'tool-body' },
+          h('h3', {}, 'Arguments'),
+          args,
+          resultTitle,
+          result,
+          parts,
+          logTitle,
+          log,
+        ),
       );
-      const node = h('li', { class: 'tool' }, details);
+      const node = h('li', { class: 'tool' }, details, media);
       let box; // the approval prompt, once the call waits for one
+      const questionForms = new Map(); // each question of the call (tc.elicit): its form
+      let shownParts; // the parts drawn so far (they come once, with the result)
+      let shownLogs = 0;
       const update = () => {
         const asked = item.approval?.status;
+        const questioning = item.status === 'running' && item.questions?.some((q) => q.status === 'pending');
         node.dataset.status = item.status;
         if (asked) node.dataset.approval = asked;
+        if (questioning) node.dataset.approval = 'pending';
+        else if (!asked) delete node.dataset.approval;
         preview.textContent = item.input !== undefined ? oneLine(item.input) : oneLine(item.args ?? '');
         args.textContent = clip(item.args ?? '', SHOWN_LIMIT) || '(none yet)';
         badge.textContent =
           item.status === 'running'
             ? asked === 'pending'
               ? 'needs approval'
-              : 'running…'
+              : questioning
+                ? 'asks you'
+                : 'running…'
             : item.status === 'ok'
               ? `done${item.durationMs !== undefined ? ` · ${item.durationMs} ms` : ''}`
               : asked && asked !== 'approved'
@@ -283,17 +305,60 @@ function renderItem(item) {
           item.status === 'running'
             ? asked === 'pending'
               ? 'waiting for approval…'
-              : 'waiting…'
+              : questioning
+                ? 'waiting for your answer…'
+                : 'waiting…'
             : clip(item.result ?? '', SHOWN_LIMIT);
+        // A rich result shows its parts instead (and its structured data, when it has some).
+        result.hidden = Boolean(item.content) && item.structured === undefined;
+        if (item.content && shownParts !== item.content) {
+          shownParts = item.content;
+          const drawn = renderParts(item.content, item.name, SHOWN_LIMIT);
+          parts.replaceChildren(...drawn.details);
+          media.replaceChildren(...drawn.media);
+          media.hidden = drawn.media.length === 0;
+          if (item.structured !== undefined) result.textContent = clip(show(item.structured), SHOWN_LIMIT);
+        }
+        const logs = item.logs ?? [];
+        if (logs.length < shownLogs) log.replaceChildren();
+        for (const entry of logs.slice(log.childElementCount))
+          log.append(
+            h(
+              'li',
+              { 'data-level': entry.level },
+              h('span', { class: 'level' }, entry.level),
+              ' ',
+              entry.message,
+              entry.data !== undefined ? h('code', {}, ` ${entry.data}`) : undefined,
+            ),
+          );
+        shownLogs = logs.length;
+        log.hidden = logTitle.hidden = logs.length === 0;
         if (item.status === 'error') details.open = true;
         if (item.approval) {
           box ??= approvalView(item, update);
           if (box.node.parentNode !== node) node.append(box.node);
           box.update();
         }
+        for (const approval of item.questions ?? []) {
+          let form = questionForms.get(approval);
+          if (!form) {
+            form = approvalView({ approval }, update);
+            questionForms.set(approval, form);
+          }
+          if (form.node.parentNode !== node) node.append(form.node);
+          form.update();
+        }
+        // The result's media come last, after the questions that led to them.
+        if (!media.hidden && node.lastElementChild !== media) node.append(media);
       };
       update();
-      return { node, update, focusApproval: () => box?.node.focus() };
+      const focusApproval = () => {
+        const waiting = [...questionForms.values()].at(-1);
+        if (item.questions?.at(-1)?.status === 'pending' && waiting) waiting.focus();
+        else box?.node.focus();
+      };
+      return { node, update, focusApproval };
     }
     case 'error':
       return {
@@ -328,9 +393,13 @@ function timeLeft(expiresAt) {
   return `in ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
-/** The prompt of a call waiting for approval: what would run, why it asks, Approve / Deny, the outcome. */
+/**
+ * The prompt of a call waiting for approval: what would run, why it asks, Approve / Deny, the
+ * outcome. A tool's question (an approval carrying `question`) is a form instead: questionView.
+ */
 function approvalView(item, refresh) {
   const approval = item.approval;
+  if (approval.question) return questionView(item, refresh);
   const id = `approval-${++approvalCount}`;
   const expires = Date.parse(approval.expiresAt);
   const left = h('span', { class: 'left' });
@@ -441,14 +510,87 @@ function approvalView(item, refresh) {
     if (pending && !timer) timer = setInterval(update, 1000);
     if (timer && (!pending || !node.isConnected)) timer = clearInterval(timer);
   };
-  return { node, update };
+  return { node, update, focus: () => node.focus() };
+}
+
+const ANSWERED = {
+  approved: 'Answered.',
+  denied: 'Declined: the tool was told you declined.',
+  expired: 'Expired: nobody answered in time.',
+  cancelled: 'Cancelled: the run ended before an answer came.',
+  unanswered: 'Not answered: the run ended while the tool waited.',
+};
+
+/** A tool's question: its message, a form of the fields asked (question.js), Submit / Decline, the outcome. */
+function questionView(item, refresh) {
+  const approval = item.approval;
+  const id = `approval-${++approvalCount}`;
+  const form = questionForm(
+    approval.question,
+    async (content) => {
+      await decide(item, { approved: true, content }, refresh);
+      if (approval.error) error.focus();
+    },
+    async () => {
+      await decide(item, { approved: false }, refresh);
+      if (approval.error) error.focus();
+      else if (!document.activeElement || document.activeElement === document.body) el.message.focus();
+    },
+  );
+  const left = h('span', { class: 'left' });
+  const outcome = h('p', { class: 'outcome', role: 'status' });
+  const answer = h('pre', { class: 'answer', tabindex: '0', hidden: true });
+  const error = h('p', { class: 'approval-error', role: 'alert', tabindex: '-1', hidden: true });
+  const title = h('span', {});
+  const node = h(
+    'section',
+    { class: 'approval question', 'aria-labelledby': `${id}-title`, tabindex: '-1' },
+    h('h3', { id: `${id}-title` }, title, h('code', {}, approval.tool), ' ', left),
+    h('p', { class: 'question-message' }, clip(form.message, SHOWN_LIMIT)),
+    form.node,
+    outcome,
+    answer,
+    error,
+  );
+  // Typing Enter in a field submits; Escape in the form does not stop the run.
+  form.node.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') event.stopPropagation();
+  });
+
+  let timer;
+  const update = () => {
+    const pending = approval.status === 'pending';
+    node.dataset.state = approval.status;
+    title.textContent = pending ? 'Question from ' : 'Question: ';
+    form.node.hidden = !pending;
+    form.disable(!pending || Boolean(approval.busy));
+    left.textContent = pending ? `(expires ${timeLeft(approval.expiresAt)})` : '';
+    outcome.textContent = pending
+      ? approval.busy
+        ? `Sending your ${approval.busy}…`
+        : 'The tool waits for your answer.'
+      : `${ANSWERED[approval.status] ?? approval.status}${approval.reason ? ` Reason: ${approval.reason}` : ''}`;
+    answer.hidden = !(approval.status === 'approved' && approval.answer);
+    if (!answer.hidden) answer.textContent = clip(show(approval.answer), SHOWN_LIMIT);
+    error.hidden = !approval.error;
+    error.textContent = approval.error ? `${approval.error.code}: ${approval.error.message}` : '';
+    if (pending && !timer) timer = setInterval(update, 1000);
+    if (timer && (!pending || !node.isConnected)) timer = clearInterval(timer);
+  };
+  return { node, update, focus: () => form.focus() };
 }
 
 /** POSTs the decision; a 409 (already decided, expired, the run gone) shows why and the recorded outcome. */
 async function decide(item, decision, done) {
   const approval = item.approval;
   if (approval.status !== 'pending' || approval.busy) return;
-  approval.busy = decision.approved ? 'approval' : 'denial';
+  approval.busy = approval.question
+    ? decision.approved
+      ? 'answer'
+      : 'decline'
+    : decision.approved
+      ? 'approval'
+      : 'denial';
   approval.error = undefined;
   done();
   try {
@@ -465,6 +607,7 @@ async function decide(item, decision, done) {
     if (record?.status && record.status !== 'pending' && approval.status === 'pending') {
       approval.status = record.status;
       approval.reason = record.reason;
+      approval.answer = record.answer;
     }
     if (!response.ok)
       throw new ApiError(
@@ -649,6 +792,7 @@ async function send(input) {
   addItem({ kind: 'user', text: input });
 
   const tools = new Map();
+  const questions = new Map(); // a question's callId (`<call>.ask-<n>`): its call's entry and state
   let text; // the assistant item receiving text deltas (a tool call starts a new one)
   let finished = false;
   let streamed = false;
@@ -702,6 +846,19 @@ async function send(input) {
         break;
       }
       case 'approval-request': {
+        if (event.question) {
+          // A question belongs to the call asking it: `<callId>.ask-<n>`.
+          const entry = tool(event.callId.replace(/\.ask-\d+$/, ''), event.tool);
+          const approval = pendingApproval(event);
+          entry.item.questions = [...(entry.item.questions ?? []), approval];
+          questions.set(event.callId, { entry, approval });
+          entry.view.update();
+          const focused = document.activeElement;
+          if (!focused || focused === document.body || (focused === el.message && !el.message.value))
+            entry.view.focusApproval();
+          setStatus(`${event.tool} asks you a question.`);
+          break;
+        }
         const entry = tool(event.callId, event.tool);
         entry.item.input = event.input;
         entry.item.args = show(event.input);
@@ -714,12 +871,30 @@ async function send(input) {
         break;
       }
       case 'approval-result': {
-        const approval = tools.get(event.callId)?.item.approval;
+        const asked = questions.get(event.callId);
+        const entry = asked?.entry ?? tools.get(event.callId);
+        const approval = asked?.approval ?? entry?.item.approval;
         if (!approval) break;
         approval.status = event.status;
         approval.reason = event.reason;
-        tools.get(event.callId).view.update();
+        approval.answer = event.answer;
+        entry.view.update();
         setStatus(`${agent.name} is working…`);
+        break;
+      }
+      case 'tool-log': {
+        const entry = tools.get(event.callId);
+        if (!entry) break;
+        // The latest lines are the ones worth keeping.
+        entry.item.logs = [
+          ...(entry.item.logs ?? []).slice(-49),
+          {
+            level: String(event.level),
+            message: clip(String(event.message ?? ''), 2000),
+            data: event.data === undefined ? undefined : oneLine(event.data),
+          },
+        ];
+        entry.view.update();
         break;
       }
       case 'tool-result': {
@@ -734,6 +909,11 @@ async function send(input) {
         entry.item.result = call.ok
           ? show(call.output)
           : `${call.error?.code ? `${call.error.code}: ` : ''}${call.error?.message ?? 'the tool failed'}`;
+        if (call.ok && Array.isArray(call.content)) {
+          entry.item.content = call.content;
+          // Structured data (outputSchema) comes as `output` beside the parts; the parts' words do not.
+          if (typeof call.output !== 'string') entry.item.structured = call.output;
+        }
         entry.view.update();
         setStatus(`${agent.name} is working…`);
         break;
@@ -799,6 +979,8 @@ async function send(input) {
   } finally {
     for (const { item } of tools.values()) {
       if (item.approval?.status === 'pending') item.approval.status = 'unanswered';
+      for (const question of item.questions ?? [])
+        if (question.status === 'pending') question.status = 'unanswered';
       if (item.status === 'running') {
         item.status = 'error';
         item.result = 'no result: the run ended first';
@@ -848,6 +1030,7 @@ function pendingApproval(event) {
     input: event.input,
     permissions: event.permissions ?? [],
     rule: event.rule,
+    question: event.question,
     expiresAt: event.expiresAt,
     status: 'pending',
   };

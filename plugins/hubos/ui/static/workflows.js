@@ -248,15 +248,19 @@ function stepFinished(entry, record) {
   say(`Step ${record.id} ${record.status}.`);
 }
 
-/** A tool call of the step waits for approval: app.js's prompt, reused. */
+/** A tool call of the step waits for approval, or its tool asks a question: app.js's prompt, reused. */
 function approvalAsked(entry, event) {
   const item = { approval: pendingApproval(event) };
   const box = approvalView(item, () => box.update());
   entry.approvals.set(event.callId, { item, box });
   entry.text.before(box.node);
   box.update();
-  if (document.activeElement === document.body || document.activeElement === wf.stop) box.node.focus();
-  say(`Step ${entry.step.id} waits for your approval to run ${event.tool}.`);
+  if (document.activeElement === document.body || document.activeElement === wf.stop) box.focus();
+  say(
+    event.question
+      ? `Step ${entry.step.id}: ${event.tool} asks you a question.`
+      : `Step ${entry.step.id} waits for your approval to run ${event.tool}.`,
+  );
 }
 
 function runFinished(result) {
@@ -334,7 +338,11 @@ function handle(type, event) {
     case 'approval-result': {
       const asked = entry.approvals.get(event.callId);
       if (!asked) break;
-      Object.assign(asked.item.approval, { status: event.status, reason: event.reason });
+      Object.assign(asked.item.approval, {
+        status: event.status,
+        reason: event.reason,
+        answer: event.answer,
+      });
       asked.box.update();
       break;
     }

@@ -104,6 +104,28 @@ export function userText(
   return { tenant: '', message, configuration: undefined, metadata: undefined };
 }
 
+/** A v1.0 user message with one data part (an answer's decision or fields). */
+export function userData(
+  data: Record<string, unknown>,
+  ids: { contextId?: string; taskId?: string } = {},
+): SendMessageRequest {
+  const request = userText('', ids);
+  request.message!.parts = [
+    {
+      content: { $case: 'data', value: data },
+      metadata: undefined,
+      filename: '',
+      mediaType: 'application/json',
+    },
+  ];
+  return request;
+}
+
+/** The values of the parts that carry data. */
+export function dataOf(parts: { content?: { $case: string; value?: unknown } }[] | undefined): unknown[] {
+  return (parts ?? []).flatMap((part) => (part.content?.$case === 'data' ? [part.content.value] : []));
+}
+
 /** The text of the parts that carry text. */
 export function textOf(parts: { content?: { $case: string; value?: unknown } }[] | undefined): string {
   return (parts ?? [])

@@ -5,6 +5,7 @@ import { TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../../../core/index.ts';
+import { serveAsker } from './asker.ts';
 import { eventually, type Served, serve, textOf, userText } from './helpers.ts';
 
 let dir: string;
@@ -80,6 +81,25 @@ describe('A2A tasks in the HubOS store', () => {
     const second = await start([]);
     const client2 = await new ClientFactory().createFromUrl(`${second.url}/a2a/helper/`);
     const task = await client2.getTask({ tenant: '', id: taskId });
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it('ends canceled a task left waiting for input when the server shut down', async () => {
+    const served = await serveAsker(
+      [{ toolCalls: [{ name: 'guarded', input: { text: 'x' }, id: 'c1' }] }, 'never'],
+      { shutdownTimeoutMs: 50 },
+      { store: new SqliteStore(join(dir, 'hubos.db')) },
+    );
+    open.push(served);
+    const client1 = await new ClientFactory().createFromUrl(`${served.url}/a2a/asker/`);
+    const asked = await client1.sendMessage(userText('do it'));
+    expect('id' in asked && asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    await stop(served); // drains for 50 ms, then cancels the run waiting for the answer
+
+    const next = await serveAsker([], {}, { store: new SqliteStore(join(dir, 'hubos.db')) });
+    open.push(next);
+    const client2 = await new ClientFactory().createFromUrl(`${next.url}/a2a/asker/`);
+    const task = await client2.getTask({ tenant: '', id: 'id' in asked ? asked.id : '' });
     expect(task.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 });
