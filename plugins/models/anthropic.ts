@@ -1,4 +1,5 @@
 import {
+  contentToText,
   type FinishReason,
   HubosError,
   type LanguageModel,
@@ -157,10 +158,21 @@ function messagesBody(
   };
 }
 
+type TextBlock = { type: 'text'; text: string };
+type ImageBlock = { type: 'image'; source: { type: 'base64'; media_type: string; data: string } };
+
 type Block =
-  | { type: 'text'; text: string }
+  | TextBlock
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error: boolean };
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content: string | (TextBlock | ImageBlock)[];
+      is_error: boolean;
+    };
+
+/** The image types the Messages API reads; others reach the model as their text stand-in. */
+const ANTHROPIC_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 /**
  * Neutral messages to Anthropic's: tool results travel in user messages, and roles must alternate,
@@ -183,7 +195,7 @@ function toBlocks(message: Message): Block[] {
   if (message.role === 'tool') {
     const result = {
       tool_use_id: message.toolCallId,
-      content: message.content,
+      content: toolResultContent(message),
       is_error: message.isError === true,
     };
     return [{ type: 'tool_result', ...result }];
@@ -196,6 +208,27 @@ function toBlocks(message: Message): Block[] {
       const input = isObject(call.input) ? call.input : { input: call.input };
       blocks.push({ type: 'tool_use', id: call.id, name: call.name, input });
     }
+  }
+  return blocks;
+}
+
+/**
+ * A tool result's content: its text, or — when its parts hold an image the API reads — the parts
+ * as blocks: images as base64 image blocks, everything else (audio, resources) in words.
+ */
+function toolResultContent(message: Extract<Message, { role: 'tool' }>): string | (TextBlock | ImageBlock)[] {
+  const parts = message.parts;
+  if (!parts?.some((part) => part.type === 'image' && ANTHROPIC_IMAGE_TYPES.has(part.mimeType)))
+    return message.content;
+  const blocks: (TextBlock | ImageBlock)[] = [];
+  for (const part of parts) {
+    if (part.type === 'image' && ANTHROPIC_IMAGE_TYPES.has(part.mimeType)) {
+      blocks.push({ type: 'image', source: { type: 'base64', media_type: part.mimeType, data: part.data } });
+      continue;
+    }
+    const text = contentToText([part]);
+    // The API rejects empty text blocks.
+    if (text) blocks.push({ type: 'text', text });
   }
   return blocks;
 }

@@ -27,6 +27,13 @@ export interface OpenAIOptions {
   headers?: Record<string, string>;
   /** Stream the answer (default true); false asks for one JSON completion. */
   stream?: boolean;
+  /**
+   * Show the model the images tool results return. A tool message carries text only, so they
+   * follow the results in a user message, as `image_url` data URLs: set it only for a model that
+   * takes image input (a text-only one refuses the request). Default false: the model reads each
+   * result's text stand-in (`[image image/png, N bytes]`).
+   */
+  toolImages?: boolean;
 }
 
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -43,6 +50,11 @@ const OPENAI_CONFIG_SCHEMA = {
       description: 'API base URL; defaults to OPENAI_BASE_URL, then the OpenAI API.',
     },
     organization: { type: 'string', description: 'OpenAI organization id; defaults to OPENAI_ORG_ID.' },
+    toolImages: {
+      type: 'boolean',
+      description:
+        'Send images from tool results to the model (in a user message after the results); only for models that take image input. Default false.',
+    },
     ...HTTP_OPTIONS_PROPERTIES,
   },
   additionalProperties: false,
@@ -67,6 +79,7 @@ interface Settings {
   organization: string | undefined;
   headers: Record<string, string>;
   stream: boolean;
+  toolImages: boolean;
 }
 
 /** The provider alone, for use without a kernel. Options fall back to the environment, then defaults. */
@@ -77,6 +90,7 @@ export function createOpenAIProvider(options: OpenAIOptions = {}): ModelProvider
     organization: options.organization ?? fromEnv('OPENAI_ORG_ID'),
     headers: options.headers ?? {},
     stream: options.stream ?? true,
+    toolImages: options.toolImages ?? false,
   };
   const http = new HttpClient({ ...options, provider: PROVIDER, authHint: AUTH_HINT });
   return {
@@ -120,7 +134,7 @@ async function* streamChat(
     ...(settings.organization ? { 'openai-organization': settings.organization } : {}),
     ...settings.headers,
   };
-  const body = chatBody(modelId, request, settings.stream);
+  const body = chatBody(modelId, request, settings);
   const response = await http.post(`${settings.baseURL}/chat/completions`, body, {
     headers,
     signal: request.signal,
@@ -130,10 +144,14 @@ async function* streamChat(
 }
 
 /** The Chat Completions request body. */
-function chatBody(modelId: string, request: ModelRequest, stream: boolean): Record<string, unknown> {
+function chatBody(
+  modelId: string,
+  request: ModelRequest,
+  { stream, toolImages }: Pick<Settings, 'stream' | 'toolImages'>,
+): Record<string, unknown> {
   return {
     model: modelId,
-    messages: chatMessages(request.system, request.messages),
+    messages: chatMessages(request.system, request.messages, toolImages),
     ...(request.tools.length > 0 && {
       tools: request.tools.map((tool) => ({
         type: 'function',
@@ -146,12 +164,31 @@ function chatBody(modelId: string, request: ModelRequest, stream: boolean): Reco
   };
 }
 
-function chatMessages(system: string | undefined, messages: readonly Message[]): unknown[] {
+/** The image types Chat Completions reads in `image_url`; others stay in the text stand-in. */
+const OPENAI_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+function chatMessages(
+  system: string | undefined,
+  messages: readonly Message[],
+  toolImages: boolean,
+): unknown[] {
   const out: unknown[] = system ? [{ role: 'system', content: system }] : [];
+  // Images of the tool results in a row: they follow the last of them (nothing may come between
+  // an assistant's tool calls and their results).
+  let images: { name: string; url: string }[] = [];
+  const flushImages = () => {
+    if (images.length > 0) out.push(imagesMessage(images));
+    images = [];
+  };
   for (const message of messages) {
+    if (message.role !== 'tool') flushImages();
     if (message.role === 'user') out.push({ role: 'user', content: message.content });
     else if (message.role === 'tool') {
       out.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
+      if (toolImages)
+        for (const part of message.parts ?? [])
+          if (part.type === 'image' && OPENAI_IMAGE_TYPES.has(part.mimeType))
+            images.push({ name: message.name, url: `data:${part.mimeType};base64,${part.data}` });
     } else {
       const calls = message.toolCalls ?? [];
       out.push({
@@ -172,7 +209,20 @@ function chatMessages(system: string | undefined, messages: readonly Message[]):
       });
     }
   }
+  flushImages();
   return out;
+}
+
+/** The user message that shows the model the images its tools returned, each named by its tool. */
+function imagesMessage(images: { name: string; url: string }[]): unknown {
+  const tools = [...new Set(images.map((image) => image.name))].join(', ');
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: `The images returned by the tool results above (${tools}), in order:` },
+      ...images.map((image) => ({ type: 'image_url', image_url: { url: image.url } })),
+    ],
+  };
 }
 
 interface ToolCallDelta {

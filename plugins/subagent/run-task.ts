@@ -5,6 +5,7 @@ import {
   HubosError,
   type KernelView,
   type RunResult,
+  type ToolContext,
   type Usage,
 } from '../../core/index.ts';
 import { capAnswer } from './answer.ts';
@@ -49,12 +50,17 @@ export interface TaskRequest {
   taskId: string;
   addUsage(usage: Partial<Usage>): void;
   progress(data: ForwardedEvent): void;
+  /** The `task` call's `tc.elicit`: the sub-agent's tools ask the calling run's human through it. */
+  elicit: ToolContext['elicit'];
+  /** The `task` call's `tc.sample`: the sub-agent's tools sample the calling run's model through it. */
+  sample: ToolContext['sample'];
 }
 
 /**
  * Runs one task: creates the sub-agent (an empty context: its instructions and the task, nothing
  * of the caller's history), runs it under the task's timeout and the caller's signal, adds its
- * usage to the caller's run and destroys it. Resolves with the summary; anything but an answer
+ * usage to the caller's run and destroys it. Its tools' questions (`tc.elicit`) and samplings
+ * (`tc.sample`) go through the `task` call's own, to the calling run's human and model. Resolves with the summary; anything but an answer
  * (failure, timeout, step limit, no answer) throws an error the model reads.
  */
 export async function runTask(request: TaskRequest): Promise<TaskSummary> {
@@ -77,6 +83,11 @@ export async function runTask(request: TaskRequest): Promise<TaskSummary> {
         signal: runSignal,
         onEvent: forwarder(request),
         ...(request.principal !== undefined ? { principal: request.principal } : {}),
+        // A question reaches whoever answers the calling run (withdrawn if the sub-agent stops first).
+        interaction: {
+          elicit: (question, signal) => request.elicit(question, { signal }),
+          sample: (sampling, signal) => request.sample(sampling, { signal }),
+        },
       })
       .catch((error: unknown) => {
         // A failed run still says what it used; anything else (a throwing hook) fails the task as it is.

@@ -93,6 +93,8 @@ export function createTaskTool({
           principal: tc.principal,
           addUsage: tc.addUsage,
           progress: tc.progress,
+          elicit: tc.elicit,
+          sample: tc.sample,
         });
       } finally {
         depths.delete(name);

@@ -7,11 +7,13 @@ import {
   type KernelView,
   type Policy,
   type Tool,
+  type ToolCallContext,
   type Usage,
 } from '../../core/index.ts';
 import { sessionKey } from '../hubos/index.ts';
 import type { StarsEvent, StarsRunResult } from '../stars/index.ts';
 import { renderDeep, renderTemplate } from './template.ts';
+import { stepInteraction } from './tool-interaction.ts';
 import type {
   AgentStep,
   FromState,
@@ -109,44 +111,61 @@ async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): 
   const tool = kernel.registry.get(step.tool);
   const raw =
     typeof step.input === 'function' ? await step.input(state) : renderDeep(step.input ?? {}, state, at);
-  await checkPermission(step, ctx, tool, raw);
-  const result = await abortable(
-    executeTool(kernel.registry, step.tool, raw, {
-      signal: ctx.signal,
-      agentId: `workflow:${ctx.workflow}`,
-      sandbox: kernel.sandbox,
-      store: kernel.store,
+  const call = toolCall(ctx, tool, raw);
+  await checkPermission(step, ctx, tool, call);
+  const { interaction, end } = stepInteraction(step, ctx, call);
+  try {
+    const result = await abortable(
+      executeTool(kernel.registry, step.tool, raw, {
+        signal: ctx.signal,
+        agentId: `workflow:${ctx.workflow}`,
+        sandbox: kernel.sandbox,
+        store: kernel.store,
+        runId: ctx.runId,
+        callId: ctx.key,
+        addUsage: ctx.addUsage,
+        ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
+        ...interaction,
+      }),
+      ctx.signal,
+    );
+    if (!result.ok) throw toolFailure(result.error, at);
+    return result.output;
+  } finally {
+    end();
+  }
+}
+
+/** The step's tool call as the agent loop's gate and questions see it: one id per attempt. */
+function toolCall(ctx: LeafContext, tool: Tool, input: unknown): ToolCallContext {
+  return {
+    run: {
       runId: ctx.runId,
-      callId: ctx.key,
-      addUsage: ctx.addUsage,
+      agent: `workflow:${ctx.workflow}`,
+      sessionId: undefined,
       ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
-    }),
-    ctx.signal,
-  );
-  if (!result.ok) throw toolFailure(result.error, at);
-  return result.output;
+      input: '',
+      signal: ctx.signal,
+    },
+    step: 0,
+    call: { id: `${ctx.key}#${ctx.attempt}`, name: tool.name, input },
+  };
 }
 
 /**
  * The config's permission policy holds for workflow tool calls too, through the gate agents use:
  * `deny` refuses, `ask` waits for an approval (its events tagged with the step).
  */
-async function checkPermission(step: ToolStep, ctx: LeafContext, tool: Tool, input: unknown): Promise<void> {
+async function checkPermission(
+  step: ToolStep,
+  ctx: LeafContext,
+  tool: Tool,
+  call: ToolCallContext,
+): Promise<void> {
   const { kernel, policy } = ctx.deps;
   const refused = await gateToolCall(
     { policy, approvals: kernel.approvals, registry: kernel.registry },
-    {
-      run: {
-        runId: ctx.runId,
-        agent: `workflow:${ctx.workflow}`,
-        sessionId: undefined,
-        ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
-        input: '',
-        signal: ctx.signal,
-      },
-      step: 0,
-      call: { id: `${ctx.key}#${ctx.attempt}`, name: tool.name, input },
-    },
+    call,
     tool,
     (event) => ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId }),
   );
