@@ -89,7 +89,9 @@ export default defineConfig(({ mode }) => ({
   workflows: { definitions: [fileNote], autoResume: true },
   // MCP both ways. A stdio MCP server (written with the official SDK) whose tools join the registry
   // as text_count and text_slugify, under the permission mcp:text; and HubOS's own tools served to
-  // MCP clients at http://127.0.0.1:3000/mcp and by `npm run hubos -- mcp` (stdio).
+  // MCP clients at http://127.0.0.1:3000/mcp and by `npm run hubos -- mcp` (stdio), with the notes
+  // as resources (notes://<title>, subscribable), the notes_review prompt, the assistant as a prompt,
+  // and notes_forget's confirmation asked through the client (elicitation).
   mcp: {
     servers: { text: { command: process.execPath, args: ['examples/text-mcp-server.ts'] } },
     serve: {
