@@ -1,6 +1,7 @@
 import { SESSIONS_CONFIG_SCHEMA } from './agent/sessions.ts';
 import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
 import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
+import { closestName } from './closest-name.ts';
 import { HubosError } from './errors.ts';
 import { createAjv, describeErrors, type JSONSchemaObject } from './json-schema.ts';
 import { permissionsSchema } from './permissions.ts';
@@ -19,9 +20,8 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
     additionalProperties: AGENT_TEMPLATE_SCHEMA,
   },
   model: {
-    type: 'string',
-    minLength: 1,
-    description: "The default model of agents, e.g. 'openai:gpt-4.1-mini'.",
+    anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }],
+    description: "The default model of agents: a reference, e.g. 'openai:gpt-4.1-mini', or a model object.",
   },
   store: STORE_CONFIG_SCHEMA,
   bus: BUS_CONFIG_SCHEMA,
@@ -57,7 +57,7 @@ export function validateConfig<C extends object>(
   const problems = describeErrors(validate.errors, config).map((line) => {
     const unknown = /^unknown property "([^".[]+)"/.exec(line)?.[1];
     if (!unknown) return line;
-    const guess = closest(unknown, known);
+    const guess = closestName(unknown, known);
     return `unknown key "${unknown}"${guess ? ` (did you mean "${guess}"?)` : ''}; known keys: ${known.join(', ')}`;
   });
   throw new HubosError(
@@ -78,29 +78,4 @@ function copyData<T>(value: T): T {
 
 function isPluginLike(value: object): boolean {
   return typeof (value as { apply?: unknown }).apply === 'function';
-}
-
-function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: { word: string; distance: number } | undefined;
-  for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
-    if (distance <= 2 && (!best || distance < best.distance)) best = { word: candidate, distance };
-  }
-  return best?.word;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

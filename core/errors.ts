@@ -71,6 +71,8 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   PLUGIN_INVALID: 500,
   PLUGIN_NOT_FOUND: 500,
   PLUGIN_LOAD_FAILED: 500,
+  // A plugin's options do not fit the schema it declared (definePlugin({ optionsSchema }, factory)).
+  PLUGIN_OPTIONS_INVALID: 500,
   PLUGIN_DUPLICATE: 500,
   PLUGIN_DEPENDENCY_MISSING: 500,
   PLUGIN_DEPENDENCY_CYCLE: 500,

@@ -4,6 +4,9 @@
  * Names tagged `@internal` are exported for the built-in plugins (which import the core only from
  * here) and are not part of the public API: they may change in any release.
  */
+// First: on a Node.js too old for HubOS, this says so in one line before anything else loads.
+import './node-version.ts';
+
 export { abortable } from './abort.ts';
 export { Agent, type AgentDeps, type RunOptions } from './agent/agent.ts';
 export type {
@@ -51,6 +54,7 @@ export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
 export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
 export { LocalBus } from './bus/local.ts';
 export type { BusConfig } from './bus/open-bus.ts';
+export { closestName } from './closest-name.ts';
 export {
   type ConfigEnv,
   type ConfigExport,
@@ -96,7 +100,13 @@ export type {
   ToolRegisteredContext,
 } from './hooks.ts';
 export { Instance } from './instance.ts';
-export { createAjv, describeErrors, type JSONSchema, type JSONSchemaObject } from './json-schema.ts';
+export {
+  createAjv,
+  describeErrors,
+  type JSONSchema,
+  type JSONSchemaObject,
+  type ProblemWords,
+} from './json-schema.ts';
 export {
   createKernel,
   Kernel,
@@ -106,16 +116,27 @@ export {
 } from './kernel.ts';
 export type { KernelView } from './kernel-view.ts';
 export { createConsoleLogger, type Logger, silentLogger } from './logger.ts';
+export { fromAiSdk, isAiSdkModel } from './model/ai-sdk.ts';
+export type {
+  AiSdkCallOptions,
+  AiSdkLanguageModel,
+  AiSdkModelOptions,
+  AiSdkProvider,
+} from './model/ai-sdk-types.ts';
 export {
   type FinishReason,
   isLanguageModel,
+  isModelObject,
   type LanguageModel,
   type ModelChunk,
+  type ModelObject,
   type ModelRequest,
   parseModelRef,
   type ToolDefinition,
+  toLanguageModel,
 } from './model/model.ts';
 export { type ModelProvider, ModelRegistry } from './model/registry.ts';
+export { MIN_NODE_VERSION } from './node-version.ts';
 export {
   createPolicy,
   DEFAULT_APPROVAL_TIMEOUT_MS,
@@ -126,7 +147,17 @@ export {
   type PermissionVerdict,
   type Policy,
 } from './permissions.ts';
-export { definePlugin, isPlugin, type Plugin, type PluginFactory, type PluginOption } from './plugin.ts';
+export {
+  type CheckedPluginFactory,
+  definePlugin,
+  isPlugin,
+  type Plugin,
+  type PluginFactory,
+  type PluginOption,
+  type PluginOptionsInput,
+  type PluginOptionsOf,
+  type PluginOptionsSchema,
+} from './plugin.ts';
 export type { Prompt, PromptArgument, PromptContext, PromptMessage, PromptResult } from './prompts/prompt.ts';
 export { PromptRegistry } from './prompts/registry.ts';
 export { type ResourceMatch, ResourceRegistry } from './resources/registry.ts';
@@ -140,6 +171,7 @@ export type {
 export { matchUriTemplate } from './resources/uri-template.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export type { HubosServices, ServiceName, ServiceOf } from './services.ts';
+export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema.ts';
 export { MemoryStore } from './store/memory.ts';
 export type { StoreConfig } from './store/open-store.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
@@ -169,14 +201,24 @@ export {
   type SampleResult,
   type ToolInteraction,
 } from './tools/interaction.ts';
-export { type InputCheck, Registry, type RegistryChange, type ToolReservation } from './tools/registry.ts';
+export {
+  type InputCheck,
+  type OutputCheck,
+  Registry,
+  type RegistryChange,
+  type ToolReservation,
+} from './tools/registry.ts';
 export {
   defineTool,
   type InputOf,
   type InteractionOptions,
+  type ResultOf,
   type Tool,
   type ToolCallOptions,
   type ToolContext,
   type ToolHandler,
+  type ToolSchema,
+  type ToolSpec,
 } from './tools/tool.ts';
 export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';
+export { hubosVersion } from './version.ts';

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { JSONSchema as TypedJSONSchema } from 'json-schema-to-ts';
+import { closestName } from './closest-name.ts';
 
 /** A JSON Schema as written by users; `as const` literals keep their types for inference. */
 export type JSONSchema = TypedJSONSchema;
@@ -68,63 +69,132 @@ function loadAjv2020(): typeof Ajv {
 }
 
 /**
+ * How problems name their place: a tool's input says `"days"` and `property`; a plugin's options
+ * say `option "sides"`, and suggest the closest name for an unknown one.
+ * @internal
+ */
+export interface ProblemWords {
+  /** The whole value, when the problem is at its root: `the input`. */
+  whole: string;
+  /** What a key is called: `property`. */
+  key: string;
+  /** Put the key word before a path (`option "sides"`) rather than the path alone (`"days"`). */
+  keyBeforePath?: boolean;
+  /** For an unknown key, name the closest allowed one (`did you mean "greeting"?`) when there is one. */
+  suggest?: boolean;
+}
+
+/** @internal */
+export const INPUT_WORDS: ProblemWords = { whole: 'the input', key: 'property' };
+
+/**
  * Turns ajv errors into sentences naming the field, what was expected and what was given.
  * @internal
  */
-export function describeErrors(errors: readonly ErrorObject[] | null | undefined, data: unknown): string[] {
-  const lines = (errors ?? []).filter((e) => e.keyword !== 'if').map((e) => describeError(e, data));
+export function describeErrors(
+  errors: readonly ErrorObject[] | null | undefined,
+  data: unknown,
+  words: ProblemWords = INPUT_WORDS,
+): string[] {
+  const lines = (errors ?? []).filter((e) => e.keyword !== 'if').map((e) => describeError(e, data, words));
   return [...new Set(lines)];
 }
 
-function describeError(error: ErrorObject, data: unknown): string {
-  const at = pointerToPath(error.instancePath);
-  const where = at === '' ? 'the input' : `"${at}"`;
+function describeError(error: ErrorObject, data: unknown, words: ProblemWords): string {
+  const segments = pointerToSegments(error.instancePath);
+  const at = segmentsToPath(segments);
+  const where = sayWhere(at, words);
   const params = error.params as Record<string, unknown>;
+  const given = () => describeValue(valueAtPath(data, segments));
   switch (error.keyword) {
     case 'required':
-      return `missing required property "${join(at, String(params.missingProperty))}"`;
+      return sayMissing(joinPath(at, String(params.missingProperty)), words);
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
-      const allowed = Object.keys(propertiesOf(error.parentSchema));
-      const hint = allowed.length > 0 ? ` (allowed: ${allowed.join(', ')})` : '';
-      return `unknown property "${join(at, extra)}"${hint}`;
+      return sayUnknown(joinPath(at, extra), extra, Object.keys(propertiesOf(error.parentSchema)), words);
     }
     case 'type':
-      return `${where} must be ${String(params.type)}, got ${describeValue(valueAt(data, error.instancePath))}`;
+      return `${where} must be ${String(params.type)}, got ${given()}`;
     case 'enum':
-      return `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(valueAt(data, error.instancePath))}`;
+      return `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${given()}`;
     case 'const':
-      return `${where} must be ${JSON.stringify(params.allowedValue)}, got ${describeValue(valueAt(data, error.instancePath))}`;
+      return `${where} must be ${JSON.stringify(params.allowedValue)}, got ${given()}`;
     default:
-      return `${where} ${error.message ?? 'is invalid'}, got ${describeValue(valueAt(data, error.instancePath))}`;
+      return `${where} ${error.message ?? 'is invalid'}, got ${given()}`;
   }
 }
 
-function propertiesOf(schema: unknown): Record<string, unknown> {
+/** `"days"`, `option "sides"`, or the whole value (`the input`) at the root. @internal */
+export function sayWhere(path: string, words: ProblemWords): string {
+  if (path === '') return words.whole;
+  return words.keyBeforePath ? `${words.key} "${path}"` : `"${path}"`;
+}
+
+/** @internal */
+export function sayMissing(path: string, words: ProblemWords): string {
+  return `missing required ${words.key} "${path}"`;
+}
+
+/** `unknown property "x" (allowed: a, b)`, or `(did you mean "a"?)` where words ask for suggestions. @internal */
+export function sayUnknown(
+  path: string,
+  key: string,
+  allowed: readonly string[],
+  words: ProblemWords,
+): string {
+  const closest = words.suggest ? closestName(key, allowed) : undefined;
+  const hint =
+    closest !== undefined
+      ? ` (did you mean "${closest}"?)`
+      : allowed.length > 0
+        ? ` (allowed: ${allowed.join(', ')})`
+        : '';
+  return `unknown ${words.key} "${path}"${hint}`;
+}
+
+/** @internal */
+export function sayOneOf(where: string, allowed: readonly unknown[], given: string): string {
+  const values = allowed.map((v) => JSON.stringify(v));
+  const expected = values.length === 1 ? values[0] : `one of ${values.join(', ')}`;
+  return `${where} must be ${expected}, got ${given}`;
+}
+
+/** The `properties` of a schema object, or none. @internal */
+export function propertiesOf(schema: unknown): Record<string, unknown> {
   if (typeof schema !== 'object' || schema === null) return {};
   const properties = (schema as { properties?: unknown }).properties;
   return typeof properties === 'object' && properties !== null ? (properties as Record<string, unknown>) : {};
 }
 
-/** `/servers/0/port` -> `servers[0].port` */
-function pointerToPath(pointer: string): string {
-  if (pointer === '') return '';
+/** A path into a value: keys and array indexes. @internal */
+export type PathSegment = string | number;
+
+function pointerToSegments(pointer: string): PathSegment[] {
+  if (pointer === '') return [];
   return pointer
     .slice(1)
     .split('/')
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
 }
 
-function join(path: string, key: string): string {
+/** `['servers', 0, 'port']` -> `servers[0].port` @internal */
+export function segmentsToPath(segments: readonly PathSegment[]): string {
+  return segments.reduce<string>(
+    (path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${part}` : part),
+    '',
+  );
+}
+
+/** @internal */
+export function joinPath(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-function valueAt(data: unknown, pointer: string): unknown {
-  if (pointer === '') return data;
+/** The value at a path, or undefined where the path leads nowhere. @internal */
+export function valueAtPath(data: unknown, segments: readonly PathSegment[]): unknown {
   let current: unknown = data;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const key of segments) {
     if (typeof current !== 'object' || current === null) return undefined;
     current = (current as Record<string, unknown>)[key];
   }

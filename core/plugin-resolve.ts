@@ -2,14 +2,17 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolve as resolveModule } from 'import-meta-resolve';
+import { loadAppModulesAsWritten } from './app-module-format.ts';
 import { errorMessage, HubosError } from './errors.ts';
 import { describeValue } from './json-schema.ts';
 import { describeNotPlugin, isPlugin, type Plugin, type PluginOption } from './plugin.ts';
+import { declaredOptions } from './plugin-options.ts';
 
 /**
- * Flattens config `plugins` into plugin objects: skips falsy entries, walks nested arrays, and
- * imports string specifiers (`'pkg'`, `'./local.ts'`, `['pkg', options]`) relative to `baseDir`
- * (the config file's folder).
+ * Flattens config `plugins` into plugin objects: skips falsy entries, walks nested arrays, awaits
+ * promises, and imports string specifiers (`'pkg'`, `'./local.ts'`, `['pkg', options]`) relative
+ * to `baseDir` (the config file's folder). A factory declared with an options schema gets its
+ * options checked first (PLUGIN_OPTIONS_INVALID naming the specifier).
  */
 export async function resolvePlugins(options: readonly PluginOption[], baseDir: string): Promise<Plugin[]> {
   const plugins: Plugin[] = [];
@@ -19,7 +22,9 @@ export async function resolvePlugins(options: readonly PluginOption[], baseDir: 
 
 async function walk(option: unknown, at: string, baseDir: string, out: Plugin[]): Promise<void> {
   if (option === false || option === null || option === undefined || option === '') return;
-  if (isPlugin(option)) {
+  if (isPromiseLike(option)) {
+    await walk(await settled(option, at), at, baseDir, out);
+  } else if (isPlugin(option)) {
     out.push(option);
   } else if (typeof option === 'string') {
     await walk(await loadSpecifier(option, undefined, baseDir), option, baseDir, out);
@@ -40,6 +45,24 @@ async function walk(option: unknown, at: string, baseDir: string, out: Plugin[])
   }
 }
 
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/** What a promise in `plugins` resolves to; a rejection without a code of its own says where it was. */
+async function settled(promise: PromiseLike<unknown>, at: string): Promise<unknown> {
+  try {
+    return await promise;
+  } catch (error) {
+    if (HubosError.is(error)) throw error;
+    throw new HubosError('PLUGIN_LOAD_FAILED', `${at}: a promised plugin failed: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}
+
 /** `['pkg', { options }]`, as opposed to a nested list of plugins. */
 function isTuple(value: unknown): value is readonly [string, unknown] {
   if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string') return false;
@@ -51,6 +74,8 @@ function isTuple(value: unknown): value is readonly [string, unknown] {
 }
 
 async function loadSpecifier(specifier: string, options: unknown, baseDir: string): Promise<unknown> {
+  // A local plugin file loads as the ES module it is written as, whatever the app's package.json says.
+  loadAppModulesAsWritten();
   const url = locate(specifier, baseDir);
   let module: Record<string, unknown>;
   try {
@@ -77,10 +102,14 @@ async function loadSpecifier(specifier: string, options: unknown, baseDir: strin
     return exported;
   }
   if (typeof exported === 'function') {
+    const declared = declaredOptions(exported);
+    // Checked before the factory runs, in the words of the config: the specifier names the plugin.
+    const checked = declared ? (await declared.check(options, specifier)).value : options;
     let made: unknown;
     try {
-      made = await exported(options);
+      made = await (declared ? declared.factory(checked) : exported(options));
     } catch (error) {
+      if (HubosError.is(error, 'PLUGIN_OPTIONS_INVALID')) throw error;
       throw new HubosError(
         'PLUGIN_LOAD_FAILED',
         `plugin "${specifier}": its factory threw: ${errorMessage(error)}`,

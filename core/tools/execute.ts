@@ -57,8 +57,9 @@ export type ToolResult =
     };
 
 /**
- * Runs one tool call: validates the input (invalid input never reaches the handler),
- * applies schema defaults, then calls the handler. Never throws: failures become error results.
+ * Runs one tool call: validates the input (invalid input never reaches the handler), applies
+ * schema defaults (a Standard Schema's transforms too), then calls the handler. Never throws:
+ * failures become error results.
  */
 export async function executeTool(
   registry: Registry,
@@ -66,7 +67,9 @@ export async function executeTool(
   input: unknown,
   env: ToolCallEnv,
 ): Promise<ToolResult> {
-  const checked = registry.checkInput(name, input);
+  // Awaited only when the schema answers asynchronously: otherwise the handler starts at once.
+  const pending = registry.validateInput(name, input);
+  const checked = pending instanceof Promise ? await pending : pending;
   if (!checked.ok) {
     const code = registry.has(name) ? 'TOOL_INPUT_INVALID' : 'TOOL_NOT_FOUND';
     return { ok: false, error: { code, message: checked.message } };
@@ -95,7 +98,7 @@ export async function executeTool(
           : noSample,
       },
     );
-    return checkedOutput(registry, name, output);
+    return await checkedOutput(registry, name, output);
   } catch (error) {
     return {
       ok: false,
@@ -111,21 +114,23 @@ function callSignal(call: AbortSignal, own: AbortSignal | undefined): AbortSigna
 
 /**
  * The handler's return value as a result: rich parts unpacked and checked, structured data checked
- * against `outputSchema` (a tool that declares one must return data that fits it, as MCP asks).
+ * against `outputSchema` (a tool that declares one must return data that fits it, as MCP asks)
+ * and passed on as the check gives it back (a Standard Schema's output value).
  */
-function checkedOutput(registry: Registry, name: string, output: unknown): ToolResult {
+async function checkedOutput(registry: Registry, name: string, output: unknown): Promise<ToolResult> {
   const rich = isToolOutput(output);
-  const structured = rich ? output.structuredContent : isPlainObject(output) ? output : undefined;
+  let structured = rich ? output.structuredContent : isPlainObject(output) ? output : undefined;
   if (structured !== undefined || registry.get(name).outputSchema) {
-    const problem = registry.checkOutput(name, structured);
-    if (problem) return { ok: false, error: { code: 'TOOL_FAILED', message: problem } };
+    const checked = await registry.validateOutput(name, structured);
+    if (!checked.ok) return { ok: false, error: { code: 'TOOL_FAILED', message: checked.message } };
+    structured = checked.output as Record<string, unknown> | undefined;
   }
-  if (!rich) return { ok: true, output };
+  if (!rich) return { ok: true, output: structured ?? output };
   const problem = contentProblem(output.content);
   if (problem)
     return { ok: false, error: { code: 'TOOL_FAILED', message: `tool "${name}" returned ${problem}` } };
   const content = [...output.content];
-  return { ok: true, output: output.structuredContent ?? contentToText(content), content };
+  return { ok: true, output: structured ?? contentToText(content), content };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,9 +1,16 @@
 import { errorMessage, HubosError } from '../errors.ts';
-import { describeErrors, SchemaCompilers, type ValidateFunction } from '../json-schema.ts';
-import type { Tool } from './tool.ts';
-import { checkTool } from './tool-check.ts';
+import { SchemaCompilers } from '../json-schema.ts';
+import type { Validation } from '../standard-schema.ts';
+import type { Tool, ToolSpec } from './tool.ts';
+import { type CheckedTool, checkTool } from './tool-check.ts';
 
 export type InputCheck = { ok: true; input: Record<string, unknown> } | { ok: false; message: string };
+
+/**
+ * What checking a structured result found: the data to pass on (a Standard Schema's output, with
+ * its defaults and transforms applied), or what is wrong, in words.
+ */
+export type OutputCheck = { ok: true; output: unknown } | { ok: false; message: string };
 
 type RegisterListener = (tool: Tool) => void;
 
@@ -24,19 +31,23 @@ export interface ToolReservation {
 /** The tools an app knows, by name, in registration order; each schema compiled once. */
 export class Registry {
   readonly #compilers = new SchemaCompilers();
-  readonly #tools = new Map<string, { tool: Tool; validate: ValidateFunction; output?: ValidateFunction }>();
+  readonly #tools = new Map<string, CheckedTool>();
   readonly #listeners = new Set<RegisterListener>();
   readonly #changeListeners = new Set<ChangeListener>();
   readonly #reservations = new Set<ToolReservation>();
 
-  /** Adds a tool. Throws TOOL_INVALID for a malformed tool, TOOL_DUPLICATE for a taken name. */
-  register(tool: Tool): void {
+  /**
+   * Adds a tool. Throws TOOL_INVALID for a malformed tool, TOOL_DUPLICATE for a taken name.
+   * A tool written with Standard Schemas is kept with the JSON Schema derived from them (see
+   * `defineTool`): `get` and `list` give that tool, not the object passed in.
+   */
+  register(tool: ToolSpec): void {
     this.registerBatch([tool]);
   }
 
   /** Adds several tools, all or nothing: one bad tool leaves the registry unchanged. */
-  registerBatch(tools: readonly Tool[]): void {
-    const checked: { tool: Tool; validate: ValidateFunction; output?: ValidateFunction }[] = [];
+  registerBatch(tools: readonly ToolSpec[]): void {
+    const checked: CheckedTool[] = [];
     try {
       for (const tool of tools) checked.push(checkTool(tool, this.#compilers));
       const seen = new Set<string>();
@@ -99,36 +110,80 @@ export class Registry {
 
   /**
    * Checks a structured result against the tool's `outputSchema`: undefined when it conforms (or
-   * the tool declares none), else what is wrong, in words.
+   * the tool declares none), else what is wrong, in words. At once: a Standard Schema that answers
+   * only asynchronously is checked against its derived JSON Schema (`validateOutput` awaits it).
    */
   checkOutput(name: string, structured: unknown): string | undefined {
-    const validate = this.#tools.get(name)?.output;
-    if (!validate || validate(structured)) return undefined;
-    return `the result of tool "${name}" does not match its outputSchema: ${describeErrors(validate.errors, structured).join('; ')}`;
+    const check = this.#tools.get(name)?.output;
+    if (!check) return undefined;
+    const result = check.now(structured);
+    return result.ok ? undefined : this.#outputProblem(name, result);
+  }
+
+  /**
+   * The full check of a structured result, what `executeTool` does: a Standard Schema's own answer
+   * (a Promise only where it answers asynchronously: await it), and its output value (defaults and
+   * transforms applied) as the data to pass on.
+   */
+  validateOutput(name: string, structured: unknown): OutputCheck | Promise<OutputCheck> {
+    const check = this.#tools.get(name)?.output;
+    if (!check) return { ok: true, output: structured };
+    return then(check.full(structured), (result) =>
+      result.ok
+        ? { ok: true, output: result.value }
+        : { ok: false, message: this.#outputProblem(name, result) },
+    );
+  }
+
+  #outputProblem(name: string, result: Validation & { ok: false }): string {
+    return `the result of tool "${name}" does not match its outputSchema: ${result.problems.join('; ')}`;
   }
 
   /**
    * Validates input against the tool's schema without touching the caller's object.
    * On success the input has the schema's defaults applied; on failure the message says
    * which field is wrong, what was expected and what was given, in words a model can act on.
+   * At once: a Standard Schema that answers only asynchronously is checked against the JSON Schema
+   * derived from it, a first look (`validateInput`, what `executeTool` does, waits for its answer).
    */
   checkInput(name: string, input: unknown): InputCheck {
     const entry = this.#tools.get(name);
     if (!entry) return { ok: false, message: this.#notFound(name).message };
-    let copy: unknown;
+    const copy = this.#copyInput(name, input);
+    if (!copy.ok) return copy;
+    return this.#inputCheck(name, entry.input.now(copy.input));
+  }
+
+  /**
+   * The full input check, what `executeTool` does before a handler runs: as `checkInput`, with a
+   * Standard Schema's own answer (its defaults, transforms and refinements applied). A Promise only
+   * where the schema answers asynchronously: await it.
+   */
+  validateInput(name: string, input: unknown): InputCheck | Promise<InputCheck> {
+    const entry = this.#tools.get(name);
+    if (!entry) return { ok: false, message: this.#notFound(name).message };
+    const copy = this.#copyInput(name, input);
+    if (!copy.ok) return copy;
+    return then(entry.input.full(copy.input), (result) => this.#inputCheck(name, result));
+  }
+
+  /** A copy of the input to validate (schema defaults are applied to it), or why there is none. */
+  #copyInput(name: string, input: unknown): { ok: true; input: unknown } | { ok: false; message: string } {
     try {
-      copy = input === undefined ? {} : structuredClone(input);
+      return { ok: true, input: input === undefined ? {} : structuredClone(input) };
     } catch (error) {
       return {
         ok: false,
         message: `invalid input for tool "${name}": the input must be JSON data (${errorMessage(error)})`,
       };
     }
-    if (entry.validate(copy)) return { ok: true, input: copy as Record<string, unknown> };
-    const problems = describeErrors(entry.validate.errors, copy);
+  }
+
+  #inputCheck(name: string, result: Validation): InputCheck {
+    if (result.ok) return { ok: true, input: result.value as Record<string, unknown> };
     return {
       ok: false,
-      message: `invalid input for tool "${name}": ${problems.join('; ')}. Fix the arguments and call "${name}" again.`,
+      message: `invalid input for tool "${name}": ${result.problems.join('; ')}. Fix the arguments and call "${name}" again.`,
     };
   }
 
@@ -177,4 +232,9 @@ export class Registry {
     const list = known.length > 0 ? `known tools: ${known.join(', ')}` : 'no tools are registered';
     return new HubosError('TOOL_NOT_FOUND', `no tool named "${name}" (${list})`, { details: { tool: name } });
   }
+}
+
+/** `f(value)`, at once for a value, once it settles for a Promise: synchronous schemas stay synchronous. */
+function then<T, R>(value: T | Promise<T>, f: (value: T) => R): R | Promise<R> {
+  return value instanceof Promise ? value.then(f) : f(value);
 }

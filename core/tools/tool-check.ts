@@ -1,6 +1,19 @@
 import { errorMessage, HubosError } from '../errors.ts';
-import type { SchemaCompilers, ValidateFunction } from '../json-schema.ts';
-import type { Tool } from './tool.ts';
+import {
+  describeErrors,
+  INPUT_WORDS,
+  type JSONSchemaObject,
+  type SchemaCompilers,
+  type ValidateFunction,
+} from '../json-schema.ts';
+import {
+  isStandardSchema,
+  type StandardSchemaV1,
+  type Validation,
+  validateStandard,
+} from '../standard-schema.ts';
+import { withJSONSchemas } from './standard-schema-tool.ts';
+import type { Tool, ToolSpec } from './tool.ts';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -8,21 +21,37 @@ function invalid(name: string, problem: string): HubosError {
   return new HubosError('TOOL_INVALID', `tool ${name}: ${problem}`, { details: { tool: name } });
 }
 
+/** One of a tool's schemas, ready to check values against. */
+export interface SchemaCheck {
+  /**
+   * Checks at once. A Standard Schema that answers only asynchronously is checked here against
+   * the JSON Schema derived from it, a first look; `full` awaits its own answer.
+   */
+  now(value: unknown): Validation;
+  /** The full check: the Standard Schema's own answer (a Promise where it answers asynchronously), or ajv's. */
+  full(value: unknown): Validation | Promise<Validation>;
+}
+
+export interface CheckedTool {
+  /** The tool as the registry keeps it: JSON Schema in `inputSchema` / `outputSchema`. */
+  tool: Tool;
+  input: SchemaCheck;
+  output?: SchemaCheck;
+}
+
 /**
- * Checks a tool's shape and compiles its input (and output) schema once, each by the JSON Schema
- * dialect it declares; throws TOOL_INVALID naming the problem.
+ * Checks a tool's shape, derives JSON Schema from Standard Schemas, and readies its input (and
+ * output) schema once: JSON Schema compiled by the dialect it declares, a Standard Schema by its
+ * library's own `validate`. Throws TOOL_INVALID naming the problem.
  */
-export function checkTool(
-  tool: unknown,
-  compilers: SchemaCompilers,
-): { tool: Tool; validate: ValidateFunction; output?: ValidateFunction } {
-  if (typeof tool !== 'object' || tool === null) {
+export function checkTool(spec: unknown, compilers: SchemaCompilers): CheckedTool {
+  if (typeof spec !== 'object' || spec === null) {
     throw new HubosError(
       'TOOL_INVALID',
-      `a tool must be an object, got ${tool === null ? 'null' : typeof tool}`,
+      `a tool must be an object, got ${spec === null ? 'null' : typeof spec}`,
     );
   }
-  const { name, description, inputSchema, outputSchema, handler, permissions } = tool as Partial<Tool>;
+  const { name, description, handler, permissions } = spec as Partial<Tool>;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     const shown = typeof name === 'string' ? JSON.stringify(name) : `(${typeof name})`;
     throw invalid(
@@ -40,27 +69,81 @@ export function checkTool(
   if (permissions !== undefined && !(Array.isArray(permissions) && permissions.every(isPermission))) {
     throw invalid(label, 'permissions must be an array of "<domain>:<action>" strings, e.g. ["fs:read"]');
   }
+  const tool = withJSONSchemas(spec as ToolSpec);
+  const { inputSchema, outputSchema, standardSchemas } = tool;
   if (typeof inputSchema !== 'object' || inputSchema === null || Array.isArray(inputSchema)) {
-    throw invalid(label, 'inputSchema must be a JSON Schema object, e.g. { type: "object", properties: {} }');
-  }
-  if (inputSchema.type !== 'object') {
     throw invalid(
       label,
-      `inputSchema must describe an object (type: "object"), got type ${JSON.stringify(inputSchema.type)}`,
+      'inputSchema must be a JSON Schema object, e.g. { type: "object", properties: {} }, or a Standard Schema (zod, valibot, ArkType…)',
     );
   }
-  const validate = compile(label, 'inputSchema', inputSchema, compilers);
-  if (outputSchema === undefined) return { tool: tool as Tool, validate };
+  if (inputSchema.type !== 'object') {
+    const hint = standardSchemas?.input ? ' (declare it as an object schema, e.g. z.object({ … }))' : '';
+    throw invalid(
+      label,
+      `inputSchema must describe an object (type: "object"), got type ${JSON.stringify(inputSchema.type)}${hint}`,
+    );
+  }
+  for (const [io, schema] of Object.entries(standardSchemas ?? {})) {
+    if (schema !== undefined && !isStandardSchema(schema)) {
+      throw invalid(label, `standardSchemas.${io} must be a Standard Schema (with ~standard.validate)`);
+    }
+  }
+  const input = schemaCheck(label, 'inputSchema', inputSchema, standardSchemas?.input, compilers);
+  if (outputSchema === undefined) return { tool, input };
   if (typeof outputSchema !== 'object' || outputSchema === null || outputSchema.type !== 'object') {
     compilers.for(inputSchema).removeSchema(inputSchema);
     throw invalid(label, 'outputSchema must be a JSON Schema of an object (type: "object"), as MCP asks');
   }
   try {
-    return { tool: tool as Tool, validate, output: compile(label, 'outputSchema', outputSchema, compilers) };
+    return {
+      tool,
+      input,
+      output: schemaCheck(label, 'outputSchema', outputSchema, standardSchemas?.output, compilers),
+    };
   } catch (error) {
     compilers.for(inputSchema).removeSchema(inputSchema);
     throw error;
   }
+}
+
+function schemaCheck(
+  label: string,
+  field: string,
+  schema: JSONSchemaObject,
+  standard: StandardSchemaV1 | undefined,
+  compilers: SchemaCompilers,
+): SchemaCheck {
+  if (!standard) {
+    const validate = compile(label, field, schema, compilers);
+    const now = (value: unknown): Validation =>
+      validate(value) ? { ok: true, value } : { ok: false, problems: describeErrors(validate.errors, value) };
+    return { now, full: now };
+  }
+  const ajv = compilers.for(schema);
+  if (!ajv.validateSchema(schema)) {
+    throw invalid(
+      label,
+      `the JSON Schema derived from its ${field} is not valid: ${ajv.errorsText(ajv.errors)}`,
+    );
+  }
+  // Compiled only if the library ever answers asynchronously: until then its own check is the one.
+  let derived: ValidateFunction | undefined;
+  return {
+    now(value) {
+      const result = validateStandard(standard, value, INPUT_WORDS, schema);
+      if (!(result instanceof Promise)) return result;
+      try {
+        derived ??= compile(label, field, schema, compilers);
+      } catch {
+        return { ok: true, value }; // no first look possible: the full check still runs before the handler
+      }
+      return derived(value)
+        ? { ok: true, value }
+        : { ok: false, problems: describeErrors(derived.errors, value) };
+    },
+    full: (value) => validateStandard(standard, value, INPUT_WORDS, schema),
+  };
 }
 
 function compile(label: string, field: string, schema: object, compilers: SchemaCompilers): ValidateFunction {

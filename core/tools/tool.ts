@@ -2,8 +2,11 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { Usage } from '../agent/messages.ts';
 import type { JSONSchemaObject } from '../json-schema.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
+import type { StandardSchemaV1 } from '../standard-schema.ts';
 import type { Store } from '../store/store.ts';
+import type { ToolOutput } from './content.ts';
 import type { ElicitRequest, ElicitResult, LogLevel, SampleRequest, SampleResult } from './interaction.ts';
+import { withJSONSchemas } from './standard-schema-tool.ts';
 
 /** The per-call facts a handler acts on. */
 export interface ToolContext<I = Record<string, unknown>> {
@@ -86,6 +89,12 @@ export interface Tool<I = any, O = unknown> {
    * `structuredContent`) is checked against it, and MCP clients see it in `tools/list`.
    */
   outputSchema?: JSONSchemaObject;
+  /**
+   * Set for a tool declared with Standard Schemas (zod, valibot, ArkType…): the schemas as written.
+   * They validate in place of `inputSchema` / `outputSchema`, which hold the JSON Schema derived
+   * from them (what the model and MCP clients see).
+   */
+  standardSchemas?: { input?: StandardSchemaV1; output?: StandardSchemaV1 };
   handler: ToolHandler<I, O>;
   /** `<domain>:<action>` permissions the tool needs, e.g. `fs:read`, `net:http`. */
   permissions?: readonly string[];
@@ -94,22 +103,56 @@ export interface Tool<I = any, O = unknown> {
   concurrent?: boolean;
 }
 
-/** The input type a JSON Schema describes (falls back to a plain record where it cannot tell). */
-export type InputOf<S> = S extends JSONSchemaObject ? FromSchema<S> : Record<string, unknown>;
+/**
+ * A tool as written: like `Tool`, but either schema may also be a Standard Schema (zod, valibot,
+ * ArkType…). `defineTool` and `Registry.register` turn it into a `Tool` (JSON Schema derived).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a registry takes tools of every input type.
+export interface ToolSpec<I = any, O = unknown> extends Omit<Tool<I, O>, 'inputSchema' | 'outputSchema'> {
+  inputSchema: ToolSchema;
+  outputSchema?: ToolSchema;
+}
+
+/** What a tool's `inputSchema` / `outputSchema` may be written as: JSON Schema, or a Standard Schema. */
+export type ToolSchema = JSONSchemaObject | StandardSchemaV1;
 
 /**
- * Declares a tool with its handler's `tc.input` typed from the schema:
- * `defineTool({ inputSchema: { type: 'object', properties: { city: { type: 'string' } } }, ... })`.
+ * The handler's input type: a Standard Schema's output type (after defaults and transforms), or
+ * what a JSON Schema describes (falls back to a plain record where it cannot tell).
  */
-export function defineTool<const S extends JSONSchemaObject, O = unknown>(tool: {
+export type InputOf<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends JSONSchemaObject
+    ? FromSchema<S>
+    : Record<string, unknown>;
+
+/**
+ * What the handler may return: for a Standard Schema `outputSchema`, data of its input type (or a
+ * rich `toolOutput`); otherwise anything (`O`, inferred from the handler).
+ */
+export type ResultOf<OS, O> = OS extends StandardSchemaV1 ? StandardSchemaV1.InferInput<OS> | ToolOutput : O;
+
+/**
+ * Declares a tool with its handler's `tc.input` typed from the schema, JSON Schema
+ * (`inputSchema: { type: 'object', properties: { city: { type: 'string' } } }`) or any Standard Schema
+ * (`inputSchema: z.object({ city: z.string() })`). A Standard Schema tool comes back with the JSON
+ * Schema derived from its schemas in `inputSchema` / `outputSchema` and the schemas themselves in
+ * `standardSchemas`; throws TOOL_INVALID when no JSON Schema can be derived. A JSON Schema tool
+ * comes back as it was given.
+ */
+export function defineTool<
+  const S extends ToolSchema,
+  O = unknown,
+  const OS extends ToolSchema | undefined = undefined,
+>(tool: {
   name: string;
   description: string;
   inputSchema: S;
-  outputSchema?: JSONSchemaObject;
-  handler: ToolHandler<InputOf<S>, O>;
+  outputSchema?: OS;
+  handler: ToolHandler<InputOf<S>, ResultOf<OS, O>>;
   permissions?: readonly string[];
   metadata?: Record<string, unknown>;
   concurrent?: boolean;
-}): Tool<InputOf<S>, O> {
-  return tool as Tool<InputOf<S>, O>;
+}): Tool<InputOf<S>, ResultOf<OS, O>> {
+  return withJSONSchemas(tool as ToolSpec) as Tool<InputOf<S>, ResultOf<OS, O>>;
 }
