@@ -3,6 +3,7 @@ import type { AgentTemplate } from './agent/spec.ts';
 import type { BusConfig } from './bus/open-bus.ts';
 import { HubosError } from './errors.ts';
 import { describeValue } from './json-schema.ts';
+import type { ModelObject } from './model/model.ts';
 import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
 import type { StoreConfig } from './store/open-store.ts';
@@ -22,8 +23,8 @@ export interface HubosConfig {
   plugins?: PluginOption[];
   /** Agent templates by name; each is created at boot under its name. */
   agents?: Record<string, AgentTemplate>;
-  /** The model of agents that name none, e.g. `'openai:gpt-4.1-mini'`. */
-  model?: string;
+  /** The model of agents that name none: a reference (`'openai:gpt-4.1-mini'`), or a model object (a `LanguageModel`, an AI SDK model). */
+  model?: string | ModelObject;
   /** Where sessions and plugin data live (default: SQLite at `.hubos/hubos.db`). */
   store?: StoreConfig;
   /** How instances of one service coordinate (default: in-process; `redis` joins several). */

@@ -16,7 +16,7 @@ import { createKernelHooks, type KernelHooks } from './hooks.ts';
 import { Instance } from './instance.ts';
 import { KERNEL_OF, type KernelView, PLUGIN_OF } from './kernel-view.ts';
 import { createConsoleLogger, type Logger } from './logger.ts';
-import { isLanguageModel } from './model/model.ts';
+import { isModelObject, type ModelObject, toLanguageModel } from './model/model.ts';
 import { ModelRegistry } from './model/registry.ts';
 import type { Plugin, PluginOption } from './plugin.ts';
 import { orderPlugins } from './plugin-order.ts';
@@ -479,7 +479,7 @@ export class Kernel {
         { details: { agent: spec.name } },
       );
     }
-    const model = isLanguageModel(ref) ? ref : this.#resolveModel(spec.name, ref);
+    const model = this.#resolveModel(spec.name, ref);
     if (this.#agents.has(spec.name)) {
       throw new HubosError('AGENT_EXISTS', `an agent named "${spec.name}" already exists`, {
         details: { agent: spec.name },
@@ -528,11 +528,20 @@ export class Kernel {
     }
   }
 
-  #resolveModel(agent: string, ref: string) {
+  /** A reference through `kernel.models`; a model object as it is (an AI SDK one wrapped). */
+  #resolveModel(agent: string, ref: string | ModelObject) {
+    if (typeof ref !== 'string' && !isModelObject(ref)) {
+      throw new HubosError(
+        'AGENT_INVALID',
+        `agent "${agent}": "model" must be a reference ('openai:gpt-4.1-mini'), a LanguageModel or an AI SDK language model`,
+        { details: { agent } },
+      );
+    }
     try {
-      return this.models.resolve(ref);
+      return typeof ref === 'string' ? this.models.resolve(ref) : toLanguageModel(ref);
     } catch (error) {
-      const message = `agent "${agent}": model "${ref}": ${errorMessage(error)}`;
+      const name = typeof ref === 'string' ? ref : `${ref.provider}:${ref.modelId}`;
+      const message = `agent "${agent}": model "${name}": ${errorMessage(error)}`;
       throw new HubosError(HubosError.is(error) ? error.code : 'AGENT_INVALID', message, {
         cause: error,
         details: { agent },

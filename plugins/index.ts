@@ -82,6 +82,7 @@ export {
   type McpStdioServerConfig,
   type SyncedTool as McpSyncedTool,
 } from './mcp/index.ts';
+export { default as aiSdkProviders } from './models/ai-sdk-providers.ts';
 export {
   ANTHROPIC_VERSION,
   type AnthropicOptions,

@@ -1,5 +1,5 @@
 import type { TapOnlyHooks } from '../hook-utils.ts';
-import type { LanguageModel } from '../model/model.ts';
+import type { ModelObject } from '../model/model.ts';
 import { type PermissionsConfig, permissionsSchema } from '../permissions.ts';
 import type { AgentHooks } from './agent-hooks.ts';
 
@@ -8,8 +8,11 @@ export interface AgentTemplate {
   description?: string;
   /** The system prompt. */
   instructions?: string;
-  /** A model reference (`'openai:gpt-4.1-mini'`, `'anthropic:claude-sonnet-4-5'`, `'offline'`) or a model object. */
-  model?: string | LanguageModel;
+  /**
+   * A model reference (`'openai:gpt-4.1-mini'`, `'anthropic:claude-sonnet-4-5'`, `'offline'`) or a
+   * model object: a `LanguageModel`, or an AI SDK language model (`groq('llama-3.3-70b')`).
+   */
+  model?: string | ModelObject;
   /** Registered tool names or globs (`'filesystem_*'`); none when omitted. */
   tools?: string[];
   /** Model calls per run before the loop stops with `max-steps` (default 25). */

@@ -1,5 +1,7 @@
 import type { Message, ToolCall, Usage } from '../agent/messages.ts';
 import type { JSONSchemaObject } from '../json-schema.ts';
+import { fromAiSdk, isAiSdkModel } from './ai-sdk.ts';
+import type { AiSdkLanguageModel } from './ai-sdk-types.ts';
 
 /** A tool as a model sees it. */
 export interface ToolDefinition {
@@ -59,4 +61,17 @@ export function isLanguageModel(value: unknown): value is LanguageModel {
     typeof (value as LanguageModel).stream === 'function' &&
     typeof (value as LanguageModel).provider === 'string'
   );
+}
+
+/** A model given as an object: a HubOS `LanguageModel`, or an AI SDK language model (wrapped when used). */
+export type ModelObject = LanguageModel | AiSdkLanguageModel;
+
+/** True for a HubOS `LanguageModel` or an AI SDK language model. */
+export function isModelObject(value: unknown): value is ModelObject {
+  return isLanguageModel(value) || isAiSdkModel(value);
+}
+
+/** The HubOS model of a model object: a `LanguageModel` as it is, an AI SDK model through `fromAiSdk`. */
+export function toLanguageModel(model: ModelObject): LanguageModel {
+  return isLanguageModel(model) ? model : fromAiSdk(model);
 }

@@ -23,6 +23,13 @@ export class ModelRegistry {
     this.#providers.set(provider.id, provider);
   }
 
+  /** Registers `provider`, replacing the one registered under its id; returns the replaced one (for the caller to close). */
+  replace(provider: ModelProvider): ModelProvider | undefined {
+    const replaced = this.#providers.get(provider.id);
+    this.#providers.set(provider.id, provider);
+    return replaced;
+  }
+
   get(id: string): ModelProvider {
     const provider = this.#providers.get(id);
     if (!provider) {

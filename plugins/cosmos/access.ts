@@ -72,9 +72,9 @@ export function checkOverrides(
   if (options.model !== undefined && options.model !== template.model) {
     const own = typeof template.model === 'string' ? `"${template.model}"` : "the server's default";
     throw deny(
-      `model "${String(options.model)}" is not template "${templateId}"'s (${own}): only an admin key may ` +
+      `model ${describeModel(options.model)} is not template "${templateId}"'s (${own}): only an admin key may ` +
         'choose another model; leave `model` out',
-      { model: options.model },
+      { model: typeof options.model === 'string' ? options.model : describeModel(options.model) },
     );
   }
   const fixed = template.metadata ?? {};
@@ -89,4 +89,11 @@ export function checkOverrides(
       { metadata: changed },
     );
   }
+}
+
+/** A model as words: its reference, or a model object's provider and id. */
+function describeModel(model: unknown): string {
+  if (typeof model === 'string') return `"${model}"`;
+  const { provider, modelId } = (model ?? {}) as { provider?: unknown; modelId?: unknown };
+  return typeof provider === 'string' ? `object "${provider}:${String(modelId ?? '')}"` : 'object';
 }

@@ -6,7 +6,7 @@ import {
   emptyUsage,
   errorMessage,
   HubosError,
-  isLanguageModel,
+  isModelObject,
   type KernelView,
   type StoreValue,
   type Usage,
@@ -207,7 +207,7 @@ export class Cosmos {
     const overrides = pickOverrides(options);
     let claim: Claim | undefined;
     try {
-      if (store && overrides.model !== undefined && isLanguageModel(overrides.model)) {
+      if (store && overrides.model !== undefined && isModelObject(overrides.model)) {
         throw new HubosError(
           'AGENT_INVALID',
           `cosmos: agent "${agentId}" is persisted, so its model must be a reference string, not an object`,

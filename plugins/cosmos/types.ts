@@ -1,4 +1,4 @@
-import type { KernelView, LanguageModel, Usage } from '../../core/index.ts';
+import type { KernelView, ModelObject, Usage } from '../../core/index.ts';
 
 /** The `cosmos` config key. */
 export interface CosmosConfig {
@@ -29,7 +29,7 @@ export interface CosmosContext {
 export interface CosmosOverrides {
   instructions?: string;
   /** A model reference, or (not with `persist`) a model object. */
-  model?: string | LanguageModel;
+  model?: string | ModelObject;
   tools?: string[];
   /** Merged over the template's metadata. */
   metadata?: Record<string, unknown>;

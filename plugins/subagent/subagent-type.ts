@@ -1,4 +1,4 @@
-import type { LanguageModel } from '../../core/index.ts';
+import type { ModelObject } from '../../core/index.ts';
 
 /** A kind of sub-agent the `task` tool can start: config `subagents.<type>`, or a plugin's. */
 export interface SubagentType {
@@ -8,8 +8,8 @@ export interface SubagentType {
   instructions?: string;
   /** Registered tool names or globs; none when omitted. `task` only while nesting is allowed. */
   tools?: string[];
-  /** A model reference (`'openai:gpt-4.1-mini'`) or a model object; default: the calling agent's model. */
-  model?: string | LanguageModel;
+  /** A model reference (`'openai:gpt-4.1-mini'`) or a model object (a LanguageModel, an AI SDK model); default: the calling agent's model. */
+  model?: string | ModelObject;
   /** Model calls per task (default: `task.maxSteps`, 25). */
   maxSteps?: number;
 }

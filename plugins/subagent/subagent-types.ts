@@ -1,4 +1,4 @@
-import { createAjv, describeErrors, HubosError, isLanguageModel } from '../../core/index.ts';
+import { createAjv, describeErrors, HubosError, isModelObject } from '../../core/index.ts';
 import {
   GENERAL_PURPOSE,
   GENERAL_PURPOSE_DESCRIPTION,
@@ -51,10 +51,10 @@ export class SubagentTypes {
         details: { subagentType: name },
       });
     }
-    if (typeof type.model === 'object' && !isLanguageModel(type.model)) {
+    if (typeof type.model === 'object' && !isModelObject(type.model)) {
       throw new HubosError(
         'AGENT_INVALID',
-        `sub-agent type "${name}": "model" must be a model reference or a LanguageModel object`,
+        `sub-agent type "${name}": "model" must be a model reference, a LanguageModel or an AI SDK language model`,
         { details: { subagentType: name } },
       );
     }

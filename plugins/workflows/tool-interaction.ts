@@ -2,13 +2,13 @@ import {
   type AgentEvent,
   elicitInRun,
   HubosError,
-  isLanguageModel,
   type LanguageModel,
   type Logger,
   type LogLevel,
   sampleModel,
   type ToolCallContext,
   type ToolInteraction,
+  toLanguageModel,
 } from '../../core/index.ts';
 import type { LeafContext } from './leaf-steps.ts';
 import type { ToolStep } from './types.ts';
@@ -75,7 +75,7 @@ function configModel(kernel: LeafContext['deps']['kernel'], where: string): Lang
       'SAMPLING_UNAVAILABLE',
       `${where}: a workflow has no model of its own, and the config names none: set the top-level "model" in agent.config.ts, or call the tool from an agent step (its agent's model answers)`,
     );
-  if (isLanguageModel(ref)) return ref;
+  if (typeof ref !== 'string') return toLanguageModel(ref);
   try {
     return kernel.models.resolve(ref);
   } catch (error) {

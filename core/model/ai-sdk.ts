@@ -1,0 +1,146 @@
+import { HubosError } from '../errors.ts';
+import { describeModel, isRetryable, retryDelayMs, toHubosError } from './ai-sdk-errors.ts';
+import { toCallOptions } from './ai-sdk-prompt.ts';
+import { toChunks } from './ai-sdk-stream.ts';
+import type { AiSdkLanguageModel, AiSdkModelOptions } from './ai-sdk-types.ts';
+import type { LanguageModel, ModelChunk, ModelRequest } from './model.ts';
+
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_RETRY_BASE_MS = 500;
+/** The newest spec version HubOS knows; a newer model is called as this one. */
+const NEWEST_SPEC = 4;
+
+/** True for an AI SDK language model object (`openai('gpt-4.1')`, `groq('llama-3.3-70b')`, ...). */
+export function isAiSdkModel(value: unknown): value is AiSdkLanguageModel {
+  if (typeof value !== 'object' || value === null) return false;
+  const model = value as Partial<Record<keyof AiSdkLanguageModel, unknown>>;
+  return (
+    typeof model.specificationVersion === 'string' &&
+    typeof model.doStream === 'function' &&
+    typeof model.provider === 'string' &&
+    typeof model.modelId === 'string'
+  );
+}
+
+/**
+ * An AI SDK language model (spec v2, v3 or v4, from any provider package) as a HubOS model: the
+ * agent's conversation and tools go in as the spec's prompt, its stream comes back as model chunks,
+ * and failures become the HubosErrors HubOS's own providers raise. Throws MODEL_CONFIG for a
+ * spec version HubOS cannot call (v1).
+ */
+export function fromAiSdk(model: AiSdkLanguageModel, options: AiSdkModelOptions = {}): LanguageModel {
+  const version = specVersion(model);
+  return {
+    provider: model.provider,
+    modelId: model.modelId,
+    stream: (request) => streamAiSdk(model, version, options, request),
+  };
+}
+
+function specVersion(model: AiSdkLanguageModel): number {
+  const version = Number(/^v(\d+)$/.exec(model.specificationVersion)?.[1]);
+  if (!(version >= 2)) {
+    throw new HubosError(
+      'MODEL_CONFIG',
+      `${describeModel(model)} implements AI SDK model spec "${model.specificationVersion}"; HubOS calls v2 and later: upgrade the provider package`,
+      { details: { provider: model.provider, model: model.modelId } },
+    );
+  }
+  return Math.min(version, NEWEST_SPEC);
+}
+
+async function* streamAiSdk(
+  model: AiSdkLanguageModel,
+  version: number,
+  options: AiSdkModelOptions,
+  request: ModelRequest,
+): AsyncGenerator<ModelChunk> {
+  const { signal } = request;
+  const callOptions = toCallOptions(request, version, options.toolImages ?? false);
+  const { stream } = await startStream(model, callOptions, signal, options);
+  const reader = stream.getReader();
+  // A model that ignores its abort signal still stops here: cancelling ends the pending read.
+  const cancel = () => void reader.cancel(signal.reason).catch(() => undefined);
+  signal.addEventListener('abort', cancel, { once: true });
+  const ctx = {
+    who: describeModel(model),
+    provider: model.provider,
+    failure: (error: unknown) => toHubosError(error, model),
+  };
+  try {
+    signal.throwIfAborted();
+    yield* toChunks(read(reader), ctx);
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    throw toHubosError(error, model);
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    // Left early (an error, the consumer stopped): the provider must stop streaming too.
+    await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
+type CallOptions = Parameters<AiSdkLanguageModel['doStream']>[0];
+
+/** Calls `doStream`, retrying retryable failures: nothing was streamed yet, so a retry is safe. */
+async function startStream(
+  model: AiSdkLanguageModel,
+  callOptions: CallOptions,
+  signal: AbortSignal,
+  options: AiSdkModelOptions,
+): Promise<{ stream: ReadableStream<unknown> }> {
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  for (let attempt = 0; ; attempt++) {
+    signal.throwIfAborted();
+    const started = callDoStream(model, callOptions);
+    try {
+      return await untilAborted(started, signal);
+    } catch (error) {
+      if (signal.aborted) {
+        // A stream that opens after the abort is nobody's: close it.
+        started.then(({ stream }) => stream.cancel(signal.reason)).catch(() => undefined);
+        throw signal.reason;
+      }
+      if (!isRetryable(error) || attempt >= maxRetries) throw toHubosError(error, model, attempt);
+      await sleep(retryDelayMs(error, attempt, options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS), signal);
+    }
+  }
+}
+
+/** `doStream` as a promise, a synchronous throw included. */
+function callDoStream(model: AiSdkLanguageModel, callOptions: CallOptions) {
+  try {
+    return Promise.resolve(model.doStream(callOptions));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function* read(reader: ReadableStreamDefaultReader<unknown>): AsyncGenerator<unknown> {
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    yield value;
+  }
+}
+
+/** `promise`, or the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve(promise)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return untilAborted(waited, signal).finally(() => clearTimeout(timer));
+}
