@@ -6,6 +6,7 @@ import {
   type Approvals,
   type Bus,
   HubosError,
+  hubosVersion,
   Instance,
   type KernelView,
   LocalBus,
@@ -32,6 +33,7 @@ export interface HubOSOptions extends HubOSServerOptions {
   store?: Store;
   /** What joins it to the other instances (default: the kernel's bus, else one of its own). */
   bus?: Bus;
+  /** Shown in the OpenAPI info, A2A cards and MCP `initialize` (default: HubOS's own version). */
   version?: string;
 }
 
@@ -57,7 +59,7 @@ export class HubOS {
   constructor(options: HubOSOptions = {}) {
     this.options = options;
     this.name = options.name ?? 'hubos';
-    this.version = options.version ?? '0.0.0';
+    this.version = options.version ?? hubosVersion();
     const store = options.store ?? options.kernel?.store ?? new MemoryStore();
     const kernel = options.kernel;
     this.#instance = kernel && !options.store ? kernel.instance : new Instance(store, 15_000);

@@ -170,8 +170,12 @@ describe('the chat page', () => {
     await expect.poll(() => page.locator('#agent option').allInnerTexts(), POLL).toEqual(['weather', 'echo']);
     expect(await text(page, '#agent-info')).toContain('Answers questions about the weather.');
     expect(await text(page, '#agent-model')).toBe('scripted:weather-model');
-    expect(await text(page, '#agent-tools')).toContain('get_weather — The weather in a city.');
-    expect(await text(page, '#agent-tools')).toContain('lookup_station');
+    expect(await page.locator('#agent-tools .tool-chip').allInnerTexts()).toEqual([
+      'get_weather',
+      'lookup_station',
+    ]);
+    await page.getByRole('button', { name: 'get_weather', exact: true }).click();
+    expect(await text(page, '#agent-tool-about')).toBe('get_weather\nThe weather in a city.');
 
     await page.locator('#agent').selectOption('echo');
     await expect.poll(() => text(page, '#agent-model'), POLL).toBe('scripted:echo-model');

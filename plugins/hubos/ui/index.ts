@@ -11,6 +11,7 @@ const FILES = {
   'app.js': 'text/javascript; charset=utf-8',
   'question.js': 'text/javascript; charset=utf-8',
   'parts.js': 'text/javascript; charset=utf-8',
+  'agent-panel.js': 'text/javascript; charset=utf-8',
   'workflows.js': 'text/javascript; charset=utf-8',
   'mcp-auth.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',

@@ -1,7 +1,6 @@
 import { dirname } from 'node:path';
-import type { KernelView } from '../../../core/index.ts';
+import { hubosVersion, type KernelView } from '../../../core/index.ts';
 import type { McpConfig } from '../config.ts';
-import { clientVersion } from './client-info.ts';
 import { tapMcpHubOS } from './hubos-routes.ts';
 import { McpClients } from './mcp-clients.ts';
 
@@ -35,7 +34,7 @@ export function startMcpClients(
       registry,
       logger: kernel.logger,
       baseDir: kernel.configFile ? dirname(kernel.configFile) : kernel.cwd,
-      version: clientVersion(),
+      version: hubosVersion(),
       store: kernel.store,
       workspaceRoot: kernel.sandbox.root,
     });

@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { type ServerCapabilities, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { type Agent, createPolicy, type KernelView } from '../../../core/index.ts';
+import { type Agent, createPolicy, hubosVersion, type KernelView } from '../../../core/index.ts';
 import type { McpServeConfig } from '../config.ts';
 import type { AskAgentRunner } from './ask-agent.ts';
 import { serveCompletions } from './completion-handler.ts';
@@ -17,7 +17,7 @@ import { serveTools } from './tool-handlers.ts';
 export interface McpServerOptions {
   /** What to serve (default: every registered tool, resource and prompt, no agents). */
   serve?: McpServeConfig;
-  /** The server's name and version, as `initialize` reports them. */
+  /** The server's name and version, as `initialize` reports them (default `hubos` and HubOS's version). */
   name?: string;
   version?: string;
   /** Told of each tool call while it runs (HTTP shutdown waits for them). */
@@ -64,7 +64,7 @@ export function createMcpServer(kernel: KernelView, options: McpServerOptions = 
     ...(hasResources || hasPrompts ? { completions: {} } : {}),
   };
   const server = new Server(
-    { name: options.name ?? 'hubos', version: options.version ?? '0.0.0' },
+    { name: options.name ?? 'hubos', version: options.version ?? hubosVersion() },
     {
       capabilities,
       instructions:

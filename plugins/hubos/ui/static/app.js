@@ -12,10 +12,6 @@ const el = {
   agent: $('agent'),
   newChat: $('new-chat'),
   keyButton: $('key-button'),
-  info: $('agent-info'),
-  description: $('agent-description'),
-  model: $('agent-model'),
-  tools: $('agent-tools'),
   loadError: $('load-error'),
   log: $('log'),
   empty: $('empty'),
@@ -629,7 +625,9 @@ async function decide(item, decision, done) {
 function renderChat() {
   el.log.replaceChildren(...(state.chat?.items ?? []).map((item) => renderItem(item).node));
   el.empty.hidden = (state.chat?.items.length ?? 0) > 0;
-  el.main.scrollTop = el.main.scrollHeight;
+  // A conversation opens at its latest message; an empty one at the top, where the agent panel is
+  // (the panel is in the same scroller, so pinning to the bottom would scroll it out of sight).
+  el.main.scrollTop = el.empty.hidden ? el.main.scrollHeight : 0;
 }
 
 function addItem(item) {
@@ -642,25 +640,6 @@ function addItem(item) {
   return view;
 }
 
-function renderAgentInfo(agent) {
-  el.info.hidden = !agent;
-  if (!agent) return;
-  el.description.textContent = agent.description || 'No description.';
-  el.model.textContent = agent.model || 'unknown';
-  el.tools.replaceChildren(
-    ...(agent.tools.length
-      ? agent.tools.map((tool) =>
-          h(
-            'li',
-            {},
-            h('code', {}, tool.name),
-            tool.description ? h('span', { class: 'tool-description' }, ` — ${tool.description}`) : undefined,
-          ),
-        )
-      : [h('li', { class: 'none' }, 'none')]),
-  );
-}
-
 // ---------------------------------------------------------------- agents
 
 function selectAgent(name) {
@@ -671,7 +650,7 @@ function selectAgent(name) {
     el.agent.value = agent.name;
     storage('local')?.setItem(AGENT_STORAGE, agent.name);
   }
-  renderAgentInfo(agent);
+  renderAgentPanel(agent);
   renderChat();
   setRunning(false);
 }

@@ -1,0 +1,26 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+let version: string | undefined;
+
+/**
+ * The version in HubOS's own package.json, which every surface reports (`hubos --version`, MCP
+ * `initialize`, A2A cards, the OpenAPI document). Found upwards from this file, so it is the same
+ * from source (core/version.ts) and from the built package (dist/core/version.js).
+ */
+export function hubosVersion(): string {
+  version ??= findVersion(dirname(fileURLToPath(import.meta.url)));
+  return version;
+}
+
+function findVersion(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'hubos' && pkg.version) return pkg.version;
+    }
+    if (dirname(dir) === dir) return '0.0.0';
+  }
+}
