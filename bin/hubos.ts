@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-import { main } from './cli.ts';
-import { resolveHubosToSelf } from './self-resolve.ts';
+// First and alone: on a Node.js too old for HubOS this says so in one line. The rest loads after it.
+import '../core/node-version.ts';
+
+const { resolveHubosToSelf } = await import('./self-resolve.ts');
+const { main } = await import('./cli.ts');
 
 resolveHubosToSelf();
 // Ctrl-C (or SIGTERM) cancels the running work or stops the server gracefully; a second one exits at once.

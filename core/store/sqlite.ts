@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { errorMessage, HubosError } from '../errors.ts';
 import type { Store, StoreValue } from './store.ts';
 
@@ -34,7 +34,7 @@ export class SqliteStore implements Store {
     let db: DatabaseSync | undefined;
     try {
       if (path !== ':memory:') ensureDir(dirname(path));
-      this.#db = db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+      this.#db = db = new (sqlite().DatabaseSync)(path, { timeout: options.busyTimeoutMs ?? 5_000 });
       this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
       this.#db.exec(
         'CREATE TABLE IF NOT EXISTS kv (namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (namespace, key)) WITHOUT ROWID',
@@ -193,4 +193,12 @@ function ensureDir(dir: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
+}
+
+/**
+ * node:sqlite, loaded when a store opens rather than imported: an import would stop `hubos` from
+ * loading at all on a Node.js without it, before the version check could say why.
+ */
+function sqlite(): typeof import('node:sqlite') {
+  return process.getBuiltinModule('node:sqlite');
 }
