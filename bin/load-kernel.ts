@@ -21,7 +21,7 @@ export async function loadKernel(command: string, flags: KernelFlags, io: CliIO)
   const found = await loadConfigFile({ cwd: io.cwd, ...(flags.config ? { configFile: flags.config } : {}) });
   if (!found) {
     io.stderr.write(
-      'No agent.config.{ts,mts,js,mjs} found here or in a parent folder: using the built-in defaults.\n',
+      'No agent.config.{ts,mts,cts,js,mjs,cjs} found here or in a parent folder: using the built-in defaults.\n',
     );
   }
   const mode = flags.mode ?? process.env.NODE_ENV ?? 'development';

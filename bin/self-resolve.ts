@@ -17,7 +17,8 @@ export function resolveHubosToSelf(): void {
   registerHooks({
     resolve(specifier, context, next) {
       const own = entries[specifier];
-      return own ? next(own, context) : next(specifier, context);
+      // Answered here rather than passed on: `require('hubos')` (a .cjs/.cts config) resolves too.
+      return own ? { url: own, shortCircuit: true } : next(specifier, context);
     },
   });
 }

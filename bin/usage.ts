@@ -20,7 +20,7 @@ Commands:
                               scaffold a tool plugin package (builds, with a passing test)
 
 Options:
-  --config <file>             use this config instead of searching for agent.config.{ts,mts,js,mjs}
+  --config <file>             use this config instead of searching for agent.config.{ts,mts,cts,js,mjs,cjs}
   --mode <mode>               passed to config functions (default: NODE_ENV or development)
   -h, --help                  show this help
   -v, --version               show the version

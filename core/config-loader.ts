@@ -1,11 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cosmiconfig } from 'cosmiconfig';
+import { loadAppModulesAsWritten } from './app-module-format.ts';
 import { errorMessage, HubosError } from './errors.ts';
 
-export const CONFIG_FILES = ['agent.config.ts', 'agent.config.mts', 'agent.config.js', 'agent.config.mjs'];
-const EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+const EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
+export const CONFIG_FILES = EXTENSIONS.map((ext) => `agent.config${ext}`);
 
 export interface FoundConfig {
   /** The module's default export: an object, a promise, or a function of `{ mode, command }`. */
@@ -16,12 +17,14 @@ export interface FoundConfig {
 /**
  * Finds and imports the config: `configFile` when given, otherwise the first `agent.config.*`
  * from `cwd` upwards. Returns undefined when there is none (the caller uses the defaults).
- * TypeScript configs load through Node's type stripping, so they may import other `.ts` files.
+ * TypeScript configs load through Node's type stripping, so they may import other `.ts` files;
+ * a config written as an ES module loads as one whatever the app's package.json `type` says.
  */
 export async function loadConfigFile(options: {
   cwd: string;
   configFile?: string;
 }): Promise<FoundConfig | undefined> {
+  loadAppModulesAsWritten();
   if (options.configFile !== undefined) {
     const file = resolve(options.cwd, options.configFile);
     if (!existsSync(file) || !statSync(file).isFile()) {
@@ -71,11 +74,15 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
   try {
     return await import(pathToFileURL(file).href);
   } catch (error) {
+    // An error HubOS raised while the config ran (a plugin factory's options, say) says it all.
+    if (HubosError.is(error)) throw error;
     const code = (error as { code?: string }).code;
     const hint =
       code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX' || code === 'ERR_INVALID_TYPESCRIPT_SYNTAX'
         ? ' (TypeScript configs run with Node type stripping: use erasable syntax only, no enums or namespaces)'
-        : '';
+        : /\b(require|module|exports) is not defined in ES module scope/.test(errorMessage(error))
+          ? ` (this file is an ES module, since its package.json says "type": "module" or its name ends in .mjs/.mts: write import/export, or rename it to ${basename(file).replace(/\.[^.]+$/, extname(file).endsWith('ts') ? '.cts' : '.cjs')} to keep require/module.exports)`
+          : '';
     throw new HubosError('CONFIG_LOAD_FAILED', `cannot load ${file}: ${errorMessage(error)}${hint}`, {
       cause: error,
       details: { file },

@@ -57,12 +57,14 @@ async function loadInNode(options: { cwd: string; configFile?: string }) {
 }
 
 describe('loadConfigFile: searching', () => {
-  it('looks for agent.config.ts, .mts, .js and .mjs, in that order', () => {
+  it('looks for agent.config.ts, .mts, .cts, .js, .mjs and .cjs, in that order', () => {
     expect(CONFIG_FILES).toEqual([
       'agent.config.ts',
       'agent.config.mts',
+      'agent.config.cts',
       'agent.config.js',
       'agent.config.mjs',
+      'agent.config.cjs',
     ]);
   });
 
@@ -184,7 +186,7 @@ describe('loadConfigFile: --config', () => {
     await expectHubosRejection(loadConfigFile({ cwd: root, configFile: 'configs' }), 'CONFIG_NOT_FOUND');
   });
 
-  it.each(['agent.config.json', 'agent.config.yaml', 'agent.config.cjs', 'agent.config'])(
+  it.each(['agent.config.json', 'agent.config.yaml', 'agent.config.tsx', 'agent.config'])(
     'a file with the wrong extension (%s) is CONFIG_LOAD_FAILED naming the file and the accepted ones',
     async (name) => {
       const root = await tree({ [name]: '{}' });
@@ -193,7 +195,7 @@ describe('loadConfigFile: --config', () => {
         'CONFIG_LOAD_FAILED',
       );
       expect(error.message).toContain(`cannot load ${join(root, name)}`);
-      expect(error.message).toContain('.ts, .mts, .js, .mjs');
+      expect(error.message).toContain('.ts, .mts, .cts, .js, .mjs, .cjs');
     },
   );
 });
