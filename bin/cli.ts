@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { errorMessage, HubosError } from '../core/index.ts';
+import { closestName, errorMessage, HubosError } from '../core/index.ts';
 import { createPluginCommand } from './commands/create-plugin.ts';
 import { initCommand } from './commands/init.ts';
 import { mcpCommand } from './commands/mcp.ts';
@@ -66,7 +66,9 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
     return 0;
   }
   if (!(first in COMMANDS)) {
-    throw new UsageError(first.startsWith('-') ? `unknown option "${first}"` : `unknown command "${first}"`);
+    if (first.startsWith('-')) throw new UsageError(`unknown option "${first}"`);
+    const guess = guessCommand(first);
+    throw new UsageError(`unknown command "${first}"${guess ? ` (did you mean "hubos ${guess}"?)` : ''}`);
   }
   const command = first as Command;
   const { values, positionals } = parse(command, rest);
@@ -166,4 +168,13 @@ function parse(command: Command, args: string[]) {
   } catch (error) {
     throw new UsageError(`${command}: ${errorMessage(error)}`);
   }
+}
+
+/** The command a mistyped one most likely meant: a near spelling, or the one it begins (`create`). */
+function guessCommand(word: string): string | undefined {
+  const names = Object.keys(COMMANDS);
+  return (
+    closestName(word, names) ??
+    (word.length >= 3 ? names.find((name) => name.startsWith(word.toLowerCase())) : undefined)
+  );
 }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { hubosDependency } from '../hubos-dependency.ts';
 import type { CliIO } from '../io.ts';
 import { UsageError } from '../io.ts';
 import { pluginFiles } from '../templates/plugin.ts';
@@ -29,13 +30,24 @@ export async function createPluginCommand(
     io.stderr.write(`${target} exists and is not empty: choose another --dir or remove it.\n`);
     return 1;
   }
-  for (const [path, content] of Object.entries(pluginFiles(name, hubosVersion()))) {
+  const dependency = hubosDependency(io.cwd, target);
+  const files = pluginFiles(name, { range: `^${hubosVersion()}`, spec: dependency.spec });
+  for (const [path, content] of Object.entries(files)) {
     const file = join(target, path);
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, content);
   }
+  const from =
+    dependency.from === 'registry'
+      ? `\nIts tests install hubos ${dependency.spec} from npm; until hubos is published there, make a tarball in a\nHubOS checkout (npm run tarball) and set devDependencies.hubos to "file:/path/to/hubos-<version>.tgz".\n`
+      : '';
   io.stdout.write(
-    `Created ${name} in ${target}\nNext: cd ${target} && npm install && npm run build && npm test\n`,
+    `Created ${name} in ${target}\nNext: cd ${relativeOrAbsolute(io.cwd, target)} && npm install && npm run build && npm test\n${from}`,
   );
   return 0;
+}
+
+function relativeOrAbsolute(cwd: string, target: string): string {
+  const path = relative(cwd, target);
+  return path && !path.startsWith('..') ? path : target;
 }

@@ -26,7 +26,23 @@ describe('hubos command line', () => {
     const result = await hubos(['frobnicate'], ROOT);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('unknown command "frobnicate"');
+    expect(result.stderr).not.toContain('did you mean');
     expect(result.stderr).toContain('Usage: hubos');
+  });
+
+  it('suggests the command a typo meant', async () => {
+    const typos = [
+      ['serv', 'serve'],
+      ['tool', 'tools'],
+      ['Run', 'run'],
+      ['valdiate', 'validate'],
+      ['create', 'create-plugin'],
+    ] as const;
+    const results = await Promise.all(typos.map(([typo]) => hubos([typo], ROOT)));
+    for (const [i, [typo, meant]] of typos.entries()) {
+      expect(results[i]!.code).toBe(2);
+      expect(results[i]!.stderr).toContain(`unknown command "${typo}" (did you mean "hubos ${meant}"?)`);
+    }
   });
 
   it('rejects unknown flags, flags of another command and stray arguments', async () => {
@@ -49,7 +65,7 @@ describe('hubos command line', () => {
     const dir = await tempDir();
     const result = await hubos(['tools'], dir);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('No agent.config.{ts,mts,js,mjs} found');
+    expect(result.stderr).toContain('No agent.config.{ts,mts,cts,js,mjs,cjs} found');
     expect(result.stderr).toContain('built-in defaults');
     // The defaults are the built-in tools.
     expect(result.stdout).toContain('11 tool(s):');

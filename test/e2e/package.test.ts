@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packedHubos } from '../helpers/packed-hubos.ts';
 import { CLOCK_FIXTURE, ROOT, type RunResult, run, tempDir, writeFiles } from '../helpers/run.ts';
 
 // npm settings inherited from an outer `npm test` must not steer the inner npm commands, and the
@@ -33,10 +34,8 @@ let app: string;
 let tarball: string;
 
 beforeAll(async () => {
+  tarball = await packedHubos();
   const packs = await tempDir('hubos-pack-');
-  const pack = await npm(['pack', '--pack-destination', packs, '--json'], ROOT);
-  expectOk(pack, 'npm pack');
-  tarball = join(packs, (JSON.parse(pack.stdout) as { filename: string }[])[0]!.filename);
   const clock = await npm(['pack', CLOCK_FIXTURE, '--pack-destination', packs, '--json'], packs);
   expectOk(clock, 'npm pack of the plugin fixture');
   const clockTarball = join(packs, (JSON.parse(clock.stdout) as { filename: string }[])[0]!.filename);
