@@ -2,8 +2,9 @@
  * The repo's own config: what `npm start` serves (http://127.0.0.1:3000/). It shows every feature
  * built so far. Run `npm run hubos -- plugins` to see the plugins and the hooks they tap.
  */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { defineConfig } from 'hubos';
-import { defineWorkflow } from 'hubos/plugins';
+import { aiSdkProviders, defineWorkflow } from 'hubos/plugins';
 import { notes } from './examples/notes-plugin.ts';
 
 // A declared workflow (POST /api/workflows/file-note/run, or the chat page's Workflows list): the
@@ -54,13 +55,24 @@ const fileNote = defineWorkflow<{ title: string; text: string }>({
 
 export default defineConfig(({ mode }) => ({
   plugins: [
-    // A local plugin module, imported as TypeScript (which imports another .ts file).
+    // A local plugin module, imported as TypeScript; its options are checked against a Zod schema.
     notes({ maxNotes: 100 }),
+    // Any AI SDK provider package: its models by reference, 'local:<model>' here (an OpenAI-compatible
+    // server such as LM Studio or Ollama). `HUBOS_MODEL=local:qwen3-8b npm start` makes it the default.
+    aiSdkProviders({
+      local: createOpenAICompatible({
+        name: 'local',
+        baseURL: process.env.LOCAL_MODEL_URL ?? 'http://127.0.0.1:1234/v1',
+      }),
+    }),
     // A third-party tool package loaded by specifier, with options (it is shaped like an npm package).
     ['./test/fixtures/packages/hubos-plugin-clock/index.js', { timezone: 'Europe/Paris' }],
     // Falsy entries are skipped: a plugin only for some modes reads `mode === 'x' && plugin()`.
     mode === 'test' && null,
   ],
+  // The default model: HUBOS_MODEL when set, else OpenAI or Anthropic when their key is set, else
+  // the offline demo model.
+  ...(process.env.HUBOS_MODEL ? { model: process.env.HUBOS_MODEL } : {}),
   // Agents by name. With no API key set, the offline demo model answers: type
   // `/notes_add {"title": "idea", "text": "..."}` or `/filesystem_list {}` to make it call a tool.
   agents: {

@@ -1,10 +1,12 @@
 import { defineErrorCodes, definePlugin, defineTool, type Store, toolOutput } from 'hubos';
 import { describeRoute, getHubOSHooks, Hono, type HubOSEnv } from 'hubos/server';
+import { z } from 'zod';
 
-export interface NotesOptions {
+/** The plugin's options, checked when the app loads: a typo or a wrong type fails naming the option. */
+const NotesOptions = z.strictObject({
   /** How many notes the store keeps before refusing new ones. */
-  maxNotes?: number;
-}
+  maxNotes: z.number().int().min(1).default(50),
+});
 
 /** The notes, as the `notes` service other plugins can use (`kernel.service('notes')`). */
 export interface Notebook {
@@ -36,13 +38,14 @@ const noteUri = (title: string) => `notes://${encodeURIComponent(title)}`;
 
 /**
  * A local plugin: notes kept in the kernel's store, so they last as long as the store does.
- * Shows defineTool's typed input, a plugin factory with options, a service, its own error codes,
+ * Shows defineTool's typed input (from JSON Schema, and from Zod in notes_find), a plugin factory
+ * whose options are checked against a Zod schema, a service, its own error codes,
  * documented routes mounted on the HubOS server with the `hubos/server` kit, structured and rich
  * tool results, a tool that asks its human a question (`tc.elicit`), and the notes as MCP
  * resources (`notes://{title}`) and a prompt.
  */
-export const notes = definePlugin((options: NotesOptions = {}) => {
-  const maxNotes = options.maxNotes ?? 50;
+export const notes = definePlugin({ name: 'notes', optionsSchema: NotesOptions }, (options) => {
+  const { maxNotes } = options;
   return {
     name: 'notes',
     version: '1.0.0',
@@ -91,6 +94,28 @@ export const notes = definePlugin((options: NotesOptions = {}) => {
             },
             permissions: ['notes:read'],
             handler: async (_ctx, { store }) => ({ titles: await store.list('notes') }),
+          }),
+          // Declared with Zod: the handler's input is typed from it, the model and MCP clients see the
+          // JSON Schema derived from it, and zod's own checks and defaults apply before the handler runs.
+          defineTool({
+            name: 'notes_find',
+            description: 'Finds the notes whose title or text contains some words. Use it to recall a note.',
+            inputSchema: z.strictObject({
+              query: z.string().trim().min(1).describe('Words to look for, in any case'),
+              limit: z.number().int().min(1).max(50).default(10).describe('At most this many titles'),
+            }),
+            outputSchema: z.object({ titles: z.array(z.string()) }),
+            permissions: ['notes:read'],
+            handler: async (_ctx, { input, store }) => {
+              const query = input.query.toLowerCase();
+              const found: string[] = [];
+              for (const title of await store.list('notes')) {
+                const text = await store.get<string>('notes', title);
+                if (`${title}\n${text ?? ''}`.toLowerCase().includes(query)) found.push(title);
+                if (found.length === input.limit) break;
+              }
+              return { titles: found };
+            },
           }),
           defineTool({
             name: 'notes_show',

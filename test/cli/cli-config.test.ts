@@ -34,6 +34,7 @@ describe('hubos tools / plugins / validate', () => {
       'text_slugify',
       'notes_add',
       'notes_list',
+      'notes_find',
       'notes_show',
       'notes_forget',
       'clock_now',
@@ -72,7 +73,7 @@ describe('hubos tools / plugins / validate', () => {
   it('validate: exit 0 for a valid config', async () => {
     const result = await hubos(['validate'], ROOT);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 13 plugin(s), 20 tool(s)`);
+    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 14 plugin(s), 21 tool(s)`);
   });
 
   it('validate: exit 1 naming the key path, the expectation and the file', async () => {

@@ -108,3 +108,32 @@ it('the notes plugin: structured and rich results, a confirmation question, reso
   expect(accepted).toEqual({ ok: true, output: { deleted: true } });
   expect(await kernel.service('notes').titles()).toEqual([]);
 });
+
+it('the notes plugin: a Zod tool (notes_find) and Zod-checked options', async () => {
+  const kernel = await bootKernel({ plugins: [notes()] });
+  kernels.push(kernel);
+  const env = { store: kernel.store };
+  await invokeTool(kernel.registry.get('notes_add'), { title: 'plan', text: 'ship on Friday' }, env);
+  await invokeTool(kernel.registry.get('notes_add'), { title: 'groceries', text: 'milk' }, env);
+  const find = kernel.registry.get('notes_find');
+  // What the model sees: JSON Schema derived from the Zod schema, descriptions and defaults included.
+  expect(find.inputSchema).toMatchObject({
+    type: 'object',
+    properties: {
+      query: { type: 'string', minLength: 1, description: 'Words to look for, in any case' },
+      limit: { type: 'integer', default: 10, maximum: 50 },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  });
+  expect(await invokeTool(find, { query: '  FRIDAY ' }, env)).toEqual({
+    ok: true,
+    output: { titles: ['plan'] },
+  });
+  const invalid = await invokeTool(find, { query: 'x', limit: 0 }, env);
+  expect(invalid).toMatchObject({ ok: false, error: { code: 'TOOL_INPUT_INVALID' } });
+  expect(invalid.ok ? '' : invalid.error.message).toContain('"limit"');
+
+  expect(() => notes({ maxNotes: 0 })).toThrow(/plugin "notes": option "maxNotes"/);
+  expect(() => notes({ maxNote: 5 } as never)).toThrow(/unknown option "maxNote"/);
+});

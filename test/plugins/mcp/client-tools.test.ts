@@ -28,7 +28,6 @@ describe('mcp client: a stdio server as a tool source', () => {
       type: 'object',
       properties: { text: { type: 'string', description: 'What to echo' } },
       required: ['text'],
-      additionalProperties: false,
     });
     expect(echo.permissions).toEqual(['mcp:fx']);
     expect(echo.metadata).toEqual({ mcp: { server: 'fx', tool: 'echo' } });

@@ -49,6 +49,7 @@ describe('hubos mcp (stdio)', () => {
         'filesystem_search',
         'notes_add',
         'notes_list',
+        'notes_find',
         'notes_show',
         'notes_forget',
         'noisy_say',
@@ -79,7 +80,7 @@ describe('hubos mcp (stdio)', () => {
     } finally {
       await client.close();
     }
-    expect(stderr).toContain('serving 10 tool(s) over stdio');
+    expect(stderr).toContain('serving 11 tool(s) over stdio');
     expect(stderr).toContain('the client closed stdin; stopping');
   });
 
