@@ -65,7 +65,7 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
     io.stdout.write(`${hubosVersion()}\n`);
     return 0;
   }
-  if (!(first in COMMANDS)) {
+  if (!Object.hasOwn(COMMANDS, first)) {
     if (first.startsWith('-')) throw new UsageError(`unknown option "${first}"`);
     const guess = guessCommand(first);
     throw new UsageError(`unknown command "${first}"${guess ? ` (did you mean "hubos ${guess}"?)` : ''}`);

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hubosVersion } from './version.ts';
@@ -31,7 +32,9 @@ function appSpec(cwd: string): { spec: string; dir: string } | undefined {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const pkg = readJson(join(dir, 'package.json'));
     const spec = pkg?.dependencies?.hubos ?? pkg?.devDependencies?.hubos;
-    if (typeof spec === 'string' && pkg?.name !== 'hubos') return { spec, dir };
+    // A workspace: spec means nothing in a folder outside that workspace: look further.
+    if (typeof spec === 'string' && pkg?.name !== 'hubos' && !spec.startsWith('workspace:'))
+      return { spec, dir };
     if (dirname(dir) === dir) return undefined;
   }
 }
@@ -49,11 +52,16 @@ function installSpec(): { spec: string; dir: string } | undefined {
     : undefined;
 }
 
-/** A `file:` spec written relative to `from`, rewritten relative to `to`; other specs as they are. */
+/**
+ * A local spec (`file:`, `link:`, or a bare path: `./x.tgz`, `../x`, `/x`, `~/x`) written relative
+ * to `from`, rewritten as `file:` relative to `to`; registry ranges, tags and URLs as they are.
+ */
 function rebase(spec: string, from: string, to: string): string {
-  if (!spec.startsWith('file:')) return spec;
-  const path = spec.slice('file:'.length);
-  return `file:${relativePath(to, isAbsolute(path) ? path : resolve(from, path))}`;
+  const prefixed = /^(?:file|link):(.*)$/.exec(spec);
+  const path = prefixed ? prefixed[1]! : /^(?:\.{1,2}\/|\/|~\/)/.test(spec) ? spec : undefined;
+  if (path === undefined) return spec;
+  const expanded = path.startsWith('~/') ? join(homedir(), path.slice(2)) : path;
+  return `file:${relativePath(to, isAbsolute(expanded) ? expanded : resolve(from, expanded))}`;
 }
 
 function relativePath(from: string, to: string): string {

@@ -1,12 +1,15 @@
 // The default import: a named one would stop `hubos` from loading on a Node.js without it.
 import nodeModule from 'node:module';
+import { initSync, parse } from 'es-module-lexer';
 
 /**
  * An app's own `.ts`/`.js` files (the config and the local plugins it names) load as the ES modules
  * they are written as, whatever the app's package.json says: `npm init -y` writes
  * `"type": "commonjs"`, which would make Node read `import … from 'hubos'` as CommonJS and fail.
- * A file with `import`/`export` statements that Node would load as CommonJS loads as ESM instead;
- * CommonJS files, `.cjs`/`.cts`/`.mjs`/`.mts` files and everything under node_modules load as before.
+ * A file Node would load as CommonJS that has static `import`/`export` statements or `import.meta`
+ * (found by a real lexer, so comments, strings and template literals do not count) loads as ESM
+ * instead; CommonJS files, `.cjs`/`.cts`/`.mjs`/`.mts` files and everything under node_modules
+ * load as before.
  */
 export function loadAppModulesAsWritten(): void {
   if (registered) return;
@@ -16,7 +19,7 @@ export function loadAppModulesAsWritten(): void {
       const loaded = nextLoad(url, context);
       if (loaded.format !== 'commonjs' && loaded.format !== 'commonjs-typescript') return loaded;
       if (!url.startsWith('file:') || url.includes('/node_modules/') || !/\.[jt]s$/.test(url)) return loaded;
-      if (loaded.source == null || !ESM_SYNTAX.test(String(loaded.source))) return loaded;
+      if (loaded.source == null || !hasModuleSyntax(String(loaded.source))) return loaded;
       return { ...loaded, format: loaded.format === 'commonjs' ? 'module' : 'module-typescript' };
     },
   });
@@ -24,6 +27,20 @@ export function loadAppModulesAsWritten(): void {
 
 let registered = false;
 
-/** An `import`/`export` statement at the start of a line, or `import.meta`: only ES modules have them. */
-const ESM_SYNTAX =
-  /^[ \t]*(?:import[ \t]*(?:[\w*{'"]|type[ \t])|export[ \t]*(?:[{*]|(?:default|const|let|var|function|async|class|type|interface|enum|declare|abstract)\b))|\bimport\.meta\b/m;
+/** Whether a source has ES module syntax: a static import (not `import type`), an export, or import.meta. @internal */
+export function hasModuleSyntax(source: string): boolean {
+  initSync(); // once: the lexer's WebAssembly
+  const code = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  let imports: ReturnType<typeof parse>[0];
+  let exports: ReturnType<typeof parse>[1];
+  try {
+    [imports, exports] = parse(code);
+  } catch {
+    return false; // not lexable as JavaScript: let Node load it as it would, and say what is wrong
+  }
+  if (exports.length > 0) return true;
+  return imports.some(
+    (entry) =>
+      entry.d === -2 || (entry.d === -1 && !/^import\s+type[\s{]/.test(code.slice(entry.ss, entry.se))),
+  );
+}

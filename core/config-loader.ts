@@ -80,7 +80,8 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
     const hint =
       code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX' || code === 'ERR_INVALID_TYPESCRIPT_SYNTAX'
         ? ' (TypeScript configs run with Node type stripping: use erasable syntax only, no enums or namespaces)'
-        : /\b(require|module|exports) is not defined in ES module scope/.test(errorMessage(error))
+        : /\.[jt]s$/.test(file) &&
+            /\b(require|module|exports) is not defined in ES module scope/.test(errorMessage(error))
           ? ` (this file is an ES module, since its package.json says "type": "module" or its name ends in .mjs/.mts: write import/export, or rename it to ${basename(file).replace(/\.[^.]+$/, extname(file).endsWith('ts') ? '.cts' : '.cjs')} to keep require/module.exports)`
           : '';
     throw new HubosError('CONFIG_LOAD_FAILED', `cannot load ${file}: ${errorMessage(error)}${hint}`, {

@@ -51,6 +51,7 @@ export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
 export type { RunInteraction } from './agent/tool-runner.ts';
 export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
+export { hasModuleSyntax } from './app-module-format.ts';
 export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
 export { LocalBus } from './bus/local.ts';
 export type { BusConfig } from './bus/open-bus.ts';
@@ -136,7 +137,7 @@ export {
   toLanguageModel,
 } from './model/model.ts';
 export { type ModelProvider, ModelRegistry } from './model/registry.ts';
-export { MIN_NODE_VERSION } from './node-version.ts';
+export { MIN_NODE_VERSION, NODE_ENGINES } from './node-version.ts';
 export {
   createPolicy,
   DEFAULT_APPROVAL_TIMEOUT_MS,

@@ -97,7 +97,20 @@ export function describeErrors(
   words: ProblemWords = INPUT_WORDS,
 ): string[] {
   const lines = (errors ?? []).filter((e) => e.keyword !== 'if').map((e) => describeError(e, data, words));
-  return [...new Set(lines)];
+  return capProblems(lines);
+}
+
+/** At most this many problems are told: a bad array of 100,000 items must not make a 10 MB error. */
+const MAX_PROBLEMS = 20;
+
+/** The distinct problems, the first MAX_PROBLEMS of them and how many more there are. @internal */
+export function capProblems(lines: readonly string[]): string[] {
+  const distinct = [...new Set(lines)];
+  if (distinct.length <= MAX_PROBLEMS) return distinct;
+  return [
+    ...distinct.slice(0, MAX_PROBLEMS),
+    `and ${distinct.length - MAX_PROBLEMS} more problems like these`,
+  ];
 }
 
 function describeError(error: ErrorObject, data: unknown, words: ProblemWords): string {

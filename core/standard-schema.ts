@@ -1,6 +1,7 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import { errorMessage } from './errors.ts';
 import {
+  capProblems,
   describeValue,
   joinPath,
   type PathSegment,
@@ -138,7 +139,7 @@ export function describeIssues(
   jsonSchema?: unknown,
 ): string[] {
   const lines = issues.flatMap((issue) => describeIssue(issue, data, words, jsonSchema));
-  return [...new Set(lines)];
+  return capProblems(lines);
 }
 
 function describeIssue(

@@ -1,9 +1,14 @@
-/** The files of the app `hubos init` writes: a config with an agent, a local tool plugin and its test. */
-export function appFiles(): Record<string, string> {
+/**
+ * The files of the app `hubos init` writes: a config with an agent, a local tool plugin and its
+ * test. `ext` is `.ts`, or `.mts` in an app that stays CommonJS (so `node --test` reads them as
+ * ES modules too).
+ */
+export function appFiles(ext: '.ts' | '.mts' = '.ts'): Record<string, string> {
+  const named = (source: string) => source.replaceAll('/dice.ts', `/dice${ext}`);
   return {
-    'agent.config.ts': CONFIG,
-    'plugins/dice.ts': DICE_PLUGIN,
-    'test/dice.test.ts': DICE_TEST,
+    [`agent.config${ext}`]: named(CONFIG),
+    [`plugins/dice${ext}`]: DICE_PLUGIN,
+    [`test/dice.test${ext}`]: named(DICE_TEST),
   };
 }
 

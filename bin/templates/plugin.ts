@@ -1,3 +1,5 @@
+import { NODE_ENGINES } from '../../core/index.ts';
+
 /**
  * The files of a plugin package scaffolded by `hubos create-plugin <name>`. `hubos.range` is the
  * versions it works with (its peer dependency); `hubos.spec` is where its own tests install hubos
@@ -15,7 +17,7 @@ export function pluginFiles(name: string, hubos: { range: string; spec: string }
     keywords: ['hubos', 'hubos-plugin'],
     exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
     files: ['dist'],
-    engines: { node: '>=22.18' },
+    engines: { node: NODE_ENGINES },
     scripts: {
       build: 'tsc',
       test: 'node --test "test/**/*.test.ts"',

@@ -86,6 +86,9 @@ export function toHubosError(error: unknown, model: ModelIdentity, retries = 0):
 
 function statusMessage(status: number, message: string): string {
   const http = `HTTP ${status}: ${message}`;
+  // A 2xx: the answer had begun (the status was fine) when the connection broke.
+  if (status >= 200 && status < 300)
+    return `the connection dropped while the answer streamed in (${http}); try again`;
   if (status === 401 || status === 403)
     return `the API key was rejected (${http}); check the key given to the AI SDK provider (its apiKey option or environment variable)`;
   if (status === 429) return `rate limited (${http}); wait and try again, or lower the request rate`;

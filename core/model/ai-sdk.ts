@@ -108,10 +108,22 @@ async function startStream(
   }
 }
 
-/** `doStream` as a promise, a synchronous throw included. */
-function callDoStream(model: AiSdkLanguageModel, callOptions: CallOptions) {
+/** `doStream` as a promise, a synchronous throw and an answer without a stream included. */
+function callDoStream(
+  model: AiSdkLanguageModel,
+  callOptions: CallOptions,
+): Promise<{ stream: ReadableStream<unknown> }> {
   try {
-    return Promise.resolve(model.doStream(callOptions));
+    return Promise.resolve(model.doStream(callOptions)).then((result) => {
+      const stream = (result as { stream?: unknown } | null | undefined)?.stream;
+      if (!(stream instanceof ReadableStream)) {
+        throw new HubosError(
+          'MODEL_RESPONSE_INVALID',
+          `${describeModel(model)}: doStream() resolved without a ReadableStream under "stream"; is this an AI SDK language model?`,
+        );
+      }
+      return { stream };
+    });
   } catch (error) {
     return Promise.reject(error);
   }

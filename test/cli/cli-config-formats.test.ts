@@ -112,6 +112,27 @@ describe('configs load in any app layout', () => {
     expect(result.stderr).toContain('rename it to agent.config.cjs to keep require/module.exports');
   });
 
+  it('CommonJS files whose words look like import/export stay CommonJS', async () => {
+    const app = await tempDir('hubos-layout-');
+    await writeFiles(app, {
+      'package.json': '{ "name": "app", "type": "commonjs" }\n',
+      'lib.js': [
+        "const importer = require('node:path');",
+        "const imports = [importer.join('a', 'b')];",
+        '// import.meta is for ES modules',
+        'const note = `',
+        'export default nothing: this is a string',
+        '`;',
+        'module.exports = { greeting: imports[0] + note.length };',
+        '',
+      ].join('\n'),
+      'agent.config.cjs':
+        "const { greeting } = require('./lib.js');\nmodule.exports = { agents: { a: { instructions: greeting } } };\n",
+    });
+    const result = await hubos(['validate'], app);
+    expect(result.code, result.stderr).toBe(0);
+  });
+
   it('a .js file in CommonJS syntax under "type": "commonjs" stays CommonJS', async () => {
     const app = await tempDir('hubos-layout-');
     await writeFiles(app, {

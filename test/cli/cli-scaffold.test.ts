@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hubos, tempDir, writeFiles } from '../helpers/run.ts';
@@ -24,6 +25,64 @@ describe('hubos init', () => {
     expect(readFileSync(join(dir, 'agent.config.ts'), 'utf8')).toBe('// mine\n');
     expect((await hubos(['init', '--force'], dir)).code).toBe(0);
     expect(readFileSync(join(dir, 'agent.config.ts'), 'utf8')).toContain('dice_roll');
+  });
+});
+
+describe('hubos init in folders that are not empty', () => {
+  it('refuses a package.json that is not a JSON object, naming it, and writes nothing', async () => {
+    for (const [content, says] of [
+      ['{\n  // a comment\n  "name": "x"\n}\n', 'is not valid JSON'],
+      ['[]\n', 'must hold a JSON object, not an array'],
+      ['null\n', 'must hold a JSON object, not null'],
+      ['{ "scripts": "x" }\n', '"scripts" must be an object'],
+    ] as const) {
+      const dir = await tempDir();
+      await writeFiles(dir, { 'package.json': content });
+      const result = await hubos(['init'], dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${join(dir, 'package.json')}`);
+      expect(result.stderr).toContain(says);
+      expect(result.stderr).toContain('Nothing was written.');
+      expect(readdirSync(dir)).toEqual(['package.json']);
+      expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe(content);
+    }
+  });
+
+  it('refuses a file standing where a folder of the app goes, writing nothing', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, { test: 'a file named test' });
+    const result = await hubos(['init'], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${join(dir, 'test')} is a file`);
+    expect(readdirSync(dir)).toEqual(['test']);
+  });
+
+  it('keeps an app with CommonJS scripts CommonJS, and writes its files as .mts', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'package.json': '{ "name": "legacy", "version": "1.0.0", "main": "index.js" }\n',
+      'src/index.js': "const os = require('node:os');\nmodule.exports = os.platform();\n",
+    });
+    const result = await hubos(['init'], dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`"type" stays as it is: ${join(dir, 'src/index.js')} is CommonJS`);
+    for (const file of ['agent.config.mts', 'plugins/dice.mts', 'test/dice.test.mts']) {
+      expect(existsSync(join(dir, file)), file).toBe(true);
+    }
+    expect(readFileSync(join(dir, 'test/dice.test.mts'), 'utf8')).toContain("from '../plugins/dice.mts'");
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(pkg.type).toBeUndefined();
+    expect(pkg.scripts.test).toBe('node --test "test/**/*.test.mts"');
+    const tools = JSON.parse((await hubos(['tools', '--json'], dir)).stdout) as { name: string }[];
+    expect(tools.map((tool) => tool.name).at(-1)).toBe('dice_roll');
+  });
+
+  it("names a new package after the folder, in npm's alphabet", async () => {
+    const parent = await tempDir();
+    const dir = join(parent, 'Été Agents!');
+    await mkdir(dir);
+    expect((await hubos(['init'], dir)).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name).toBe('ete-agents');
   });
 });
 

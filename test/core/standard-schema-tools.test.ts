@@ -429,3 +429,23 @@ describe('a zod tool in a booted kernel', () => {
     expect(JSON.stringify(bad.content)).toContain('\\"days\\" must be number, got string \\"two\\"');
   });
 });
+
+describe('huge bad input', () => {
+  it('tells the first twenty problems and how many more, for JSON Schema and Zod tools alike', async () => {
+    const { z } = await import('zod');
+    const { defineTool: define } = await import('../../core/index.ts');
+    const { invokeTool: invoke } = await import('../../testing/index.ts');
+    const items = Array.from({ length: 5000 }, (_, i) => `bad ${i}`);
+    for (const inputSchema of [
+      { type: 'object', properties: { xs: { type: 'array', items: { type: 'integer' } } } } as const,
+      z.object({ xs: z.array(z.number().int()) }),
+    ]) {
+      const tool = define({ name: 'sum', description: 'Sums.', inputSchema, handler: () => 0 });
+      const result = await invoke(tool, { xs: items });
+      expect(result.ok).toBe(false);
+      const message = result.ok ? '' : result.error.message;
+      expect(message).toContain('and 4980 more problems like these');
+      expect(message.length).toBeLessThan(4000);
+    }
+  });
+});

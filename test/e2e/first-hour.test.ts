@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIN_NODE_VERSION, unsupportedNodeMessage } from '../../core/node-version.ts';
+import { MIN_NODE_VERSION, NODE_ENGINES, unsupportedNodeMessage } from '../../core/node-version.ts';
 import { cleanEnv, npm, packedHubos } from '../helpers/packed-hubos.ts';
 import { type RunResult, run, tempDir, writeFiles } from '../helpers/run.ts';
 
@@ -61,7 +61,7 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
     expect(init.stdout).toContain(`npx hubos run assistant '/dice_roll {"count": 2}'`);
     const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
     expect(pkg.type).toBe('module');
-    expect(pkg.engines.node).toBe('>=22.18');
+    expect(pkg.engines.node).toBe(NODE_ENGINES);
     expect(pkg.dependencies.hubos).toMatch(/^file:.*hubos-\d+\.\d+\.\d+\.tgz$/); // as npm install wrote it
     expect(readFileSync(join(app, '.npmrc'), 'utf8')).toContain('engine-strict=true');
 
@@ -131,7 +131,7 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
     );
     const plugin = join(app, 'hubos-plugin-weather');
     const pkg = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'));
-    expect(pkg.engines.node).toBe('>=22.18');
+    expect(pkg.engines.node).toBe(NODE_ENGINES);
     expect(pkg.peerDependencies.hubos).toMatch(/^\^\d+\.\d+\.\d+$/);
     expect(pkg.devDependencies.hubos).toMatch(/^file:\.\.\/.*hubos-\d+\.\d+\.\d+\.tgz$/);
     expect(readFileSync(join(plugin, 'README.md'), 'utf8')).not.toContain('npmjs.com');
@@ -141,6 +141,36 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
     expectOk(test, 'npm test in the scaffold');
     expect(test.stdout).toMatch(/pass [1-9]\d*\n/);
     expect(test.stdout).toMatch(/fail 0\n/);
+  });
+});
+
+describe('an existing CommonJS app', () => {
+  it('hubos init leaves it CommonJS, with .mts files whose test passes, and its own scripts still run', async () => {
+    const legacy = await tempDir('hubos-legacy-');
+    try {
+      expectOk(await npm(['init', '-y'], legacy, env), 'npm init -y');
+      await writeFiles(legacy, {
+        'index.js': "const os = require('node:os');\nconsole.log('legacy', typeof os.platform());\n",
+      });
+      expectOk(
+        await npm(['install', '--prefer-offline', tarball], legacy, env),
+        'npm install of the tarball',
+      );
+      const init = await npx(['hubos', 'init'], legacy);
+      expectOk(init, 'hubos init');
+      expect(init.stdout).toContain("is CommonJS, so the app's files are .mts");
+      expect(JSON.parse(readFileSync(join(legacy, 'package.json'), 'utf8')).type).toBe('commonjs');
+      const test = await npm(['test'], legacy, env);
+      expectOk(test, 'npm test of the app');
+      expect(test.stdout).toMatch(/pass 2\n/);
+      const roll = await npx(['hubos', 'run', 'assistant', '/dice_roll {"count": 1}'], legacy);
+      expectOk(roll, 'hubos run');
+      expect(roll.stdout).toContain('dice_roll returned');
+      const own = await run(process.execPath, ['index.js'], { cwd: legacy, env });
+      expect(own).toMatchObject({ code: 0, stdout: 'legacy string\n' });
+    } finally {
+      await rm(legacy, { recursive: true, force: true });
+    }
   });
 });
 
@@ -189,7 +219,7 @@ describe.skipIf(!oldNode)(`on the machine's Node.js older than ${MIN_NODE_VERSIO
     });
     expect(install.code).not.toBe(0);
     expect(install.stderr).toContain('EBADENGINE');
-    expect(install.stderr).toContain('"node":">=22.18"');
+    expect(install.stderr).toContain(`"node":"${NODE_ENGINES}"`);
     expect(install.stderr).toContain(`"node":"v${old.version}"`);
   });
 });

@@ -359,6 +359,33 @@ describe('fromAiSdk: errors', () => {
     expect(error.cause).toBeInstanceOf(APICallError);
   });
 
+  it('says a connection that dropped mid-answer (a 2xx) dropped, rather than blaming the settings', async () => {
+    const model = failingModel(apiError(200, 'Failed to process successful response'));
+    const error = (await rejection(
+      collect(fromAiSdk(model, { maxRetries: 0 }).stream(request())),
+    )) as HubosError;
+    expect(error.code).toBe('MODEL_HTTP_ERROR');
+    expect(error.message).toContain('the connection dropped while the answer streamed in (HTTP 200');
+    expect(error.message).not.toContain('check the model id');
+  });
+
+  it('fails with MODEL_RESPONSE_INVALID when doStream resolves without a stream', async () => {
+    for (const answer of [{}, null]) {
+      const model = {
+        specificationVersion: 'v3',
+        provider: 'odd',
+        modelId: 'm',
+        doStream: async () => answer,
+      };
+      const error = (await rejection(
+        collect(fromAiSdk(model as never, { maxRetries: 0 }).stream(request())),
+      )) as HubosError;
+      expect(error).toBeInstanceOf(HubosError);
+      expect(error.code).toBe('MODEL_RESPONSE_INVALID');
+      expect(error.message).toContain('doStream() resolved without a ReadableStream');
+    }
+  });
+
   it('retries retryable failures before the stream starts, then gives up naming the retries', async () => {
     const recovered = failingModel(apiError(429, 'slow down'), apiError(503, 'busy'));
     const chunks = await collect(fromAiSdk(recovered, { retryBaseMs: 0 }).stream(request()));
