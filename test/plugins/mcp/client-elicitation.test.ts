@@ -1,28 +1,13 @@
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type AgentEvent, executeTool, type Kernel } from '../../../core/index.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
-import type { McpServerConfig } from '../../../plugins/mcp/index.ts';
 import { ScriptedModel } from '../../../testing/index.ts';
 import { callAs } from '../../helpers/keys.ts';
 import { bootMcp } from './client-helpers.ts';
-import { REQUESTS_SERVER, type RequestsHttpServer, startRequestsServer } from './client-requests-server.ts';
+import { answer, requestsServers } from './requests-servers.ts';
 
-const servers: RequestsHttpServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
-
-async function httpServer(extra: Partial<McpServerConfig> = {}): Promise<McpServerConfig> {
-  const server = await startRequestsServer();
-  servers.push(server);
-  return { url: server.url, ...extra } as McpServerConfig;
-}
-
-const stdioServer = (extra: Partial<McpServerConfig> = {}): McpServerConfig =>
-  ({ command: process.execPath, args: [REQUESTS_SERVER], ...extra }) as McpServerConfig;
-
-const answer = (output: unknown) => JSON.parse(output as string) as Record<string, unknown>;
+const { httpServer, stdioServer } = requestsServers();
 
 function directEnv(kernel: Kernel) {
   return { signal: new AbortController().signal, agentId: 'a', sandbox: kernel.sandbox, store: kernel.store };

@@ -1,26 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { executeTool, type Kernel } from '../../../core/index.ts';
-import type { McpServerConfig } from '../../../plugins/mcp/index.ts';
 import { ScriptedModel } from '../../../testing/index.ts';
 import { bootMcp } from './client-helpers.ts';
-import { REQUESTS_SERVER, type RequestsHttpServer, startRequestsServer } from './client-requests-server.ts';
+import { answer, requestsServers } from './requests-servers.ts';
 
-const servers: RequestsHttpServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
-});
-
-async function httpServer(extra: Partial<McpServerConfig> = {}): Promise<McpServerConfig> {
-  const server = await startRequestsServer();
-  servers.push(server);
-  return { url: server.url, ...extra } as McpServerConfig;
-}
-
-const stdioServer = (extra: Partial<McpServerConfig> = {}): McpServerConfig =>
-  ({ command: process.execPath, args: [REQUESTS_SERVER], ...extra }) as McpServerConfig;
-
-/** The JSON a requests-server tool answered with. */
-const answer = (output: unknown) => JSON.parse(output as string) as Record<string, unknown>;
+const { httpServer, stdioServer } = requestsServers();
 
 async function runWith(kernel: Kernel, name: string, model: ScriptedModel, tools: string[]) {
   const agent = await kernel.createAgent({ name, model, tools });
