@@ -1,15 +1,5 @@
 import { parseArgs } from 'node:util';
 import { closestName, errorMessage, HubosError } from '../core/index.ts';
-import { createPluginCommand } from './commands/create-plugin.ts';
-import { initCommand } from './commands/init.ts';
-import { mcpCommand } from './commands/mcp.ts';
-import { mcpListCommand } from './commands/mcp-list.ts';
-import { pluginsCommand } from './commands/plugins.ts';
-import { runCommand } from './commands/run.ts';
-import { serveCommand } from './commands/serve.ts';
-import { toolsCommand } from './commands/tools.ts';
-import { validateCommand } from './commands/validate.ts';
-import { workflowCommand } from './commands/workflow.ts';
 import { type CliIO, UsageError } from './io.ts';
 import { USAGE } from './usage.ts';
 import { hubosVersion } from './version.ts';
@@ -35,7 +25,10 @@ const COMMANDS = {
 
 type Command = keyof typeof COMMANDS;
 
-/** Runs the CLI and returns the exit code: 0 success, 1 failure, 2 bad command line. */
+/**
+ * Runs the CLI and returns the exit code: 0 success, 1 failure, 2 bad command line. Each command's
+ * module loads when that command runs, so one command never pays for the others' imports.
+ */
 export async function main(
   argv: string[],
   io: CliIO,
@@ -92,19 +85,25 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
     throw new UsageError(`unexpected argument "${positionals[expectPositionals]}"`);
   switch (command) {
     case 'tools':
-      return toolsCommand({ ...kernelFlags, json: values.json === true }, io);
+      return (await import('./commands/tools.ts')).toolsCommand(
+        { ...kernelFlags, json: values.json === true },
+        io,
+      );
     case 'plugins':
-      return pluginsCommand({ ...kernelFlags, json: values.json === true }, io);
+      return (await import('./commands/plugins.ts')).pluginsCommand(
+        { ...kernelFlags, json: values.json === true },
+        io,
+      );
     case 'validate':
-      return validateCommand(kernelFlags, io);
+      return (await import('./commands/validate.ts')).validateCommand(kernelFlags, io);
     case 'init':
-      return initCommand({ force: values.force === true }, io);
+      return (await import('./commands/init.ts')).initCommand({ force: values.force === true }, io);
     case 'serve': {
       const port = typeof values.port === 'string' ? Number(values.port) : undefined;
       if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
         throw new UsageError(`--port must be a whole number from 0 to 65535, got "${values.port}"`);
       }
-      return serveCommand(
+      return (await import('./commands/serve.ts')).serveCommand(
         {
           ...kernelFlags,
           ...(port !== undefined ? { port } : {}),
@@ -115,7 +114,7 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
       );
     }
     case 'run':
-      return runCommand(
+      return (await import('./commands/run.ts')).runCommand(
         positionals,
         {
           ...kernelFlags,
@@ -127,14 +126,17 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
       );
     case 'mcp':
       if (positionals[0] === 'list')
-        return mcpListCommand({ ...kernelFlags, json: values.json === true }, io);
+        return (await import('./commands/mcp-list.ts')).mcpListCommand(
+          { ...kernelFlags, json: values.json === true },
+          io,
+        );
       if (positionals[0] !== undefined)
         throw new UsageError(
           `mcp: unknown subcommand "${positionals[0]}" (try "hubos mcp" or "hubos mcp list")`,
         );
-      return mcpCommand(kernelFlags, io, signal);
+      return (await import('./commands/mcp.ts')).mcpCommand(kernelFlags, io, signal);
     case 'workflow':
-      return workflowCommand(
+      return (await import('./commands/workflow.ts')).workflowCommand(
         positionals,
         {
           ...kernelFlags,
@@ -145,7 +147,7 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
         signal,
       );
     case 'create-plugin':
-      return createPluginCommand(
+      return (await import('./commands/create-plugin.ts')).createPluginCommand(
         positionals[0],
         typeof values.dir === 'string' ? { dir: values.dir } : {},
         io,

@@ -2,20 +2,29 @@
 // First and alone: on a Node.js too old for HubOS this says so in one line. The rest loads after it.
 import '../core/node-version.ts';
 
-const { resolveHubosToSelf } = await import('./self-resolve.ts');
-const { main } = await import('./cli.ts');
-
-resolveHubosToSelf();
-// Ctrl-C (or SIGTERM) cancels the running work or stops the server gracefully; a second one exits at once.
-const interrupt = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    interrupt.abort(new Error('interrupted'));
-    process.once(signal, () => process.exit(130));
-  });
+const [first] = process.argv.slice(2);
+if (first === '-v' || first === '--version') {
+  // The version and the usage need nothing else: answered before the CLI and the kernel load.
+  const { hubosVersion } = await import('../core/version.ts');
+  process.stdout.write(`${hubosVersion()}\n`);
+} else if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+  const { USAGE } = await import('./usage.ts');
+  process.stdout.write(USAGE);
+} else {
+  const { resolveHubosToSelf } = await import('./self-resolve.ts');
+  const { main } = await import('./cli.ts');
+  resolveHubosToSelf();
+  // Ctrl-C (or SIGTERM) cancels the running work or stops the server gracefully; a second one exits at once.
+  const interrupt = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      interrupt.abort(new Error('interrupted'));
+      process.once(signal, () => process.exit(130));
+    });
+  }
+  process.exitCode = await main(
+    process.argv.slice(2),
+    { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
+    interrupt.signal,
+  );
 }
-process.exitCode = await main(
-  process.argv.slice(2),
-  { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
-  interrupt.signal,
-);
