@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import { closestName, errorMessage, HubosError } from '../core/index.ts';
 import { type CliIO, UsageError } from './io.ts';
 import { USAGE } from './usage.ts';
-import { hubosVersion } from './version.ts';
 
 const GLOBAL = {
   config: { type: 'string' },
@@ -49,15 +48,8 @@ export async function main(
 }
 
 async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise<number> {
-  const [first, ...rest] = argv;
-  if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
-    io.stdout.write(USAGE);
-    return 0;
-  }
-  if (first === '-v' || first === '--version') {
-    io.stdout.write(`${hubosVersion()}\n`);
-    return 0;
-  }
+  // `hubos` alone, `--help` and `--version` are answered by bin/hubos.ts before this module loads.
+  const [first = '', ...rest] = argv;
   if (!Object.hasOwn(COMMANDS, first)) {
     if (first.startsWith('-')) throw new UsageError(`unknown option "${first}"`);
     const guess = guessCommand(first);

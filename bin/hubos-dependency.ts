@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { hubosVersion } from './version.ts';
+import { hubosPackageRoot, hubosVersion } from '../core/version.ts';
 
 /**
  * How a package.json written by `hubos init` or `hubos create-plugin` depends on hubos: the way
@@ -22,7 +21,7 @@ export function hubosDependency(cwd: string, target: string): HubosDependency {
   if (fromApp) return { spec: rebase(fromApp.spec, fromApp.dir, target), from: 'app' };
   const fromInstall = installSpec();
   if (fromInstall) return { spec: rebase(fromInstall.spec, fromInstall.dir, target), from: 'install' };
-  const tarball = join(hubosRoot(), `hubos-${version}.tgz`);
+  const tarball = join(hubosPackageRoot(), `hubos-${version}.tgz`);
   if (existsSync(tarball)) return { spec: `file:${relativePath(target, tarball)}`, from: 'tarball' };
   return { spec: `^${version}`, from: 'registry' };
 }
@@ -41,7 +40,7 @@ function appSpec(cwd: string): { spec: string; dir: string } | undefined {
 
 /** What npm installed the running hubos from, when it sits in an app's node_modules. */
 function installSpec(): { spec: string; dir: string } | undefined {
-  const root = hubosRoot();
+  const root = hubosPackageRoot();
   if (basename(root) !== 'hubos' || basename(dirname(root)) !== 'node_modules') return undefined;
   const app = dirname(dirname(root));
   const lock =
@@ -67,14 +66,6 @@ function rebase(spec: string, from: string, to: string): string {
 function relativePath(from: string, to: string): string {
   const path = relative(from, to).split(sep).join('/');
   return path.startsWith('.') ? path : `./${path}`;
-}
-
-/** The folder of the running hubos's own package.json (the repo, or node_modules/hubos). */
-function hubosRoot(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    if (readJson(join(dir, 'package.json'))?.name === 'hubos') return dir;
-    if (dirname(dir) === dir) return dirname(fileURLToPath(import.meta.url));
-  }
 }
 
 interface PackageJsonish {

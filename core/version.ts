@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-let version: string | undefined;
+let root: { dir: string; version: string } | undefined;
 
 /**
  * The version in HubOS's own package.json, which every surface reports (`hubos --version`, MCP
@@ -10,17 +10,26 @@ let version: string | undefined;
  * from source (core/version.ts) and from the built package (dist/core/version.js).
  */
 export function hubosVersion(): string {
-  version ??= findVersion(dirname(fileURLToPath(import.meta.url)));
-  return version;
+  return packageRoot().version;
 }
 
-function findVersion(start: string): string {
+/** The folder of HubOS's own package.json: the repository, or `node_modules/hubos`. @internal */
+export function hubosPackageRoot(): string {
+  return packageRoot().dir;
+}
+
+function packageRoot(): { dir: string; version: string } {
+  root ??= findRoot(dirname(fileURLToPath(import.meta.url)));
+  return root;
+}
+
+function findRoot(start: string): { dir: string; version: string } {
   for (let dir = start; ; dir = dirname(dir)) {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'hubos' && pkg.version) return pkg.version;
+      if (pkg.name === 'hubos' && pkg.version) return { dir, version: pkg.version };
     }
-    if (dirname(dir) === dir) return '0.0.0';
+    if (dirname(dir) === dir) return { dir: start, version: '0.0.0' };
   }
 }

@@ -3,28 +3,21 @@
  * folder made by `npm init -y`, `npx hubos init`, the app's own test, `hubos run`, `hubos serve`,
  * a scaffolded plugin, and the machine's old Node.js meeting the version guard. Real processes.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_NODE_VERSION, NODE_ENGINES, unsupportedNodeMessage } from '../../core/node-version.ts';
-import { cleanEnv, npm, packedHubos } from '../helpers/packed-hubos.ts';
-import { type RunResult, run, tempDir, writeFiles } from '../helpers/run.ts';
+import { cleanEnv, expectOk, npm, packedHubos } from '../helpers/packed-hubos.ts';
+import { run, tempDir, writeFiles } from '../helpers/run.ts';
+import { serveProcess, stopServe } from '../helpers/serve-process.ts';
 
-// The app's `hubos` bin (`#!/usr/bin/env node`) and npx run on the Node running the tests, as they
-// would on a user's supported Node.
-const env: NodeJS.ProcessEnv = {
-  ...cleanEnv(),
-  PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
-};
+// Without a model's key, as a new user starts: the offline demo model answers.
+const env: NodeJS.ProcessEnv = { ...cleanEnv };
 delete env.OPENAI_API_KEY;
 delete env.ANTHROPIC_API_KEY;
 delete env.OPENAI_BASE_URL;
-
-function expectOk(result: RunResult, what: string): void {
-  expect(result.code, `${what} failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
-}
 
 const npx = (args: string[], cwd: string) => run('npx', ['--no', ...args], { cwd, env, timeout: 120_000 });
 
@@ -82,7 +75,7 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
   });
 
   it('hubos serve answers the agent over HTTP and serves the chat page for it', async () => {
-    const server = await serve(app);
+    const server = await serveProcess(join(app, 'node_modules/.bin/hubos'), [], { cwd: app, env });
     try {
       const page = await fetch(`${server.url}/`);
       expect(page.status).toBe(200);
@@ -103,8 +96,7 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
       expect(result.toolCalls[0]).toMatchObject({ name: 'dice_roll', ok: true });
       expect(result.toolCalls[0]!.output.rolls).toHaveLength(3);
     } finally {
-      server.child.kill('SIGTERM');
-      await new Promise((resolve) => server.child.once('exit', resolve));
+      await stopServe(server);
     }
   });
 
@@ -227,23 +219,3 @@ describe.skipIf(!oldNode)(`on the machine's Node.js older than ${MIN_NODE_VERSIO
 afterAll(async () => {
   if (app) await rm(app, { recursive: true, force: true });
 });
-
-/** `hubos serve --port 0` in the app, resolved once it prints where it listens. */
-function serve(cwd: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(join(cwd, 'node_modules/.bin/hubos'), ['serve', '--port', '0'], { cwd, env });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hubos serve did not start:\n${output}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      output += String(chunk);
-      const url = /HubOS listening on (\S+)/.exec(output)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ child, url: url.replace(/\/$/, '') });
-      }
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.once('exit', (code) => reject(new Error(`hubos serve exited with ${code}:\n${output}`)));
-  });
-}

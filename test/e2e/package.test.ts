@@ -1,34 +1,10 @@
-/**
- * The published shape, end to end: `npm pack` the repo, install the tarball into an empty
- * project (its dependencies from npm's cache when there, else the registry), use it from plain
- * Node with no TypeScript tooling, and build and serve a third-party plugin package against it.
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packedHubos } from '../helpers/packed-hubos.ts';
-import { CLOCK_FIXTURE, ROOT, type RunResult, run, tempDir, writeFiles } from '../helpers/run.ts';
-
-// npm settings inherited from an outer `npm test` must not steer the inner npm commands, and the
-// installed `hubos` bin (`#!/usr/bin/env node`) runs on the Node running the tests.
-const cleanEnv: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key))),
-  PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
-};
-
-function npm(args: string[], cwd: string): Promise<RunResult> {
-  return run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
-    cwd,
-    env: cleanEnv,
-    timeout: 240_000,
-  });
-}
-
-function expectOk(result: RunResult, what: string): void {
-  expect(result.code, `${what} failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
-}
+import { cleanEnv, expectOk, npm, packedHubos } from '../helpers/packed-hubos.ts';
+import { CLOCK_FIXTURE, ROOT, run, tempDir, writeFiles } from '../helpers/run.ts';
+import { type ServeProcess, serveProcess } from '../helpers/serve-process.ts';
 
 let app: string;
 let tarball: string;
@@ -157,26 +133,11 @@ export default defineConfig({ plugins: [['hubos-plugin-clock', { timezone: 'Amer
 const KEY_A = 'key-a-0123456789abcdef';
 const KEY_B = 'key-b-0123456789abcdef';
 
-/** `hubos serve --port 0`, resolved with its URL once it prints where it listens. */
-function serve(cwd: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+/** `hubos serve --port 0` in a project, with the config's keys the only ones. */
+function serve(cwd: string): Promise<ServeProcess> {
   const env = { ...cleanEnv };
   delete env.HUBOS_API_KEYS; // the config's keys are the ones under test
-  const child = spawn(join(cwd, 'node_modules/.bin/hubos'), ['serve', '--port', '0'], { cwd, env });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hubos serve did not start:\n${output}`)), 30_000);
-    const read = (chunk: Buffer) => {
-      output += String(chunk);
-      const url = /HubOS listening on (\S+)/.exec(output)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ child, url, output: () => output });
-      }
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.once('exit', (code) => reject(new Error(`hubos serve exited with ${code}:\n${output}`)));
-  });
+  return serveProcess(join(cwd, 'node_modules/.bin/hubos'), [], { cwd, env });
 }
 
 describe('a third-party plugin package using hubos/server (examples/hubos-plugin-bookmarks)', () => {

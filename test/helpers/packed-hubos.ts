@@ -7,16 +7,25 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
+import { expect } from 'vitest';
 import { ROOT, type RunResult, run } from './run.ts';
 
-/** npm settings inherited from an outer `npm test` must not steer the inner npm commands. */
-export const cleanEnv = (): NodeJS.ProcessEnv => ({
+/**
+ * npm settings inherited from an outer `npm test` must not steer the inner npm commands, and an
+ * installed `hubos` bin (`#!/usr/bin/env node`) runs on the Node running the tests.
+ */
+export const cleanEnv: NodeJS.ProcessEnv = {
   ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key))),
-});
+  PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+};
 
-export function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<RunResult> {
+export function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv): Promise<RunResult> {
   return run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, env, timeout: 240_000 });
+}
+
+export function expectOk(result: RunResult, what: string): void {
+  expect(result.code, `${what} failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
 }
 
 const SOURCES = ['core', 'plugins', 'bin', 'testing', 'package.json', 'tsconfig.build.json', 'tsconfig.json'];

@@ -3,17 +3,17 @@
  * in headless Chromium: the offline demo model calls the app's own dice_roll tool and answers.
  * Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HUBOS_BIN, hubos, tempDir } from '../helpers/run.ts';
+import { type ServeProcess, serveProcess, stopServe } from '../helpers/serve-process.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const POLL = { timeout: 15_000, interval: 50 };
 
 let browser: Browser;
-let server: ChildProcess | undefined;
+let server: ServeProcess | undefined;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
@@ -32,10 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server!.once('exit', resolve));
-  }
+  await stopServe(server);
 });
 
 it('hubos init, then hubos serve: the page chats with the agent, which rolls the dice', async () => {
@@ -46,22 +43,8 @@ it('hubos init, then hubos serve: the page chats with the agent, which rolls the
   const env = { ...process.env };
   for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY', 'HUBOS_API_KEYS'])
     delete env[key];
-  server = spawn(process.execPath, [HUBOS_BIN, 'serve', '--port', '0'], { cwd: app, env });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`hubos serve did not start:\n${output}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      output += String(chunk);
-      const found = /HubOS listening on (\S+)/.exec(output)?.[1];
-      if (found) {
-        clearTimeout(timer);
-        resolve(found.replace(/\/$/, ''));
-      }
-    };
-    server!.stdout!.on('data', read);
-    server!.stderr!.on('data', read);
-    server!.once('exit', (code) => reject(new Error(`hubos serve exited with ${code}:\n${output}`)));
-  });
+  server = await serveProcess(process.execPath, [HUBOS_BIN], { cwd: app, env });
+  const { url } = server;
 
   const page = await browser.newPage();
   const problems: string[] = [];
