@@ -5,7 +5,7 @@ import {
   loadConfigFile,
   resolveConfigExport,
 } from '../core/index.ts';
-import { defaultPlugins } from '../plugins/index.ts';
+import { defaultPlugins } from '../plugins/defaults.ts';
 import type { CliIO } from './io.ts';
 
 export interface KernelFlags {

@@ -1,15 +1,10 @@
 import { type HubosConfig, isPlugin, type PluginOption } from '../core/index.ts';
 import builtinTools from './builtin-tools/index.ts';
-import cosmos from './cosmos/index.ts';
 import hubos from './hubos/index.ts';
-import mcp from './mcp/index.ts';
 import anthropic from './models/anthropic.ts';
 import defaultModel from './models/default-model.ts';
 import offline from './models/offline.ts';
 import openai from './models/openai.ts';
-import stars from './stars/index.ts';
-import subagent from './subagent/index.ts';
-import workflows from './workflows/index.ts';
 
 /**
  * The built-in plugins a config turns on, in one place: each config key that a built-in plugin
@@ -23,19 +18,25 @@ import workflows from './workflows/index.ts';
  * Stars (teams of agents, `/api/stars`) is on when the config has a `stars` key; it needs Cosmos, so
  * a `stars` key turns Cosmos on too. MCP (servers' tools in the registry, HubOS tools at `/mcp`) is on
  * when the config has an `mcp` key; workflows (`/api/workflows`) when it has a `workflows` key.
+ * A plugin the config does not turn on is not even loaded: each of those is imported here only when
+ * it is on, so a one-agent server never loads MCP, the workflow engine or the teams.
  */
 export function defaultPlugins(config: HubosConfig): PluginOption[] {
   return [
     builtinTools(),
-    usesSubagents(config) && subagent(),
+    usesSubagents(config) && import('./subagent/index.ts').then(({ default: subagent }) => subagent()),
     openai(),
     anthropic(),
     offline(),
     defaultModel(),
-    usesCosmos(config) && cosmos(),
-    usesStars(config) && stars(),
-    config.mcp !== undefined && !hasPlugin(config.plugins, 'mcp') && mcp(),
-    config.workflows !== undefined && !hasPlugin(config.plugins, 'workflows') && workflows(),
+    usesCosmos(config) && import('./cosmos/index.ts').then(({ default: cosmos }) => cosmos()),
+    usesStars(config) && import('./stars/index.ts').then(({ default: stars }) => stars()),
+    config.mcp !== undefined &&
+      !hasPlugin(config.plugins, 'mcp') &&
+      import('./mcp/index.ts').then(({ default: mcp }) => mcp()),
+    config.workflows !== undefined &&
+      !hasPlugin(config.plugins, 'workflows') &&
+      import('./workflows/index.ts').then(({ default: workflows }) => workflows()),
     hubos(),
   ];
 }

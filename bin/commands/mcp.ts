@@ -1,5 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createMcpServer, servedTools } from '../../plugins/mcp/index.ts';
+import { createMcpServer } from '../../plugins/mcp/server/mcp-server.ts';
+import { servedTools } from '../../plugins/mcp/server/served-tools.ts';
 import type { CliIO } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 import { hubosVersion } from '../version.ts';

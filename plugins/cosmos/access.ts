@@ -1,5 +1,5 @@
 import { type AgentTemplate, matchesAnyGlob } from '../../core/index.ts';
-import { canSee, type Principal } from '../hubos/index.ts';
+import { canSee, type Principal } from '../hubos/server.ts';
 import { COSMOS_ERROR_CODES } from './errors.ts';
 import type { CreateOptions } from './types.ts';
 

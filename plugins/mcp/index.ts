@@ -1,13 +1,19 @@
 import type { KernelView, Plugin } from '../../core/index.ts';
-import { type McpClients, startMcpClients } from './client/index.ts';
 import { MCP_CONFIG_SCHEMA, type McpConfig } from './config.ts';
-import { registerBuiltinResources, tapMcpEndpoint } from './server/index.ts';
-import { McpService } from './service.ts';
+import type { McpService } from './service.ts';
 
-export * from './client/index.ts';
+// The entry is light: the client machinery, the server and the MCP SDK load when the plugin is applied.
+export { DEFAULT_RESTART, retryDelay } from './client/backoff.ts';
+export { DEFAULT_BOOT_WAIT_MS, McpClients, type McpClientsOptions } from './client/mcp-clients.ts';
+export type { McpServerState, McpServerStatus } from './client/status.ts';
+export { formatDelay } from './client/timeouts.ts';
+export type { SyncedTool } from './client/tool-sync.ts';
+export type { TransportKind } from './client/transport-kind.ts';
 export * from './config.ts';
+export { createMcpServer } from './create-server.ts';
 export { MCP_ERROR_CODES } from './errors.ts';
-export * from './server/index.ts';
+export type { AskAgentRunner } from './server/ask-agent.ts';
+export type { McpServerOptions } from './server/mcp-server.ts';
 export { McpService } from './service.ts';
 
 declare module '../../core/config.js' {
@@ -35,22 +41,9 @@ export default function mcp(options: McpConfig = {}): Plugin {
     name: 'mcp',
     provides: ['mcp'],
     configSchema: { mcp: MCP_CONFIG_SCHEMA },
-    apply(kernel: KernelView) {
-      const config = (): McpConfig => ({ ...kernel.config.mcp, ...options });
-      let clients: McpClients | undefined;
-      const agentListeners = new Set<() => void>();
-      const service = new McpService(config, () => clients, agentListeners);
-      kernel.provide('mcp', service);
-      const changed = () => {
-        for (const listener of agentListeners) listener();
-      };
-      kernel.hooks.agentCreated.tap('mcp', changed);
-      kernel.hooks.agentDestroy.tap('mcp', changed);
-      startMcpClients(kernel, config, (started) => {
-        clients = started;
-      });
-      registerBuiltinResources(kernel);
-      tapMcpEndpoint(kernel, service);
+    async apply(kernel: KernelView) {
+      const { applyMcp } = await import('./apply.ts');
+      applyMcp(kernel, options);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { errorMessage, HubosError } from '../../core/index.ts';
 
 export interface HttpClientOptions {
@@ -58,7 +58,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 export class HttpClient {
   readonly provider: string;
   readonly #options: Required<HttpClientOptions>;
-  readonly #agent: Agent;
+  #undici: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
   #closed: Promise<void> | undefined;
 
   constructor(options: HttpClientOptions) {
@@ -70,19 +70,35 @@ export class HttpClient {
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
     };
-    const timeout = this.#options.timeoutMs;
-    this.#agent = new Agent({ headersTimeout: timeout, bodyTimeout: timeout, connect: { timeout } });
+  }
+
+  /** undici and the pool, made with the first request: a config whose model is never called never loads them. */
+  #client(): Promise<{ agent: Agent; request: typeof import('undici').request }> {
+    this.#undici ??= import('undici').then(({ Agent, request }) => {
+      const timeout = this.#options.timeoutMs;
+      return {
+        agent: new Agent({ headersTimeout: timeout, bodyTimeout: timeout, connect: { timeout } }),
+        request,
+      };
+    });
+    return this.#undici;
   }
 
   async post(url: string, body: unknown, { headers, signal }: PostOptions): Promise<HttpResponse> {
     const payload = JSON.stringify(body);
     const { maxRetries, timeoutMs } = this.#options;
+    if (this.#closed) {
+      throw new HubosError('MODEL_HTTP_ERROR', `${this.provider} client is closed (the kernel closed)`, {
+        details: { provider: this.provider, status: undefined },
+      });
+    }
+    const { agent, request } = await this.#client();
     for (let attempt = 0; ; attempt++) {
       signal.throwIfAborted();
       let response: Dispatcher.ResponseData;
       try {
         response = await request(url, {
-          dispatcher: this.#agent,
+          dispatcher: agent,
           method: 'POST',
           headers: { 'content-type': 'application/json', ...headers },
           body: payload,
@@ -108,7 +124,7 @@ export class HttpClient {
 
   /** Closes the pool, ending any socket still open: called when the kernel closes. */
   close(): Promise<void> {
-    this.#closed ??= this.#agent.destroy();
+    this.#closed ??= this.#undici ? this.#undici.then(({ agent }) => agent.destroy()) : Promise.resolve();
     return this.#closed;
   }
 

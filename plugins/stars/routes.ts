@@ -1,14 +1,14 @@
 import { type Context, Hono } from 'hono';
 import { HubosError, type KernelView } from '../../core/index.ts';
+import type { RunRecord } from '../hubos/index.ts';
 import {
   describeRoute,
   getHubOSHooks,
   type HubOS,
   type HubOSEnv,
-  type RunRecord,
   readBody,
   sseResponse,
-} from '../hubos/index.ts';
+} from '../hubos/server.ts';
 import { STARS_ERROR_CODES } from './errors.ts';
 import type { Stars } from './stars.ts';
 

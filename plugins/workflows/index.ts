@@ -1,5 +1,5 @@
 import { HubosError, type KernelView, type Plugin } from '../../core/index.ts';
-import { getHubOSHooks } from '../hubos/index.ts';
+import { getHubOSHooks } from '../hubos/server.ts';
 import type { TeamLike } from './leaf-steps.ts';
 import { tapWorkflowRoutes } from './routes.ts';
 import { WorkflowServing } from './serving.ts';

@@ -10,7 +10,7 @@ import {
   type ToolCallContext,
   type Usage,
 } from '../../core/index.ts';
-import { sessionKey } from '../hubos/index.ts';
+import { sessionKey } from '../hubos/server.ts';
 import type { StarsEvent, StarsRunResult } from '../stars/index.ts';
 import { renderDeep, renderTemplate } from './template.ts';
 import { stepInteraction } from './tool-interaction.ts';

@@ -11,7 +11,7 @@ import {
   onClientGone,
   readBody,
   sseEventWriter,
-} from '../hubos/index.ts';
+} from '../hubos/server.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
 import type { Workflow } from './workflow.ts';
 

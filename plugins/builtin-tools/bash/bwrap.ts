@@ -1,9 +1,9 @@
 import { accessSync, constants } from 'node:fs';
-import { execaSync } from 'execa';
-import { errorMessage, HubosError } from '../../../core/index.ts';
+import { HubosError } from '../../../core/index.ts';
 import { hostView } from './host-view.ts';
 import { initCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
+import { runProbeCommand } from './probe-run.ts';
 import { asSandboxUser, DEFAULT_SANDBOX_USER } from './sandbox-user.ts';
 
 const INSTALL = 'install it with "apt-get install bubblewrap"';
@@ -80,16 +80,12 @@ function runProbe(sandbox: SandboxOptions, shell: string): BwrapProbe {
     { file: bwrap, args: [...bwrapArgs(sandbox, undefined, shell), ...initCommand(shell, 'true')] },
     sandbox.user ?? DEFAULT_SANDBOX_USER,
   );
-  const run = execaSync(command.file, command.args, {
-    reject: false,
-    stdin: 'ignore',
-    timeout: 10_000,
-  });
+  const run = runProbeCommand(command.file, command.args);
   if (run.exitCode === 0) return { ok: true };
   if (run.code === 'ENOENT' || run.code === 'EACCES') {
     return { ok: false, missing: true, reason: `bubblewrap is not available at ${bwrap} (${run.code})` };
   }
-  const why = String(run.stderr ?? '').trim() || errorMessage(run.shortMessage ?? run.message);
+  const why = String(run.stderr ?? '').trim() || run.message;
   return { ok: false, missing: false, reason: `bubblewrap at ${bwrap} cannot create its sandbox: ${why}` };
 }
 
@@ -129,8 +125,7 @@ const disableUserns = new Map<string, boolean>();
 function supportsDisableUserns(bwrap: string): boolean {
   let supported = disableUserns.get(bwrap);
   if (supported === undefined) {
-    const help = execaSync(bwrap, ['--help'], { reject: false, stdin: 'ignore', timeout: 5_000 });
-    supported = String(help.stdout ?? '').includes('--disable-userns');
+    supported = runProbeCommand(bwrap, ['--help'], 5_000).stdout.includes('--disable-userns');
     disableUserns.set(bwrap, supported);
   }
   return supported;

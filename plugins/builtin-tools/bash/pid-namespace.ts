@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { execaSync } from 'execa';
-import { errorMessage } from '../../../core/index.ts';
 import { initCommand } from './ns-init.ts';
+import { runProbeCommand } from './probe-run.ts';
 
 /** Where util-linux puts `unshare`. */
 const UNSHARE_PATHS = ['/usr/bin/unshare', '/bin/unshare'];
@@ -33,13 +32,9 @@ function runProbe(): PidNamespaceProbe {
   if (!unshare) return { ok: false, reason: 'util-linux "unshare" is not installed' };
   const user = process.getuid?.() === 0 ? [] : ['--user', '--map-current-user'];
   const args = [...user, '--pid', '--fork', '--kill-child', '--mount-proc', '--'];
-  const run = execaSync(unshare, [...args, ...initCommand('/bin/true', '')], {
-    reject: false,
-    stdin: 'ignore',
-    timeout: 10_000,
-  });
+  const run = runProbeCommand(unshare, [...args, ...initCommand('/bin/true', '')]);
   if (run.exitCode === 0) return { ok: true, namespace: { unshare, args } };
   if (run.code) return { ok: false, reason: `${unshare} cannot run (${run.code})` };
-  const why = String(run.stderr ?? '').trim() || errorMessage(run.shortMessage ?? run.message);
+  const why = String(run.stderr ?? '').trim() || run.message;
   return { ok: false, reason: `${unshare} cannot create a PID namespace here: ${why}` };
 }

@@ -1,6 +1,5 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { constants as os } from 'node:os';
-import { execa } from 'execa';
 import { errorMessage, HubosError } from '../../../core/index.ts';
 import { cancelledError } from './abort.ts';
 import { commandLine, type Launcher } from './launcher.ts';
@@ -56,6 +55,9 @@ export async function runCommand(spec: RunSpec): Promise<BashResult> {
     if (!existsSync(bwrap)) throw startFailure(bwrap, spec, 'ENOENT', `${bwrap} does not exist`);
   }
   const { file, args } = commandLine(spec.launcher, spec);
+  // Loaded with the first command: execa is a large module graph that a server without bash calls never needs.
+  const { execa } = await import('execa');
+  if (spec.signal.aborted) throw cancelledError(spec.signal);
   const start = performance.now();
   const subprocess = execa(file, args, {
     cwd: spec.cwd,

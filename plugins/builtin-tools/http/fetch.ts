@@ -39,7 +39,7 @@ export async function guardedFetch(
   signal: AbortSignal,
 ): Promise<HttpToolResult> {
   const pins = new Map<string, PinnedAddress[]>();
-  const agent = pinnedAgent(pins, limits.timeoutMs);
+  const agent = await pinnedAgent(pins, limits.timeoutMs);
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const both = AbortSignal.any([signal, deadline]);
   let current = first;

@@ -1,5 +1,5 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import type { PinnedAddress } from './guard.ts';
 
 type LookupCallback = (
@@ -13,7 +13,12 @@ type LookupCallback = (
  * addresses HostGuard checked, never to a fresh (possibly rebound) DNS answer. A hostname that was
  * not checked cannot be connected to at all. IP literals need no lookup: they were checked as written.
  */
-export function pinnedAgent(pins: ReadonlyMap<string, PinnedAddress[]>, timeoutMs: number): Agent {
+export async function pinnedAgent(
+  pins: ReadonlyMap<string, PinnedAddress[]>,
+  timeoutMs: number,
+): Promise<Agent> {
+  // undici loads with the first request, not with every server that registers the tool.
+  const { Agent } = await import('undici');
   const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => {
     const pinned = pins.get(hostname);
     const first = pinned?.[0];

@@ -1,4 +1,4 @@
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { errorMessage, HubosError } from '../../../core/index.ts';
 
 export interface JsonRequest {
@@ -28,6 +28,8 @@ export async function fetchJson(req: JsonRequest, signal: AbortSignal): Promise<
   const both = AbortSignal.any([signal, deadline]);
   const who = `websearch (${req.backend})`;
   try {
+    // undici loads with the first search, not with every server that registers the tool.
+    const { request } = await import('undici');
     const response = await request(req.url, {
       method: req.method,
       headers: {

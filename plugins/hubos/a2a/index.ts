@@ -1,15 +1,8 @@
-import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import type { Context, Hono } from 'hono';
 import { HubosError } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import type { Principal } from '../kit/principal.ts';
-import { A2AEndpoints } from './endpoints.ts';
-import { handleJsonRpc } from './json-rpc.ts';
-import { legacyCard, wantsLegacy } from './legacy-card.ts';
-
-export { a2aPath, buildAgentCard } from './card.ts';
-export { HubOSAgentExecutor } from './executor.ts';
-export { HubOSTaskStore } from './task-store.ts';
+import type { A2AHandlers } from './handlers.ts';
 
 /**
  * A2A v1.0 per agent: the card at `/a2a/<name>/.well-known/agent-card.json` (the default agent's
@@ -17,7 +10,6 @@ export { HubOSTaskStore } from './task-store.ts';
  * Cards are public (app.ts lets them through); the endpoint is behind the API-key check.
  */
 export async function a2aRoutes(app: Hono, hubos: HubOS): Promise<void> {
-  const endpoints = new A2AEndpoints(hubos);
   hubos.document(
     {
       method: 'get',
@@ -45,24 +37,20 @@ export async function a2aRoutes(app: Hono, hubos: HubOS): Promise<void> {
     },
   );
 
-  const serveCard = async (c: Context, name: string) => {
-    hubos.agent(name, c.get('principal')); // 404 for an agent hidden from this caller
-    const card = endpoints.get(name).card(hubos.baseUrl);
-    // As the SDK's card handler: the answer depends on the version header, so caches must key on it.
-    c.header('Vary', A2A_VERSION_HEADER);
-    c.header('Cache-Control', 'no-cache');
-    return c.json(
-      wantsLegacy(c.req.header(A2A_VERSION_HEADER)) ? await legacyCard(card) : AgentCard.toJSON(card),
-    );
+  // The A2A SDK loads with the first A2A request: a server nobody asks over A2A never pays for it.
+  let loaded: Promise<A2AHandlers> | undefined;
+  const handlers = () => {
+    loaded ??= import('./handlers.ts').then(({ a2aHandlers }) => a2aHandlers(hubos));
+    return loaded;
   };
-  app.get('/.well-known/agent-card.json', (c) => serveCard(c, defaultAgentName(hubos, c.get('principal'))));
-  app.get('/a2a/:name/.well-known/agent-card.json', (c) => serveCard(c, c.req.param('name')));
+  app.get('/.well-known/agent-card.json', async (c) =>
+    (await handlers()).card(c, defaultAgentName(hubos, c.get('principal'))),
+  );
+  app.get('/a2a/:name/.well-known/agent-card.json', async (c) =>
+    (await handlers()).card(c, c.req.param('name')),
+  );
 
-  const rpc = (c: Context) => {
-    const name = c.req.param('name')!;
-    hubos.agent(name, c.get('principal')); // 404 for an agent hidden from this caller
-    return handleJsonRpc(c, endpoints.get(name), c.get('principal'));
-  };
+  const rpc = async (c: Context) => (await handlers()).rpc(c, c.req.param('name')!);
   // The card names `/a2a/<name>`; clients that keep the base URL's trailing slash post there too.
   app.post('/a2a/:name', rpc);
   app.post('/a2a/:name/', rpc);

@@ -1,8 +1,6 @@
 import type { Hono } from 'hono';
 import type { HubOS } from '../hubos.ts';
 import { RUN_BODY } from '../routes/agents.ts';
-import { readRunInput } from './input.ts';
-import { streamRun } from './stream.ts';
 
 // The AG-UI docs' summary of the request body; the full check is @ag-ui/core's RunAgentInputSchema.
 const RUN_AGENT_INPUT_DOC = {
@@ -36,8 +34,15 @@ export async function aguiRoutes(app: Hono, hubos: HubOS): Promise<void> {
     responses: { 400: 'Invalid RunAgentInput', 404: 'No such agent' },
   });
 
+  // @ag-ui/core (with zod) and the encoder load with the first AG-UI request, not with every server.
+  let loaded: Promise<[typeof import('./input.ts'), typeof import('./stream.ts')]> | undefined;
+  const load = () => {
+    loaded ??= Promise.all([import('./input.ts'), import('./stream.ts')]);
+    return loaded;
+  };
   app.post('/agui/:name', async (c) => {
     const agent = hubos.agent(c.req.param('name'), c.get('principal'));
+    const [{ readRunInput }, { streamRun }] = await load();
     const run = await readRunInput(c, agent);
     return streamRun(c, agent, run, hubos.runs, c.get('principal'));
   });

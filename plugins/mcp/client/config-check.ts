@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { errorMessage, HubosError } from '../../../core/index.ts';
 import type { McpClientAuthConfig, McpServerConfig } from '../config.ts';
-import { isHttp } from './transport.ts';
+import { isHttp } from './transport-kind.ts';
 
 /**
  * What the config's schema cannot say about one server: its OAuth options must make one way of

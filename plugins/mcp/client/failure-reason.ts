@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../../core/index.ts';
-import type { TransportKind } from './transport.ts';
+import type { TransportKind } from './transport-kind.ts';
 
 /** Thrown when a start attempt runs out of time. */
 export class StartTimeoutError extends Error {}

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { KernelView } from '../../../core/index.ts';
-import { describeRoute, getHubOSHooks, type HubOSEnv, type Principal } from '../../hubos/index.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv, type Principal } from '../../hubos/server.ts';
 import { MCP_ERROR_CODES } from '../errors.ts';
 import type { McpClients } from './mcp-clients.ts';
 import type { McpServerStatus } from './status.ts';

@@ -1,7 +1,7 @@
 import { HubosError, type Logger, type Registry, type Store } from '../../../core/index.ts';
 import type { McpConfig } from '../config.ts';
 import { checkServerConfig } from './config-check.ts';
-import { McpServerConnection } from './server-connection.ts';
+import type { McpServerConnection } from './server-connection.ts';
 import type { McpServerStatus } from './status.ts';
 import { waitAtMost } from './timeouts.ts';
 
@@ -23,8 +23,12 @@ export interface McpClientsOptions {
 export class McpClients {
   readonly #servers = new Map<string, McpServerConnection>();
   readonly #bootWaitMs: number;
+  readonly #config: McpConfig;
+  readonly #options: McpClientsOptions;
 
   constructor(config: McpConfig, options: McpClientsOptions) {
+    this.#config = config;
+    this.#options = options;
     this.#bootWaitMs = config.bootWaitMs ?? DEFAULT_BOOT_WAIT_MS;
     if (config.onAuthorize !== undefined && typeof config.onAuthorize !== 'function')
       throw new HubosError(
@@ -34,16 +38,6 @@ export class McpClients {
     const servers = Object.entries(config.servers ?? {});
     // Every server's config is checked before any starts: a wrong one stops the boot, saying why.
     for (const [name, server] of servers) checkServerConfig(name, server);
-    for (const [name, server] of servers) {
-      this.#servers.set(
-        name,
-        new McpServerConnection(name, server, {
-          ...options,
-          restart: config.restart ?? {},
-          ...(config.onAuthorize ? { onAuthorize: config.onAuthorize } : {}),
-        }),
-      );
-    }
   }
 
   /**
@@ -51,6 +45,19 @@ export class McpClients {
    * `bootWaitMs`: the slow ones carry on in the background.
    */
   async start(): Promise<void> {
+    // The MCP SDK and the connection machinery load here, when servers are configured and started.
+    const { McpServerConnection } = await import('./server-connection.ts');
+    const config = this.#config;
+    for (const [name, server] of Object.entries(config.servers ?? {})) {
+      this.#servers.set(
+        name,
+        new McpServerConnection(name, server, {
+          ...this.#options,
+          restart: config.restart ?? {},
+          ...(config.onAuthorize ? { onAuthorize: config.onAuthorize } : {}),
+        }),
+      );
+    }
     const first = Promise.all([...this.#servers.values()].map((server) => server.start()));
     await waitAtMost(first, this.#bootWaitMs);
   }

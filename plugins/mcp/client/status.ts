@@ -1,5 +1,5 @@
 import type { SyncedTool } from './tool-sync.ts';
-import type { TransportKind } from './transport.ts';
+import type { TransportKind } from './transport-kind.ts';
 
 /**
  * `starting` (an attempt is under way), `authorizing` (the server asked for OAuth: waiting for a

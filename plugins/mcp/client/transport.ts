@@ -3,31 +3,14 @@ import type { Readable } from 'node:stream';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from '../config.ts';
+import type { McpServerConfig, McpStdioServerConfig } from '../config.ts';
 import { childEnv } from './child-env.ts';
 import type { HubosOAuthProvider } from './oauth-provider.ts';
 import { serverFetch } from './server-fetch.ts';
 import { StderrTail } from './stderr-tail.ts';
+import { isHttp, type TransportKind } from './transport-kind.ts';
 
-export type TransportKind = 'stdio' | 'http';
-
-export function transportKind(config: McpServerConfig): TransportKind {
-  return 'url' in config ? 'http' : 'stdio';
-}
-
-export function isHttp(config: McpServerConfig): config is McpHttpServerConfig {
-  return 'url' in config;
-}
-
-/** What is reached: the command line, or the URL without its query (which may carry a key). */
-export function describeTarget(config: McpServerConfig): string {
-  if (isHttp(config)) {
-    if (!URL.canParse(config.url)) return config.url.split(/[?#]/)[0]!;
-    const url = new URL(config.url);
-    return `${url.origin}${url.pathname}`;
-  }
-  return [config.command, ...(config.args ?? [])].join(' ');
-}
+export { describeTarget, isHttp, type TransportKind, transportKind } from './transport-kind.ts';
 
 /** A stdio transport that remembers its child's pid: the SDK forgets it as soon as it starts closing. */
 class ChildTransport extends StdioClientTransport {

@@ -15,7 +15,7 @@ import {
   type RunResult,
   type ToolInteraction,
 } from '../../../core/index.ts';
-import { sessionKey } from '../../hubos/index.ts';
+import { sessionKey } from '../../hubos/server.ts';
 import { askApproval, canElicit } from './approval.ts';
 
 import { errorResult } from './tool-result.ts';

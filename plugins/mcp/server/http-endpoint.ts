@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { HubosError, type KernelView } from '../../../core/index.ts';
-import { getHubOSHooks, type HubOS, type HubOSEnv, readJson } from '../../hubos/index.ts';
+import { getHubOSHooks, type HubOS, type HubOSEnv, readJson } from '../../hubos/server.ts';
 import type { McpService } from '../service.ts';
 import { HttpSessions } from './http-sessions.ts';
 import { createMcpServer } from './mcp-server.ts';

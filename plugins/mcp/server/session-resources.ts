@@ -4,7 +4,7 @@ import {
   type ResourceInfo,
   type ResourceTemplate,
 } from '../../../core/index.ts';
-import { sessionKey } from '../../hubos/index.ts';
+import { sessionKey } from '../../hubos/server.ts';
 
 /** Session ids as callers name them (the REST routes' and `ask_<agent>`'s rule). */
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;

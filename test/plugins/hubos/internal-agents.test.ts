@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import type { Kernel } from '../../../core/index.ts';
 import hubos from '../../../plugins/hubos/index.ts';
-import { servedTools } from '../../../plugins/mcp/index.ts';
+import { servedTools } from '../../../plugins/mcp/server/served-tools.ts';
 import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
 
 const kernels: Kernel[] = [];

@@ -22,15 +22,15 @@ const enumOf = (kernel: { registry: { get(name: string): { inputSchema: unknown 
 
 describe('the subagent plugin', () => {
   it('is a default plugin when the config uses it, and does nothing for agents that do not select `task`', async () => {
-    const names = (config: HubosConfig) =>
-      defaultPlugins(config).flatMap((p) => (isPlugin(p) ? [p.name] : []));
-    expect(names({})).not.toContain('subagent');
-    expect(names({ agents: { a: { tools: ['*'] } } })).not.toContain('subagent');
-    expect(names({ agents: { a: { tools: ['task'] } } })).toContain('subagent');
-    expect(names({ subagents: {} })).toContain('subagent');
-    expect(names({ task: { maxDepth: 2 } })).toContain('subagent');
+    const names = async (config: HubosConfig) =>
+      (await Promise.all<unknown>(defaultPlugins(config))).flatMap((p) => (isPlugin(p) ? [p.name] : []));
+    expect(await names({})).not.toContain('subagent');
+    expect(await names({ agents: { a: { tools: ['*'] } } })).not.toContain('subagent');
+    expect(await names({ agents: { a: { tools: ['task'] } } })).toContain('subagent');
+    expect(await names({ subagents: {} })).toContain('subagent');
+    expect(await names({ task: { maxDepth: 2 } })).toContain('subagent');
     // Added by the config itself (with its options): not twice.
-    expect(names({ task: {}, plugins: [[subagent({ maxDepth: 2 })]] })).not.toContain('subagent');
+    expect(await names({ task: {}, plugins: [[subagent({ maxDepth: 2 })]] })).not.toContain('subagent');
 
     const model = new ScriptedModel(['hi']);
     const config: HubosConfig = {
