@@ -1,5 +1,6 @@
 /** `npm run bench`: each benchmark prints its ratio against a baseline measured in the same run. */
 await import('./cli-start.bench.ts');
+await import('./cold-start.bench.ts');
 await import('./tool-validation.bench.ts');
 await import('./hook-dispatch.bench.ts');
 await import('./agent-loop.bench.ts');

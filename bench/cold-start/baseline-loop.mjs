@@ -1,0 +1,55 @@
+// B2 for `hubos serve`: a bare Hono route doing the least work any agent server must do for one run,
+// two chat-completion calls to the model (undici, keep-alive pool) and one direct tool call between them.
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { Agent, request } from 'undici';
+
+const base = process.env.FAKE_URL;
+const dispatcher = new Agent({ connections: 64 });
+const tools = [
+  {
+    type: 'function',
+    function: {
+      name: 'echo',
+      description: 'Echo the text back.',
+      parameters: {
+        type: 'object',
+        properties: { text: { type: 'string' } },
+        required: ['text'],
+        additionalProperties: false,
+      },
+    },
+  },
+];
+const echo = ({ text }) => text;
+
+async function chat(messages) {
+  const res = await request(`${base}/chat/completions`, {
+    method: 'POST',
+    dispatcher,
+    headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+    body: JSON.stringify({ model: 'fake', messages, tools }),
+  });
+  if (res.statusCode !== 200) throw new Error(`model answered ${res.statusCode}: ${await res.body.text()}`);
+  return (await res.body.json()).choices[0].message;
+}
+
+const app = new Hono();
+app.post('/run', async (c) => {
+  const { input } = await c.req.json();
+  const messages = [{ role: 'user', content: input }];
+  for (let step = 0; step < 5; step++) {
+    const msg = await chat(messages);
+    messages.push(msg);
+    if (!msg.tool_calls?.length) return c.json({ text: msg.content, steps: step + 1 });
+    for (const call of msg.tool_calls) {
+      const out =
+        call.function.name === 'echo'
+          ? echo(JSON.parse(call.function.arguments))
+          : `unknown tool ${call.function.name}`;
+      messages.push({ role: 'tool', tool_call_id: call.id, content: String(out) });
+    }
+  }
+  return c.json({ error: 'too many steps' }, 500);
+});
+serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' });
