@@ -3,7 +3,7 @@ import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
 import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
 import { closestName } from './closest-name.ts';
 import { HubosError } from './errors.ts';
-import { createAjv, describeErrors, type JSONSchemaObject } from './json-schema.ts';
+import { type Ajv, createAjv, describeErrors, type JSONSchemaObject } from './json-schema.ts';
 import { permissionsSchema } from './permissions.ts';
 import { STORE_CONFIG_SCHEMA } from './store/open-store.ts';
 
@@ -45,14 +45,25 @@ export function validateConfig<C extends object>(
   owned: ReadonlyMap<string, OwnedKey>,
   file: string | undefined,
 ): C {
-  const properties = {
+  const properties: Record<string, JSONSchemaObject> = {
     ...CORE_CONFIG_SCHEMA,
     ...Object.fromEntries([...owned].map(([key, o]) => [key, o.schema])),
   };
-  const validate = createAjv().compile({ type: 'object', properties, additionalProperties: false });
+  // Only the keys the config sets are compiled (every start compiles this schema, and compiling is
+  // most of a start's work): the others are known names, or bring a top-level default to apply.
+  const used = Object.fromEntries(
+    Object.entries(properties).map(([key, schema]) => [
+      key,
+      Object.hasOwn(config, key) || 'default' in schema ? schema : true,
+    ]),
+  );
+  const schema = { type: 'object', properties: used, additionalProperties: false };
+  const validate = configAjv().compile(schema);
   // Validate a copy: defaults must not leak into a config object the user still holds.
   const copy = copyData(config);
-  if (validate(copy)) return copy;
+  const valid = validate(copy);
+  configAjv().removeSchema(schema);
+  if (valid) return copy;
   const known = Object.keys(properties);
   const problems = describeErrors(validate.errors, config).map((line) => {
     const unknown = /^unknown property "([^".[]+)"/.exec(line)?.[1];
@@ -65,6 +76,15 @@ export function validateConfig<C extends object>(
     `invalid config in ${file ?? 'the inline config'}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
     { details: { file, problems } },
   );
+}
+
+// One per process. Config schemas are not kept in it (addUsedSchema: false, and removed after use),
+// so many kernels cannot clash. They are the code's own (core's and plugins' configSchema), not
+// checked against the meta-schema at each start: compiling that costs more than the config itself.
+let sharedAjv: Ajv | undefined;
+function configAjv(): Ajv {
+  sharedAjv ??= createAjv('draft-07', { addUsedSchema: false, validateSchema: false });
+  return sharedAjv;
 }
 
 // Configs hold plugin objects and functions, which structuredClone refuses: copy plain data, keep the rest.

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import type { JSONSchema as TypedJSONSchema } from 'json-schema-to-ts';
 import { closestName } from './closest-name.ts';
@@ -17,7 +17,7 @@ const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsM
  * `verbose` puts `parentSchema` in errors, which `describeErrors` needs to list allowed properties.
  * @internal
  */
-export function createAjv(draft: 'draft-07' | '2020-12' = 'draft-07'): Ajv {
+export function createAjv(draft: 'draft-07' | '2020-12' = 'draft-07', extra: Partial<Options> = {}): Ajv {
   // The 2020-12 dialect is loaded only by an app whose schemas declare it.
   const Dialect = draft === '2020-12' ? loadAjv2020() : Ajv;
   const ajv = new Dialect({
@@ -26,12 +26,13 @@ export function createAjv(draft: 'draft-07' | '2020-12' = 'draft-07'): Ajv {
     coerceTypes: false,
     strict: false,
     verbose: true,
+    ...extra,
   });
   addFormats(ajv);
   return ajv;
 }
 
-export type { ValidateFunction };
+export type { Ajv, ValidateFunction };
 
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
