@@ -23,10 +23,11 @@ export class SqliteStore implements Store {
   readonly #insertNew: StatementSync;
   readonly #replace: StatementSync;
   /**
-   * Writes waiting for the next commit, by `namespace\0key`: every write of one turn of the event
-   * loop goes in one transaction (a commit costs more than the rows in it), resolved once committed.
+   * Writes waiting for the next commit, by `namespace\0key`: every write (a set, or a delete when
+   * `json` is undefined) of one turn of the event loop goes in one transaction (a commit costs more
+   * than the rows in it), resolved once committed. A delete resolves with whether the key was there.
    */
-  #pending = new Map<string, { namespace: string; key: string; json: string; done: Deferred[] }>();
+  #pending = new Map<string, PendingWrite>();
   #flushing: NodeJS.Immediate | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -68,7 +69,7 @@ export class SqliteStore implements Store {
   async get<T extends StoreValue = StoreValue>(namespace: string, key: string): Promise<T | undefined> {
     // A write not yet committed is what this process reads back.
     const pending = this.#pending.get(`${namespace}\0${key}`);
-    if (pending) return JSON.parse(pending.json) as T;
+    if (pending) return pending.json === undefined ? undefined : (JSON.parse(pending.json) as T);
     const row = this.#run(() => this.#get.get(namespace, key)) as { value: string } | undefined;
     return row === undefined ? undefined : (JSON.parse(row.value) as T);
   }
@@ -76,19 +77,25 @@ export class SqliteStore implements Store {
   set(namespace: string, key: string, value: StoreValue): Promise<void> {
     const json = JSON.stringify(value);
     if (!this.#db.isOpen) return Promise.reject(this.#failed(new Error('database is not open')));
+    // Resolves once committed (with true, which a caller of set() ignores): no extra promise per write.
+    return this.#queue(namespace, key, json) as Promise<unknown> as Promise<void>;
+  }
+
+  delete(namespace: string, key: string): Promise<boolean> {
+    if (!this.#db.isOpen) return Promise.reject(this.#failed(new Error('database is not open')));
+    return this.#queue(namespace, key, undefined);
+  }
+
+  #queue(namespace: string, key: string, json: string | undefined): Promise<boolean> {
     const id = `${namespace}\0${key}`;
     const done = deferred();
     const earlier = this.#pending.get(id);
-    // A second write of one key in one turn replaces the first: both resolve with the commit.
-    this.#pending.set(id, { namespace, key, json, done: [...(earlier?.done ?? []), done] });
+    // A second write of one key in one turn replaces the first: both resolve with the commit. A
+    // delete after a set of the same turn deletes a key that was there.
+    const existed = (earlier?.existed ?? false) || earlier?.json !== undefined;
+    this.#pending.set(id, { namespace, key, json, existed, done: [...(earlier?.done ?? []), done] });
     this.#flushing ??= setImmediate(() => this.#flush());
     return done.promise;
-  }
-
-  async delete(namespace: string, key: string): Promise<boolean> {
-    this.#flush();
-    const result = this.#run(() => this.#delete.run(namespace, key));
-    return Number(result.changes) > 0;
   }
 
   async list(namespace: string, prefix = ''): Promise<string[]> {
@@ -108,23 +115,34 @@ export class SqliteStore implements Store {
     try {
       this.#db.exec('BEGIN IMMEDIATE');
       try {
-        for (const write of writes) this.#set.run(write.namespace, write.key, write.json, now);
+        const results = writes.map((write) => this.#write(write, now));
         this.#db.exec('COMMIT');
+        writes.forEach((write, i) => {
+          for (const done of write.done) done.resolve(results[i]!);
+        });
       } catch (error) {
         if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
         throw error;
       }
-      for (const write of writes) for (const done of write.done) done.resolve();
     } catch {
       for (const write of writes) {
         try {
-          this.#run(() => this.#set.run(write.namespace, write.key, write.json, now));
-          for (const done of write.done) done.resolve();
+          const result = this.#run(() => this.#write(write, now));
+          for (const done of write.done) done.resolve(result);
         } catch (error) {
           for (const done of write.done) done.reject(error);
         }
       }
     }
+  }
+
+  /** One queued write; for a delete, whether the key was there. */
+  #write(write: PendingWrite, now: number): boolean {
+    if (write.json !== undefined) {
+      this.#set.run(write.namespace, write.key, write.json, now);
+      return true;
+    }
+    return Number(this.#delete.run(write.namespace, write.key).changes) > 0 || write.existed;
   }
 
   // One statement each way, so SQLite's write lock makes it atomic across processes sharing the file.
@@ -166,16 +184,26 @@ export class SqliteStore implements Store {
   }
 }
 
+interface PendingWrite {
+  namespace: string;
+  key: string;
+  /** The value to set, or undefined for a delete. */
+  json: string | undefined;
+  /** Set earlier in the same turn: a delete then finds it even if it never reached the file. */
+  existed: boolean;
+  done: Deferred[];
+}
+
 interface Deferred {
-  promise: Promise<void>;
-  resolve(): void;
+  promise: Promise<boolean>;
+  resolve(result: boolean): void;
   reject(error: unknown): void;
 }
 
 function deferred(): Deferred {
-  let resolve!: () => void;
+  let resolve!: (result: boolean) => void;
   let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
+  const promise = new Promise<boolean>((res, rej) => {
     resolve = res;
     reject = rej;
   });

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Agent, AgentEvent, Bus, Instance, RunOptions, Store, StoreValue } from '../../core/index.ts';
 import { errorMessage, HubosError } from '../../core/index.ts';
 import { HUBOS_ERROR_CODES } from './errors.ts';
 import { canSee, type Principal } from './kit/principal.ts';
 import { sessionKey } from './kit/session-key.ts';
 import { RunEvents, type RunFollow, type RunLogEntry } from './run-events.ts';
+import { newRunId } from './run-id.ts';
 import {
   fileEnded,
   isFinal,
@@ -133,7 +133,7 @@ export class RunManager {
   async record(options: RecordedRunOptions, drive: RunDriver): Promise<RunRecord> {
     const now = new Date().toISOString();
     const record: RunRecord = {
-      id: randomUUID(),
+      id: newRunId(),
       agent: options.name,
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       owner: options.principal.id,
@@ -188,7 +188,7 @@ export class RunManager {
    */
   async enqueue(agent: Agent, input: string, options: RunStartOptions): Promise<RunRecord> {
     const record: RunRecord = {
-      id: randomUUID(),
+      id: newRunId(),
       agent: agent.id,
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       owner: options.principal.id,
