@@ -63,6 +63,11 @@ export interface RunOptions {
    * (`tc.elicit` / `tc.sample` of the `task` call), so its tools ask the calling run's human.
    */
   interaction?: RunInteraction;
+  /**
+   * `false` when nobody reads the text as it comes (HubOS's JSON answer): each model call may then
+   * answer whole (`ModelRequest.stream: false`). Events are the same; a step's text is one delta.
+   */
+  streaming?: boolean;
 }
 
 /**
@@ -278,6 +283,7 @@ export class Agent implements AgentHandle {
           signal,
           ...(this.spec.maxTokens ? { maxTokens: this.spec.maxTokens } : {}),
           ...(this.spec.temperature !== undefined ? { temperature: this.spec.temperature } : {}),
+          ...(options.streaming === false ? { stream: false } : {}),
         };
         const response = await callModel(this.hooks, this.model, { run, step, request }, emit, spanCtx);
         usage = addUsage(usage, response.usage);

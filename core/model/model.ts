@@ -18,6 +18,12 @@ export interface ModelRequest {
   signal: AbortSignal;
   maxTokens?: number;
   temperature?: number;
+  /**
+   * `false` when nobody reads the answer as it comes (a run answered as one JSON body): a provider
+   * may then ask its API for the whole answer at once, which costs less. The chunks are the same;
+   * the text comes in one delta.
+   */
+  stream?: boolean;
 }
 
 /** Why the model stopped: `tool-calls` means the loop runs the calls and asks again. */

@@ -153,9 +153,13 @@ export class HttpClient {
       headers: response.headers,
       chunks,
       async json() {
-        const parts: Uint8Array[] = [];
-        for await (const chunk of chunks()) parts.push(chunk);
-        const text = Buffer.concat(parts).toString('utf8');
+        // Read whole by undici (no generator per chunk): the common path of a non-streamed answer.
+        let text: string;
+        try {
+          text = await body.text();
+        } catch (error) {
+          throw client.#bodyError(error, signal);
+        }
         try {
           return JSON.parse(text);
         } catch {

@@ -128,18 +128,20 @@ async function* streamChat(
       details: { provider: PROVIDER },
     });
   }
+  // Streamed unless turned off, or unless nobody reads the answer as it comes (the request says so).
+  const stream = settings.stream && request.stream !== false;
   const headers: Record<string, string> = {
-    accept: settings.stream ? 'text/event-stream' : 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
     ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
     ...(settings.organization ? { 'openai-organization': settings.organization } : {}),
     ...settings.headers,
   };
-  const body = chatBody(modelId, request, settings);
+  const body = chatBody(modelId, request, { ...settings, stream });
   const response = await http.post(`${settings.baseURL}/chat/completions`, body, {
     headers,
     signal: request.signal,
   });
-  if (settings.stream) yield* chatStream(readSSE(response.chunks(), PROVIDER));
+  if (stream) yield* chatStream(readSSE(response.chunks(), PROVIDER));
   else yield* completion(await response.json());
 }
 

@@ -127,6 +127,8 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
       principal,
       sessionId: body.sessionId,
       signal: stop.signal,
+      // Answered as one JSON body: the model's answers need not stream.
+      run: { streaming: false },
     });
     const done = (await hubos.runs.wait(record.id))!;
     clearTimeout(timer);

@@ -364,6 +364,32 @@ describe('openai provider: non-streaming', () => {
       { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 3, outputTokens: 4 } },
     ]);
   });
+  it('asks for the whole answer when the request says nobody reads it as it comes', async () => {
+    const { server, model } = await setup((_req, res) =>
+      sendJSON(res, 200, {
+        id: 'chatcmpl-3',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'done' }, finish_reason: 'stop' }],
+      }),
+    );
+    const chunks = await collect(model.stream(request({ stream: false })));
+    expect(server.requests[0]?.body.stream).toBe(false);
+    expect(server.requests[0]?.headers.accept).toBe('application/json');
+    expect(chunks).toEqual([
+      { type: 'text-delta', delta: 'done' },
+      { type: 'finish', finishReason: 'stop' },
+    ]);
+  });
+
+  it('reports a broken JSON body, quoting it', async () => {
+    const { model } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"choices": [');
+    });
+    const error = await rejection(collect(model.stream(request({ stream: false }))));
+    expect(HubosError.is(error) && error.code).toBe('MODEL_RESPONSE_INVALID');
+    expect(String((error as Error).message)).toContain('{"choices": [');
+  });
 });
 
 describe('openai provider: errors and retries', () => {
