@@ -1,7 +1,11 @@
 /**
  * A command loads only what it needs: `hubos --version` and `hubos --help` answer before the CLI,
- * the kernel or any dependency loads. Each module the process loads is recorded by a module hook.
+ * the kernel or any dependency loads; a plugin's heavy modules (protocol SDKs, MCP, the workflow
+ * engine, the teams) load when a config turns the plugin on or a request needs them, not with
+ * `hubos/plugins`. Each module the process loads is recorded by a module hook.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { HUBOS_BIN, ROOT, run, tempDir } from '../helpers/run.ts';
@@ -9,9 +13,9 @@ import { HUBOS_BIN, ROOT, run, tempDir } from '../helpers/run.ts';
 const RECORDER = pathToFileURL(`${ROOT}test/fixtures/cold-start/record-loads.mjs`).href;
 
 /** The repo's and node_modules' modules a `hubos` command loads, relative to the repo. */
-async function loadedBy(args: string[]): Promise<{ stdout: string; modules: string[] }> {
-  const result = await run(process.execPath, ['--import', RECORDER, HUBOS_BIN, ...args], {
-    cwd: await tempDir(),
+async function loadedBy(args: string[], cwd?: string): Promise<{ stdout: string; modules: string[] }> {
+  const result = await run(process.execPath, ['--import', RECORDER, ...args], {
+    cwd: cwd ?? (await tempDir()),
   });
   expect(result.code, result.stderr).toBe(0);
   const root = pathToFileURL(ROOT).href;
@@ -22,21 +26,54 @@ async function loadedBy(args: string[]): Promise<{ stdout: string; modules: stri
   return { stdout: result.stdout, modules };
 }
 
+/** What no cold command of a config without MCP, teams, workflows or sub-agents may load. */
+const HEAVY = [
+  /^node_modules\/@modelcontextprotocol\//,
+  /^node_modules\/@a2a-js\//,
+  /^node_modules\/@ag-ui\//,
+  /^node_modules\/@bufbuild\//,
+  /^node_modules\/(zod|jose|execa|bullmq|ioredis|pg)\//,
+  /^plugins\/(mcp|cosmos|stars|workflows|subagent)\//,
+  /^plugins\/hubos\/(a2a|agui)\/(?!index\.ts$)/,
+];
+const heavyIn = (modules: string[]) => modules.filter((path) => HEAVY.some((heavy) => heavy.test(path)));
+
 describe('cold commands load only what they need', () => {
+  it('hubos run of a one-agent config loads no protocol SDK and no plugin the config does not turn on', async () => {
+    const app = await tempDir();
+    await writeFile(join(app, 'agent.config.mjs'), 'export default { agents: { assistant: {} } };\n');
+    const { stdout, modules } = await loadedBy([HUBOS_BIN, 'run', 'assistant', 'hello'], app);
+    expect(stdout).toContain('offline demo model');
+    expect(heavyIn(modules)).toEqual([]);
+  });
+
+  it("import('hubos/plugins') loads no protocol SDK, nor MCP's client or server", async () => {
+    const entry = pathToFileURL(`${ROOT}plugins/index.ts`).href;
+    const { modules } = await loadedBy(['-e', `await import(${JSON.stringify(entry)})`]);
+    expect(modules).toContain('plugins/index.ts');
+    // The plugins' entries (factories, options, exported classes) load; what they run on does not.
+    const loadedOnUse = [
+      /^plugins\/mcp\/(apply\.ts|server\/|client\/(server-connection|session|transport)\.ts)/,
+    ];
+    expect(modules.filter((path) => /^node_modules\//.test(path) && heavyIn([path]).length > 0)).toEqual([]);
+    expect(modules.filter((path) => loadedOnUse.some((heavy) => heavy.test(path)))).toEqual([]);
+    expect(modules.filter((path) => /^plugins\/hubos\/(a2a|agui)\/(?!index\.ts$)/.test(path))).toEqual([]);
+  });
+
   it('hubos --version loads the version guard and the version, nothing else', async () => {
-    const { stdout, modules } = await loadedBy(['--version']);
+    const { stdout, modules } = await loadedBy([HUBOS_BIN, '--version']);
     expect(stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
     expect(modules).toEqual(['bin/hubos.ts', 'core/node-version.ts', 'core/version.ts']);
   });
 
   it('hubos --help loads the usage text, nothing else', async () => {
-    const { stdout, modules } = await loadedBy(['--help']);
+    const { stdout, modules } = await loadedBy([HUBOS_BIN, '--help']);
     expect(stdout).toContain('Usage: hubos');
     expect(modules).toEqual(['bin/hubos.ts', 'core/node-version.ts', 'bin/usage.ts']);
   });
 
   it('a command loads its own module and not the other commands', async () => {
-    const { modules } = await loadedBy(['validate']);
+    const { modules } = await loadedBy([HUBOS_BIN, 'validate']);
     const commands = modules.filter((path) => path.startsWith('bin/commands/'));
     expect(commands).toEqual(['bin/commands/validate.ts']);
   });
