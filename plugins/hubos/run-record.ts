@@ -43,10 +43,15 @@ export const QUEUED_NAMESPACE = 'hubos:runs:queued';
 
 export const isFinal = (status: RunState): boolean => status !== 'queued' && status !== 'running';
 
-/** A run's record wherever it is: ended, or still active. */
+/**
+ * A run's record wherever it is: ended, or still active. A run that ends between the first two
+ * reads has left the active ones after joining the ended ones (see fileEnded): the third read finds it.
+ */
 export async function readRun(store: Store, id: string): Promise<RunRecord | undefined> {
   const ended = (await store.get(RUNS_NAMESPACE, id)) as RunRecord | undefined;
-  return ended ?? ((await store.get(ACTIVE_NAMESPACE, id)) as RunRecord | undefined);
+  if (ended) return ended;
+  const active = (await store.get(ACTIVE_NAMESPACE, id)) as RunRecord | undefined;
+  return active ?? ((await store.get(RUNS_NAMESPACE, id)) as RunRecord | undefined);
 }
 
 export function writeActive(store: Store, record: RunRecord): Promise<void> {
