@@ -1,12 +1,16 @@
-import { registerHooks } from 'node:module';
-import { extname } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { createRequire, registerHooks } from 'node:module';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Under the `hubos` command, `import ... from 'hubos'` in a config or plugin resolves to the
  * running hubos: one copy of the kernel module in the process, and configs work in a folder
- * that has not installed hubos itself (e.g. right after `hubos init`).
+ * that has not installed hubos itself (e.g. right after `hubos init`). When `hubos` already
+ * resolves to the running copy from `appDir` (the usual install) no hook is registered: a resolve
+ * hook makes every later module load slower.
  */
-export function resolveHubosToSelf(): void {
+export function resolveHubosToSelf(appDir: string): void {
   const ext = extname(new URL(import.meta.url).pathname);
   const entries: Record<string, string> = {
     hubos: new URL(`../core/index${ext}`, import.meta.url).href,
@@ -14,6 +18,7 @@ export function resolveHubosToSelf(): void {
     'hubos/server': new URL(`../plugins/hubos/server${ext}`, import.meta.url).href,
     'hubos/testing': new URL(`../testing/index${ext}`, import.meta.url).href,
   };
+  if (resolvesTo(appDir, entries.hubos!)) return;
   registerHooks({
     resolve(specifier, context, next) {
       const own = entries[specifier];
@@ -21,4 +26,14 @@ export function resolveHubosToSelf(): void {
       return own ? { url: own, shortCircuit: true } : next(specifier, context);
     },
   });
+}
+
+/** Whether `hubos`, resolved as the app in `dir` would, is the module at `own`. @internal */
+export function resolvesTo(dir: string, own: string): boolean {
+  try {
+    const found = createRequire(join(dir, 'agent.config.js')).resolve('hubos');
+    return realpathSync(found) === realpathSync(fileURLToPath(own));
+  } catch {
+    return false; // not installed there (or not resolvable): the hook answers for it
+  }
 }

@@ -1,5 +1,8 @@
 // The default import: a named one would stop `hubos` from loading on a Node.js without it.
+import { existsSync, readFileSync } from 'node:fs';
 import nodeModule from 'node:module';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { initSync, parse } from 'es-module-lexer';
 
 /**
@@ -11,8 +14,8 @@ import { initSync, parse } from 'es-module-lexer';
  * instead; CommonJS files, `.cjs`/`.cts`/`.mjs`/`.mts` files and everything under node_modules
  * load as before.
  */
-export function loadAppModulesAsWritten(): void {
-  if (registered) return;
+export function loadAppModulesAsWritten(file: string): void {
+  if (registered || loadsAsModules(file)) return;
   registered = true;
   nodeModule.registerHooks({
     load(url, context, nextLoad) {
@@ -26,6 +29,29 @@ export function loadAppModulesAsWritten(): void {
 }
 
 let registered = false;
+
+/**
+ * Whether `file` (a path or file: URL) and the app files beside it load as ES modules without help:
+ * under node_modules the hook changes nothing, and a package that says `"type": "module"` is ESM
+ * throughout. Then no hook is registered, since a load hook makes every later module load slower.
+ * @internal
+ */
+export function loadsAsModules(file: string): boolean {
+  const path = file.startsWith('file:') ? fileURLToPath(file) : file;
+  if (path.split(sep).includes('node_modules')) return true;
+  // The nearest package.json decides, as it does for Node.
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        return JSON.parse(readFileSync(manifest, 'utf8')).type === 'module';
+      } catch {
+        return false; // unreadable: the hook decides file by file, as before
+      }
+    }
+    if (dirname(dir) === dir) return false;
+  }
+}
 
 /** Whether a source has ES module syntax: a static import (not `import type`), an export, or import.meta. @internal */
 export function hasModuleSyntax(source: string): boolean {

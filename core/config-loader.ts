@@ -24,7 +24,6 @@ export async function loadConfigFile(options: {
   cwd: string;
   configFile?: string;
 }): Promise<FoundConfig | undefined> {
-  loadAppModulesAsWritten();
   if (options.configFile !== undefined) {
     const file = resolve(options.cwd, options.configFile);
     if (!existsSync(file) || !statSync(file).isFile()) {
@@ -71,6 +70,7 @@ async function importConfig(file: string): Promise<unknown> {
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
+  loadAppModulesAsWritten(file);
   try {
     return await import(pathToFileURL(file).href);
   } catch (error) {

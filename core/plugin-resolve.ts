@@ -75,8 +75,8 @@ function isTuple(value: unknown): value is readonly [string, unknown] {
 
 async function loadSpecifier(specifier: string, options: unknown, baseDir: string): Promise<unknown> {
   // A local plugin file loads as the ES module it is written as, whatever the app's package.json says.
-  loadAppModulesAsWritten();
   const url = locate(specifier, baseDir);
+  loadAppModulesAsWritten(url);
   let module: Record<string, unknown>;
   try {
     module = await import(url);

@@ -17,14 +17,14 @@ describe('readRun', () => {
     const get = store.get.bind(store);
     let filed = false;
     // The run ends on another instance right after the first read found no ended record.
-    store.get = async (namespace, key) => {
+    store.get = (async (namespace: string, key: string) => {
       const value = await get(namespace, key);
       if (!filed) {
         filed = true;
         await fileEnded(store, { ...running, status: 'cancelled' });
       }
       return value;
-    };
+    }) as typeof store.get;
     expect(await readRun(store, 'r1')).toMatchObject({ id: 'r1', status: 'cancelled' });
     expect(await store.get(ACTIVE_NAMESPACE, 'r1')).toBeUndefined();
   });
