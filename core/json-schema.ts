@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import formatsModule from 'ajv-formats';
 import type { JSONSchema as TypedJSONSchema } from 'json-schema-to-ts';
 import { closestName } from './closest-name.ts';
+import checkDraft07 from './draft-07-check.generated.ts';
 
 /** A JSON Schema as written by users; `as const` literals keep their types for inference. */
 export type JSONSchema = TypedJSONSchema;
@@ -29,7 +30,23 @@ export function createAjv(draft: 'draft-07' | '2020-12' = 'draft-07', extra: Par
     ...extra,
   });
   addFormats(ajv);
+  if (draft === 'draft-07' && !extra.code?.source) usePrecompiledMeta(ajv);
   return ajv;
+}
+
+const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
+
+/**
+ * Checking a schema against the draft-07 meta-schema needs that meta-schema compiled, which costs
+ * more than all else a start does with schemas: ajv is handed the same check compiled ahead of time
+ * (scripts/draft-07-check.ts, made with these options). Should ajv keep its schemas elsewhere one
+ * day, it compiles the meta-schema itself, as before.
+ */
+function usePrecompiledMeta(ajv: Ajv): void {
+  const env = (ajv as unknown as { schemas?: Record<string, { validate?: unknown } | undefined> }).schemas?.[
+    DRAFT_07_META
+  ];
+  if (env && env.validate === undefined) env.validate = checkDraft07;
 }
 
 export type { Ajv, ValidateFunction };

@@ -115,9 +115,13 @@ function schemaCheck(
   compilers: SchemaCompilers,
 ): SchemaCheck {
   if (!standard) {
-    const validate = compile(label, field, schema, compilers);
-    const now = (value: unknown): Validation =>
-      validate(value) ? { ok: true, value } : { ok: false, problems: describeErrors(validate.errors, value) };
+    const validator = compileWhenUsed(label, field, schema, compilers);
+    const now = (value: unknown): Validation => {
+      const validate = validator();
+      return validate(value)
+        ? { ok: true, value }
+        : { ok: false, problems: describeErrors(validate.errors, value) };
+    };
     return { now, full: now };
   }
   const ajv = compilers.for(schema);
@@ -143,6 +147,34 @@ function schemaCheck(
         : { ok: false, problems: describeErrors(derived.errors, value) };
     },
     full: (value) => validateStandard(standard, value, INPUT_WORDS, schema),
+  };
+}
+
+/** Keys that make compiling depend on other schemas: a `$ref` that does not resolve, a taken `$id`. */
+const REFERENCES = /"\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef)"\s*:/;
+
+/**
+ * Checks the schema now (against its meta-schema, which catches what a wrong schema gets wrong)
+ * and compiles it when first used: a start registers a dozen tools an app may never call, and
+ * compiling is most of what registering costs. A schema with references compiles now, since only
+ * compiling finds one that does not resolve.
+ */
+function compileWhenUsed(
+  label: string,
+  field: string,
+  schema: JSONSchemaObject,
+  compilers: SchemaCompilers,
+): () => ValidateFunction {
+  const ajv = compilers.for(schema);
+  if (!ajv.validateSchema(schema)) {
+    throw invalid(label, `${field} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
+  }
+  let validate = REFERENCES.test(JSON.stringify(schema))
+    ? compile(label, field, schema, compilers)
+    : undefined;
+  return () => {
+    validate ??= compile(label, field, schema, compilers);
+    return validate;
   };
 }
 
