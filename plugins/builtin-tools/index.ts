@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import type { KernelView, Plugin } from '../../core/index.ts';
 import {
   checkSandbox,
+  probeLauncherSoon,
   SANDBOX_CONFIG_SCHEMA,
   type SandboxOptions,
   unsandboxedWarning,
@@ -101,7 +102,17 @@ export default function builtinTools(options: BuiltinToolsOptions = {}): Plugin 
         if (warning) kernel.logger.warn(warning);
         warned = true;
       });
-      kernel.hooks.registerTools.tap('builtin-tools', (registry) => registerAll(registry, merged()));
+      // bash's sandbox probes run while the kernel starts, not one after the other at registration.
+      const probed = Promise.resolve()
+        .then(() => {
+          const { sandbox, bash } = merged();
+          return probeLauncherSoon({ ...bash, ...(sandbox ? { sandbox } : {}) });
+        })
+        .catch(() => undefined);
+      kernel.hooks.registerTools.tapPromise('builtin-tools', async (registry) => {
+        await probed;
+        registerAll(registry, merged());
+      });
     },
   };
 }

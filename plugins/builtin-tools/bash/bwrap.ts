@@ -3,7 +3,7 @@ import { HubosError } from '../../../core/index.ts';
 import { hostView } from './host-view.ts';
 import { initCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
-import { runProbeCommand } from './probe-run.ts';
+import { type ProbeRun, runProbeCommand, runProbeCommandAsync } from './probe-run.ts';
 import { asSandboxUser, DEFAULT_SANDBOX_USER } from './sandbox-user.ts';
 
 const INSTALL = 'install it with "apt-get install bubblewrap"';
@@ -61,32 +61,76 @@ export function probeBwrap(sandbox: SandboxOptions, shell = DEFAULT_SHELL): Bwra
   const key = JSON.stringify([sandbox, shell]);
   let probe = probes.get(key);
   if (!probe) {
-    probe = runProbe(sandbox, shell);
+    const plan = probePlan(sandbox, shell);
+    probe = 'answer' in plan ? plan.answer : plan.interpret(runProbeCommand(plan.file, plan.args));
     probes.set(key, probe);
   }
   return probe;
 }
 
-function runProbe(sandbox: SandboxOptions, shell: string): BwrapProbe {
+/** The same probe in the background; `probeBwrap` answers from it once it is done. */
+export async function probeBwrapSoon(sandbox: SandboxOptions, shell = DEFAULT_SHELL): Promise<BwrapProbe> {
+  const key = JSON.stringify([sandbox, shell]);
+  const known = probes.get(key);
+  if (known) return known;
+  const bwrap = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
+  // Asked first, so building the probe's arguments finds the answer rather than asking again.
+  if (!disableUserns.has(bwrap) && isExecutable(bwrap)) {
+    const help = await runProbeCommandAsync(bwrap, ['--help'], 5_000);
+    if (!disableUserns.has(bwrap)) disableUserns.set(bwrap, help.stdout.includes('--disable-userns'));
+  }
+  const plan = probePlan(sandbox, shell);
+  const probe =
+    'answer' in plan ? plan.answer : plan.interpret(await runProbeCommandAsync(plan.file, plan.args));
+  if (!probes.has(key)) probes.set(key, probe);
+  return probes.get(key)!;
+}
+
+type ProbePlan =
+  | { answer: BwrapProbe }
+  | { file: string; args: string[]; interpret: (run: ProbeRun) => BwrapProbe };
+
+/** The probe's command (a sandboxed `true`) and how to read its end, or the answer when bwrap is missing. */
+function probePlan(sandbox: SandboxOptions, shell: string): ProbePlan {
   const bwrap = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
   // Checked first: started through setpriv (a root server), a missing bwrap is only setpriv's complaint.
   try {
     accessSync(bwrap, constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { ok: false, missing: true, reason: `bubblewrap is not available at ${bwrap} (${code})` };
+    return {
+      answer: { ok: false, missing: true, reason: `bubblewrap is not available at ${bwrap} (${code})` },
+    };
   }
   const command = asSandboxUser(
     { file: bwrap, args: [...bwrapArgs(sandbox, undefined, shell), ...initCommand(shell, 'true')] },
     sandbox.user ?? DEFAULT_SANDBOX_USER,
   );
-  const run = runProbeCommand(command.file, command.args);
-  if (run.exitCode === 0) return { ok: true };
-  if (run.code === 'ENOENT' || run.code === 'EACCES') {
-    return { ok: false, missing: true, reason: `bubblewrap is not available at ${bwrap} (${run.code})` };
+  return {
+    file: command.file,
+    args: command.args,
+    interpret(run) {
+      if (run.exitCode === 0) return { ok: true };
+      if (run.code === 'ENOENT' || run.code === 'EACCES') {
+        return { ok: false, missing: true, reason: `bubblewrap is not available at ${bwrap} (${run.code})` };
+      }
+      const why = String(run.stderr ?? '').trim() || run.message;
+      return {
+        ok: false,
+        missing: false,
+        reason: `bubblewrap at ${bwrap} cannot create its sandbox: ${why}`,
+      };
+    },
+  };
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
-  const why = String(run.stderr ?? '').trim() || run.message;
-  return { ok: false, missing: false, reason: `bubblewrap at ${bwrap} cannot create its sandbox: ${why}` };
 }
 
 /**

@@ -1,6 +1,7 @@
 /** The built-in `bash` tool. */
 export { type BashInput, bashTool } from './bash-tool.ts';
 export { checkSandbox } from './bwrap.ts';
+export { probeLauncherSoon } from './launcher.ts';
 export { type BashOptions, SANDBOX_CONFIG_SCHEMA, type SandboxOptions } from './options.ts';
 export type { BashResult } from './run-command.ts';
 export { unsandboxedWarning } from './unsandboxed-warning.ts';

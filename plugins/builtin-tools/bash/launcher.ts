@@ -1,7 +1,7 @@
-import { type BwrapProbe, bwrapArgs, probeBwrap } from './bwrap.ts';
+import { type BwrapProbe, bwrapArgs, probeBwrap, probeBwrapSoon } from './bwrap.ts';
 import { initCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
-import { type PidNamespace, probePidNamespace } from './pid-namespace.ts';
+import { type PidNamespace, probePidNamespace, probePidNamespaceSoon } from './pid-namespace.ts';
 import { asSandboxUser, DEFAULT_SANDBOX_USER, handOverWorkspace } from './sandbox-user.ts';
 
 /**
@@ -32,6 +32,23 @@ export function resolveLauncher(options: BashOptions): ResolvedLauncher {
   const probe: BwrapProbe = probeBwrap(detected, options.shell ?? DEFAULT_SHELL);
   if (probe.ok) return { launcher: { kind: 'bwrap', sandbox: detected } };
   return { launcher: unsandboxed(), fallbackReason: probe.reason };
+}
+
+/**
+ * Runs in the background the probes `resolveLauncher(options)` will need, so a server does the rest
+ * of its start meanwhile (each probe is a process that takes milliseconds) and `resolveLauncher`
+ * answers from them. Never rejects: a probe that could not run is asked again when needed.
+ */
+export async function probeLauncherSoon(options: BashOptions): Promise<void> {
+  try {
+    const sandbox = options.sandbox;
+    const shell = options.shell ?? DEFAULT_SHELL;
+    if (sandbox?.kind === 'bwrap') await probeBwrapSoon(sandbox, shell);
+    else if (sandbox?.kind === 'none' || !(await probeBwrapSoon({ kind: 'bwrap', network: false }, shell)).ok)
+      await probePidNamespaceSoon();
+  } catch {
+    // options not yet checked (a wrong type): resolveLauncher probes with the checked ones
+  }
 }
 
 function unsandboxed(): Launcher {
