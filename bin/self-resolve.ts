@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { createRequire, registerHooks } from 'node:module';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { hubosPackageRoot } from '../core/version.ts';
 
 /**
  * Under the `hubos` command, `import ... from 'hubos'` in a config or plugin resolves to the
@@ -11,12 +12,15 @@ import { fileURLToPath } from 'node:url';
  * hook makes every later module load slower.
  */
 export function resolveHubosToSelf(appDir: string): void {
-  const ext = extname(new URL(import.meta.url).pathname);
+  // Running from the sources (.ts) or from the package's dist/ (.js, maybe bundled into a chunk).
+  const fromSources = extname(new URL(import.meta.url).pathname) === '.ts';
+  const entry = (path: string) =>
+    pathToFileURL(join(hubosPackageRoot(), fromSources ? `${path}.ts` : `dist/${path}.js`)).href;
   const entries: Record<string, string> = {
-    hubos: new URL(`../core/index${ext}`, import.meta.url).href,
-    'hubos/plugins': new URL(`../plugins/index${ext}`, import.meta.url).href,
-    'hubos/server': new URL(`../plugins/hubos/server${ext}`, import.meta.url).href,
-    'hubos/testing': new URL(`../testing/index${ext}`, import.meta.url).href,
+    hubos: entry('core/index'),
+    'hubos/plugins': entry('plugins/index'),
+    'hubos/server': entry('plugins/hubos/server'),
+    'hubos/testing': entry('testing/index'),
   };
   if (resolvesTo(appDir, entries.hubos!)) return;
   registerHooks({

@@ -28,7 +28,16 @@ export function expectOk(result: RunResult, what: string): void {
   expect(result.code, `${what} failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
 }
 
-const SOURCES = ['core', 'plugins', 'bin', 'testing', 'package.json', 'tsconfig.build.json', 'tsconfig.json'];
+const SOURCES = [
+  'core',
+  'plugins',
+  'bin',
+  'testing',
+  'scripts',
+  'package.json',
+  'tsconfig.build.json',
+  'tsconfig.json',
+];
 
 export async function packedHubos(): Promise<string> {
   const dir = join(ROOT, 'node_modules/.cache/hubos-pack', sourcesKey());

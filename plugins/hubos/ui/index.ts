@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Hono } from 'hono';
 import { HubosError } from '../../../core/index.ts';
+import { hubosPackageRoot } from '../../../core/version.ts';
 import type { HubOS } from '../hubos.ts';
 
 /** The page's files, in `static/` beside this module (the build copies them next to the compiled one). */
@@ -20,7 +23,15 @@ const FILES = {
 
 type FileName = keyof typeof FILES;
 
-const STATIC_DIR = new URL('./static/', import.meta.url);
+/**
+ * `static/` beside this module (the sources, or an unbundled build); in the bundled package this
+ * module is inside a chunk, and the build copies the folder to dist/plugins/hubos/ui/static/.
+ */
+const STATIC_DIR = (() => {
+  const beside = new URL('./static/', import.meta.url);
+  if (existsSync(beside)) return beside;
+  return pathToFileURL(join(hubosPackageRoot(), 'dist/plugins/hubos/ui/static/'));
+})();
 
 let loaded: Promise<Record<FileName, string>> | undefined;
 
@@ -34,7 +45,7 @@ function loadFiles(): Promise<Record<FileName, string>> {
         } catch (error) {
           throw new HubosError(
             'CONFIG_INVALID',
-            `the HubOS page file ${fileURLToPath(new URL(name, STATIC_DIR))} is missing: the build must copy plugins/hubos/ui/static/ beside the compiled ui/index.js`,
+            `the HubOS page file ${fileURLToPath(new URL(name, STATIC_DIR))} is missing: the build must copy plugins/hubos/ui/static/ to dist/plugins/hubos/ui/static/`,
             { cause: error },
           );
         }
