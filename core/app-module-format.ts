@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import nodeModule from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initSync, parse } from 'es-module-lexer';
 
 /**
  * An app's own `.ts`/`.js` files (the config and the local plugins it names) load as the ES modules
@@ -55,6 +54,7 @@ export function loadsAsModules(file: string): boolean {
 
 /** Whether a source has ES module syntax: a static import (not `import type`), an export, or import.meta. @internal */
 export function hasModuleSyntax(source: string): boolean {
+  const { initSync, parse } = lexer();
   initSync(); // once: the lexer's WebAssembly
   const code = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   let imports: ReturnType<typeof parse>[0];
@@ -69,4 +69,17 @@ export function hasModuleSyntax(source: string): boolean {
     (entry) =>
       entry.d === -2 || (entry.d === -1 && !/^import\s+type[\s{]/.test(code.slice(entry.ss, entry.se))),
   );
+}
+
+let loadedLexer: typeof import('es-module-lexer') | undefined;
+
+/**
+ * es-module-lexer, loaded when a file is first looked at (most apps say "type": "module" and never
+ * need it); required, since a load hook runs synchronously.
+ */
+function lexer(): typeof import('es-module-lexer') {
+  loadedLexer ??= nodeModule.createRequire(import.meta.url)(
+    'es-module-lexer',
+  ) as typeof import('es-module-lexer');
+  return loadedLexer;
 }

@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { cosmiconfig } from 'cosmiconfig';
 import { loadAppModulesAsWritten } from './app-module-format.ts';
 import { errorMessage, HubosError } from './errors.ts';
 
@@ -38,6 +37,8 @@ export async function loadConfigFile(options: {
     }
     return { exported: await importConfig(file), file };
   }
+  // Loaded to search only: a config named on the command line (--config) needs no search.
+  const { cosmiconfig } = await import('cosmiconfig');
   const explorer = cosmiconfig('hubos', {
     searchPlaces: CONFIG_FILES,
     searchStrategy: 'global',

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { resolve as resolveModule } from 'import-meta-resolve';
 import { loadAppModulesAsWritten } from './app-module-format.ts';
 import { errorMessage, HubosError } from './errors.ts';
 import { describeValue } from './json-schema.ts';
@@ -75,7 +74,7 @@ function isTuple(value: unknown): value is readonly [string, unknown] {
 
 async function loadSpecifier(specifier: string, options: unknown, baseDir: string): Promise<unknown> {
   // A local plugin file loads as the ES module it is written as, whatever the app's package.json says.
-  const url = locate(specifier, baseDir);
+  const url = await locate(specifier, baseDir);
   loadAppModulesAsWritten(url);
   let module: Record<string, unknown>;
   try {
@@ -134,7 +133,7 @@ async function loadSpecifier(specifier: string, options: unknown, baseDir: strin
   );
 }
 
-function locate(specifier: string, baseDir: string): string {
+async function locate(specifier: string, baseDir: string): Promise<string> {
   if (specifier.startsWith('.') || isAbsolute(specifier)) {
     const file = resolvePath(baseDir, specifier);
     if (!existsSync(file)) {
@@ -144,6 +143,8 @@ function locate(specifier: string, baseDir: string): string {
     }
     return pathToFileURL(file).href;
   }
+  // Loaded for a package name only: most configs name none, and it is a tenth of a start.
+  const { resolve: resolveModule } = await import('import-meta-resolve');
   try {
     return resolveModule(specifier, pathToFileURL(`${baseDir}/`).href);
   } catch (error) {

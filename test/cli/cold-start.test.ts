@@ -47,6 +47,19 @@ describe('cold commands load only what they need', () => {
     expect(heavyIn(modules)).toEqual([]);
   });
 
+  it('hubos run --config of an ES-module app searches for nothing and looks at no file: no config search, no package resolver, no lexer', async () => {
+    const app = await tempDir();
+    await writeFile(join(app, 'package.json'), '{ "type": "module" }\n');
+    await writeFile(join(app, 'app.config.mjs'), 'export default { agents: { assistant: {} } };\n');
+    const { stdout, modules } = await loadedBy(
+      [HUBOS_BIN, 'run', '--config', 'app.config.mjs', 'assistant', 'hello'],
+      app,
+    );
+    expect(stdout).toContain('offline demo model');
+    const loadedOnNeed = /^node_modules\/(cosmiconfig|import-meta-resolve|es-module-lexer)\//;
+    expect(modules.filter((path) => loadedOnNeed.test(path))).toEqual([]);
+  });
+
   it("import('hubos/plugins') loads no protocol SDK, nor MCP's client or server", async () => {
     const entry = pathToFileURL(`${ROOT}plugins/index.ts`).href;
     const { modules } = await loadedBy(['-e', `await import(${JSON.stringify(entry)})`]);
