@@ -222,4 +222,4 @@ export {
   type ToolSpec,
 } from './tools/tool.ts';
 export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';
-export { hubosVersion } from './version.ts';
+export { hubosPackageRoot, hubosVersion } from './version.ts';

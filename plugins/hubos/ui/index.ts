@@ -4,8 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Hono } from 'hono';
-import { HubosError } from '../../../core/index.ts';
-import { hubosPackageRoot } from '../../../core/version.ts';
+import { HubosError, hubosPackageRoot } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 
 /** The page's files, in `static/` beside this module (the build copies them next to the compiled one). */
