@@ -150,14 +150,18 @@ function schemaCheck(
   };
 }
 
-/** Keys that make compiling depend on other schemas: a `$ref` that does not resolve, a taken `$id`. */
-const REFERENCES = /"\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef)"\s*:/;
+/**
+ * What only compiling checks, so a schema holding it compiles at once: a reference (`$ref` that
+ * does not resolve, an `$id` taken) or a regular expression (`pattern`, `patternProperties`; the
+ * meta-schema does not check their syntax, and MCP servers written in Python send `(?P<name>…)`).
+ */
+const COMPILE_CHECKED =
+  /"(\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef)|pattern|patternProperties)"\s*:/;
 
 /**
  * Checks the schema now (against its meta-schema, which catches what a wrong schema gets wrong)
  * and compiles it when first used: a start registers a dozen tools an app may never call, and
- * compiling is most of what registering costs. A schema with references compiles now, since only
- * compiling finds one that does not resolve.
+ * compiling is most of what registering costs. A schema with what only compiling checks compiles now.
  */
 function compileWhenUsed(
   label: string,
@@ -169,7 +173,7 @@ function compileWhenUsed(
   if (!ajv.validateSchema(schema)) {
     throw invalid(label, `${field} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
   }
-  let validate = REFERENCES.test(JSON.stringify(schema))
+  let validate = COMPILE_CHECKED.test(JSON.stringify(schema))
     ? compile(label, field, schema, compilers)
     : undefined;
   return () => {

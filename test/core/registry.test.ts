@@ -174,6 +174,28 @@ describe('Registry: malformed tools', () => {
     expect(error.message).toContain('inputSchema does not compile');
   });
 
+  it.each([
+    ['pattern', { type: 'object', properties: { id: { type: 'string', pattern: '^(?P<id>[a-z]+)$' } } }],
+    ['patternProperties', { type: 'object', patternProperties: { '(?P<k>x)': { type: 'string' } } }],
+  ])(
+    'rejects an inputSchema whose %s is not a regular expression ajv compiles (a Python one)',
+    (_label, inputSchema) => {
+      // At registration, not at the first call: an MCP client falls back to an open schema on this error.
+      const error = expectHubosError(
+        () => new Registry().register(makeTool({ inputSchema })),
+        'TOOL_INVALID',
+      );
+      expect(error.message).toContain('inputSchema does not compile');
+    },
+  );
+
+  it('compiles a plain schema when first used, and checks with it from then on', () => {
+    const registry = new Registry();
+    registry.register(makeTool({ inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }));
+    expect(registry.checkInput('echo', { n: 'x' }).ok).toBe(false);
+    expect(registry.checkInput('echo', { n: 1 }).ok).toBe(true);
+  });
+
   it('accepts a schema with local $defs and $ref', () => {
     const registry = new Registry();
     registry.register(
