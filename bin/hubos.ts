@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // First and alone: on a Node.js too old for HubOS this says so in one line. The rest loads after it.
 import '../core/node-version.ts';
+import { mkdirSync } from 'node:fs';
 import module from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 
 const [first] = process.argv.slice(2);
 if (first === '-v' || first === '--version') {
@@ -16,13 +17,16 @@ if (first === '-v' || first === '--version') {
 } else {
   // Compiled code is cached on disk (Node's compile cache, off with NODE_DISABLE_COMPILE_CACHE=1):
   // a later start skips compiling what it loads, about a tenth of a server's cold start.
-  module.enableCompileCache?.();
-  // Written a second in as well as at exit: a process killed later (a serverless freeze, SIGKILL)
-  // still leaves what it compiled for the next start.
-  setTimeout(() => module.flushCompileCache?.(), 1_000).unref();
+  const cacheDir = process.env.NODE_COMPILE_CACHE ? undefined : ownCacheDir();
+  if (process.env.NODE_COMPILE_CACHE || cacheDir) {
+    module.enableCompileCache?.(cacheDir);
+    // Written a second in as well as at exit: a process killed later (a serverless freeze, SIGKILL)
+    // still leaves what it compiled for the next start.
+    setTimeout(() => module.flushCompileCache?.(), 1_000).unref();
+  }
   const { resolveHubosToSelf } = await import('./self-resolve.ts');
   const { main } = await import('./cli.ts');
-  resolveHubosToSelf(appDir(process.argv.slice(3)));
+  resolveHubosToSelf();
   // Ctrl-C (or SIGTERM) cancels the running work or stops the server gracefully; a second one exits at once.
   const interrupt = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -38,8 +42,19 @@ if (first === '-v' || first === '--version') {
   );
 }
 
-/** The folder the app's config is in: `--config`'s, else the working one (the search starts there). */
-function appDir(args: string[]): string {
-  const { values } = parseArgs({ args, options: { config: { type: 'string' } }, strict: false });
-  return typeof values.config === 'string' ? dirname(resolve(values.config)) : process.cwd();
+/**
+ * The user's own cache folder (XDG_CACHE_HOME, else ~/.cache) for the compile cache, made private.
+ * Not Node's default, a folder under the shared temp dir: another local user could make it first
+ * and put compiled code there for this user's process to run. None when it cannot be made.
+ */
+function ownCacheDir(): string | undefined {
+  try {
+    const xdg = process.env.XDG_CACHE_HOME;
+    const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+    const dir = join(base, 'hubos', 'compile-cache');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  } catch {
+    return undefined;
+  }
 }

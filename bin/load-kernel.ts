@@ -1,3 +1,5 @@
+import { dirname } from 'node:path';
+import { settleAppModules } from '../core/app-module-format.ts';
 import {
   createConsoleLogger,
   createKernel,
@@ -7,6 +9,7 @@ import {
 } from '../core/index.ts';
 import { defaultPlugins } from '../plugins/defaults.ts';
 import type { CliIO } from './io.ts';
+import { registerSelfResolve, settleSelfResolve } from './self-resolve.ts';
 
 export interface KernelFlags {
   config?: string;
@@ -18,6 +21,7 @@ export interface KernelFlags {
  * built-in plugins the config turns on, followed by the config's own plugins.
  */
 export async function loadKernel(command: string, flags: KernelFlags, io: CliIO): Promise<Kernel> {
+  registerSelfResolve();
   const found = await loadConfigFile({ cwd: io.cwd, ...(flags.config ? { configFile: flags.config } : {}) });
   if (!found) {
     io.stderr.write(
@@ -35,5 +39,9 @@ export async function loadKernel(command: string, flags: KernelFlags, io: CliIO)
     plugins: defaultPlugins(config),
     logger: createConsoleLogger(),
   });
-  return kernel.boot();
+  await kernel.boot();
+  // The config and its plugins have loaded: module hooks that later imports do not need go.
+  settleSelfResolve(found ? dirname(found.file) : io.cwd);
+  settleAppModules();
+  return kernel;
 }

@@ -1,8 +1,5 @@
 // The default import: a named one would stop `hubos` from loading on a Node.js without it.
-import { existsSync, readFileSync } from 'node:fs';
 import nodeModule from 'node:module';
-import { dirname, join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
  * An app's own `.ts`/`.js` files (the config and the local plugins it names) load as the ES modules
@@ -13,43 +10,35 @@ import { fileURLToPath } from 'node:url';
  * instead; CommonJS files, `.cjs`/`.cts`/`.mjs`/`.mts` files and everything under node_modules
  * load as before.
  */
-export function loadAppModulesAsWritten(file: string): void {
-  if (registered || loadsAsModules(file)) return;
-  registered = true;
-  nodeModule.registerHooks({
+export function loadAppModulesAsWritten(): void {
+  if (hook) return;
+  hook = nodeModule.registerHooks({
     load(url, context, nextLoad) {
       const loaded = nextLoad(url, context);
       if (loaded.format !== 'commonjs' && loaded.format !== 'commonjs-typescript') return loaded;
       if (!url.startsWith('file:') || url.includes('/node_modules/') || !/\.[jt]s$/.test(url)) return loaded;
+      sawCommonJs = true;
       if (loaded.source == null || !hasModuleSyntax(String(loaded.source))) return loaded;
       return { ...loaded, format: loaded.format === 'commonjs' ? 'module' : 'module-typescript' };
     },
   });
 }
 
-let registered = false;
+let hook: { deregister(): void } | undefined;
+/** Whether Node took one of the app's `.js`/`.ts` files for CommonJS since the hook was registered. */
+let sawCommonJs = false;
 
 /**
- * Whether `file` (a path or file: URL) and the app files beside it load as ES modules without help:
- * under node_modules the hook changes nothing, and a package that says `"type": "module"` is ESM
- * throughout. Then no hook is registered, since a load hook makes every later module load slower.
- * @internal
+ * Once the app's config and plugins have loaded (the `hubos` command calls it when the kernel has
+ * booted): when Node took none of their files for CommonJS, the app's packages are ES modules and
+ * the hook goes, since it makes every later module load slower (the first run's undici among
+ * them). A file the app loads later from a `"type": "commonjs"` folder that none of its files at
+ * start came from then loads as Node reads it. @internal
  */
-export function loadsAsModules(file: string): boolean {
-  const path = file.startsWith('file:') ? fileURLToPath(file) : file;
-  if (path.split(sep).includes('node_modules')) return true;
-  // The nearest package.json decides, as it does for Node.
-  for (let dir = dirname(path); ; dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      try {
-        return JSON.parse(readFileSync(manifest, 'utf8')).type === 'module';
-      } catch {
-        return false; // unreadable: the hook decides file by file, as before
-      }
-    }
-    if (dirname(dir) === dir) return false;
-  }
+export function settleAppModules(): void {
+  if (!hook || sawCommonJs) return;
+  hook.deregister();
+  hook = undefined;
 }
 
 /** Whether a source has ES module syntax: a static import (not `import type`), an export, or import.meta. @internal */

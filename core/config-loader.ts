@@ -71,7 +71,7 @@ async function importConfig(file: string): Promise<unknown> {
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  loadAppModulesAsWritten(file);
+  loadAppModulesAsWritten();
   try {
     return await import(pathToFileURL(file).href);
   } catch (error) {

@@ -30,11 +30,16 @@ export function createAjv(draft: 'draft-07' | '2020-12' = 'draft-07', extra: Par
     ...extra,
   });
   addFormats(ajv);
-  if (draft === 'draft-07' && !extra.code?.source) usePrecompiledMeta(ajv);
+  if (draft === 'draft-07' && checksAsPrecompiled(extra)) usePrecompiledMeta(ajv);
   return ajv;
 }
 
 const DRAFT_07_META = 'http://json-schema.org/draft-07/schema';
+
+/** Options that leave the meta-schema check as it was compiled ahead of time (what the code does, not what it checks). */
+const SAME_CHECK = new Set(['addUsedSchema', 'validateSchema', 'code']);
+const checksAsPrecompiled = (extra: Partial<Options>) =>
+  !extra.code?.source && Object.keys(extra).every((key) => SAME_CHECK.has(key));
 
 /**
  * Checking a schema against the draft-07 meta-schema needs that meta-schema compiled, which costs

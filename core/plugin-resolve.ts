@@ -75,7 +75,7 @@ function isTuple(value: unknown): value is readonly [string, unknown] {
 async function loadSpecifier(specifier: string, options: unknown, baseDir: string): Promise<unknown> {
   // A local plugin file loads as the ES module it is written as, whatever the app's package.json says.
   const url = await locate(specifier, baseDir);
-  loadAppModulesAsWritten(url);
+  loadAppModulesAsWritten();
   let module: Record<string, unknown>;
   try {
     module = await import(url);

@@ -7,7 +7,8 @@ let root: { dir: string; version: string } | undefined;
 /**
  * The version in HubOS's own package.json, which every surface reports (`hubos --version`, MCP
  * `initialize`, A2A cards, the OpenAPI document). Found upwards from this file, so it is the same
- * from source (core/version.ts) and from the built package (dist/core/version.js).
+ * from source (core/version.ts) and from the built package (a chunk in dist/chunks/), whatever the
+ * package is named (a fork, a scoped copy).
  */
 export function hubosVersion(): string {
   return packageRoot().version;
@@ -27,8 +28,9 @@ function findRoot(start: string): { dir: string; version: string } {
   for (let dir = start; ; dir = dirname(dir)) {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'hubos' && pkg.version) return { dir, version: pkg.version };
+      // The nearest package.json is the package's own: dist/ has none of its own.
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { version?: string };
+      return { dir, version: pkg.version ?? '0.0.0' };
     }
     if (dirname(dir) === dir) return { dir: start, version: '0.0.0' };
   }

@@ -3,6 +3,8 @@
  * "commonjs" as `npm init -y` writes it, "module", none, or no package.json at all), in each of
  * the six extensions, importing a local file of its own. Real `hubos` processes in fresh folders.
  */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hubos, tempDir, writeFiles } from '../helpers/run.ts';
 
@@ -99,6 +101,36 @@ describe('configs load in any app layout', () => {
       }
     });
   }
+
+  it('an ES-module app imports a local plugin from a sub-folder that npm init -y made "type": "commonjs"', async () => {
+    const app = await tempDir('hubos-layout-');
+    await writeFiles(app, {
+      'package.json': LAYOUTS['"type": "module"'],
+      'agent.config.ts': ESM_TS.replace('./tool-plugin.ts', './sub/tool-plugin.ts'),
+      'sub/package.json': LAYOUTS['npm init -y ("type": "commonjs")'],
+      'sub/tool-plugin.ts': plugin('esm', true),
+    });
+    const result = await hubos(['tools', '--json'], app);
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { name: string }[]).map((t) => t.name)).toContain('from_esm_ts');
+  });
+
+  it("keeps the compile cache in the user's own cache folder, private, not in the shared temp folder", async () => {
+    const app = await tempDir('hubos-layout-');
+    const home = await tempDir('hubos-home-');
+    await writeFiles(app, {
+      'package.json': LAYOUTS['"type": "module"'],
+      'agent.config.ts': ESM_TS,
+      ...CONFIGS['agent.config.ts']!.files,
+    });
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: '', NODE_COMPILE_CACHE: '' };
+    delete env.NODE_DISABLE_COMPILE_CACHE;
+    const result = await hubos(['tools', '--json'], app, env);
+    expect(result.code, result.stderr).toBe(0);
+    const cache = join(home, '.cache/hubos/compile-cache');
+    expect((await stat(cache)).mode & 0o777).toBe(0o700);
+    expect((await readdir(cache)).length).toBeGreaterThan(0);
+  });
 
   it('a .js config in CommonJS syntax under "type": "module" says how to fix it', async () => {
     const app = await tempDir('hubos-layout-');

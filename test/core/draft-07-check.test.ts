@@ -14,6 +14,15 @@ describe('the draft-07 meta-schema check compiled ahead of time', () => {
     expect(ajv.getSchema('http://json-schema.org/draft-07/schema')).toBe(checkDraft07);
   });
 
+  it('is left to ajv when options change what the meta-schema check is ($data, fewer errors)', () => {
+    for (const extra of [{ $data: true }, { allErrors: false }, { verbose: false }]) {
+      const ajv = createAjv('draft-07', extra);
+      expect(ajv.getSchema('http://json-schema.org/draft-07/schema'), JSON.stringify(extra)).not.toBe(
+        checkDraft07,
+      );
+    }
+  });
+
   it('finds what ajv finds, in its words', () => {
     const ajv = createAjv('draft-07');
     expect(ajv.validateSchema({ type: 'object', properties: { a: { type: 'strng' } } })).toBe(false);

@@ -76,8 +76,8 @@ export async function probeBwrapSoon(sandbox: SandboxOptions, shell = DEFAULT_SH
   const bwrap = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
   // Asked first, so building the probe's arguments finds the answer rather than asking again.
   if (!disableUserns.has(bwrap) && isExecutable(bwrap)) {
-    const help = await runProbeCommandAsync(bwrap, ['--help'], 5_000);
-    if (!disableUserns.has(bwrap)) disableUserns.set(bwrap, help.stdout.includes('--disable-userns'));
+    const answer = helpSays(await runProbeCommandAsync(bwrap, ['--help'], 5_000));
+    if (answer !== undefined && !disableUserns.has(bwrap)) disableUserns.set(bwrap, answer);
   }
   const plan = probePlan(sandbox, shell);
   const probe =
@@ -169,8 +169,19 @@ const disableUserns = new Map<string, boolean>();
 function supportsDisableUserns(bwrap: string): boolean {
   let supported = disableUserns.get(bwrap);
   if (supported === undefined) {
-    supported = runProbeCommand(bwrap, ['--help'], 5_000).stdout.includes('--disable-userns');
-    disableUserns.set(bwrap, supported);
+    const answer = helpSays(runProbeCommand(bwrap, ['--help'], 5_000));
+    if (answer !== undefined) disableUserns.set(bwrap, answer);
+    supported = answer ?? true;
   }
   return supported;
+}
+
+/**
+ * Whether `bwrap --help` lists `--disable-userns`; undefined when it did not answer (it could not
+ * run, failed, or timed out under load). Not remembered then, and taken as yes: a bwrap that refuses the
+ * option fails its sandbox, where leaving the option out would quietly allow nested namespaces.
+ */
+function helpSays(run: ProbeRun): boolean | undefined {
+  if (run.exitCode !== 0) return undefined;
+  return run.stdout.includes('--disable-userns');
 }

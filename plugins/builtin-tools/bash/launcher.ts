@@ -43,8 +43,9 @@ export async function probeLauncherSoon(options: BashOptions): Promise<void> {
   try {
     const sandbox = options.sandbox;
     const shell = options.shell ?? DEFAULT_SHELL;
-    if (sandbox?.kind === 'bwrap') await probeBwrapSoon(sandbox, shell);
-    else if (sandbox?.kind === 'none' || !(await probeBwrapSoon({ kind: 'bwrap', network: false }, shell)).ok)
+    // A configured bwrap is probed by checkSandbox with the checked config (its defaults applied).
+    if (sandbox?.kind === 'bwrap') return;
+    if (sandbox?.kind === 'none' || !(await probeBwrapSoon({ kind: 'bwrap', network: false }, shell)).ok)
       await probePidNamespaceSoon();
   } catch {
     // options not yet checked (a wrong type): resolveLauncher probes with the checked ones

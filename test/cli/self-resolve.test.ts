@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolvesTo } from '../../bin/self-resolve.ts';
-import { loadsAsModules } from '../../core/app-module-format.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hubos-load-hooks-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -30,20 +29,12 @@ function hubosPackage(name: string): { dir: string; entry: string } {
   return { dir, entry: pathToFileURL(join(dir, 'core/index.js')).href };
 }
 
-describe('the module hooks the hubos command registers only where they change something', () => {
-  it('resolves hubos to itself by hook unless the app already resolves it to the running copy', () => {
+describe('the hook resolving hubos to the running copy goes after start only where the app resolves it there', () => {
+  it('tells whether the app resolves hubos to the running copy', () => {
     const running = hubosPackage('hubos-running');
     const other = hubosPackage('hubos-other');
     expect(resolvesTo(app('same', { type: 'module' }, running.dir), running.entry)).toBe(true);
     expect(resolvesTo(app('other-copy', { type: 'module' }, other.dir), running.entry)).toBe(false);
     expect(resolvesTo(app('none', { type: 'module' }), running.entry)).toBe(false);
-  });
-
-  it('loads app files as written by hook unless their package says "type": "module"', () => {
-    const file = (dir: string) => join(dir, 'agent.config.ts');
-    expect(loadsAsModules(file(app('esm', { type: 'module' })))).toBe(true);
-    expect(loadsAsModules(file(app('cjs', { type: 'commonjs' })))).toBe(false);
-    expect(loadsAsModules(file(app('untyped', {})))).toBe(false);
-    expect(loadsAsModules(pathToFileURL(join(root, 'x/node_modules/pkg/index.js')).href)).toBe(true);
   });
 });
