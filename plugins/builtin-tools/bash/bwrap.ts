@@ -180,8 +180,9 @@ function supportsDisableUserns(bwrap: string): boolean {
  * Whether `bwrap --help` lists `--disable-userns`; undefined when it did not answer (it could not
  * run, failed, or timed out under load). Not remembered then, and taken as yes: a bwrap that refuses the
  * option fails its sandbox, where leaving the option out would quietly allow nested namespaces.
+ * @internal
  */
-function helpSays(run: ProbeRun): boolean | undefined {
+export function helpSays(run: ProbeRun): boolean | undefined {
   if (run.exitCode !== 0) return undefined;
   return run.stdout.includes('--disable-userns');
 }
