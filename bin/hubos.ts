@@ -17,8 +17,8 @@ if (first === '-v' || first === '--version') {
 } else {
   // Compiled code is cached on disk (Node's compile cache, off with NODE_DISABLE_COMPILE_CACHE=1):
   // a later start skips compiling what it loads, about a tenth of a server's cold start.
-  const cacheDir = process.env.NODE_COMPILE_CACHE ? undefined : ownCacheDir();
-  if (process.env.NODE_COMPILE_CACHE || cacheDir) {
+  const cacheDir = process.env.NODE_COMPILE_CACHE || ownCacheDir();
+  if (cacheDir) {
     module.enableCompileCache?.(cacheDir);
     // Written a second in as well as at exit: a process killed later (a serverless freeze, SIGKILL)
     // still leaves what it compiled for the next start.

@@ -182,11 +182,9 @@ function compileWhenUsed(
   };
 }
 
+/** Compiles a schema its caller has checked against its meta-schema. */
 function compile(label: string, field: string, schema: object, compilers: SchemaCompilers): ValidateFunction {
   const ajv = compilers.for(schema);
-  if (!ajv.validateSchema(schema)) {
-    throw invalid(label, `${field} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
-  }
   try {
     return ajv.compile(schema);
   } catch (error) {

@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import { HubosError, hubosPackageRoot } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 
-/** The page's files, in `static/` beside this module (the build copies them next to the compiled one). */
+/** The page's files, in STATIC_DIR. */
 const FILES = {
   'page.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
