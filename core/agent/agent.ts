@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { context } from '@opentelemetry/api';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
@@ -15,7 +14,7 @@ import { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from '.
 import { callModel } from './model-call.ts';
 import type { Sessions } from './sessions.ts';
 import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
-import { failSpan, startSpan } from './telemetry.ts';
+import { activeContext, failSpan, startSpan } from './telemetry.ts';
 import { type RunInteraction, runToolCalls, type ToolRunnerDeps } from './tool-runner.ts';
 
 /** The kernel's handle on an agent's tool set (not part of the public API). */
@@ -224,7 +223,7 @@ export class Agent implements AgentHandle {
         ...(options.sessionId ? { 'gen_ai.conversation.id': options.sessionId } : {}),
         'gen_ai.request.model': this.model.modelId,
       },
-      context.active(),
+      activeContext(),
     );
     const maxSteps = options.maxSteps ?? this.spec.maxSteps ?? DEFAULT_MAX_STEPS;
     const added: Message[] = [

@@ -1,11 +1,11 @@
-import { type Context, SpanKind } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
 import { HubosError } from '../errors.ts';
 import { runWrapHook } from '../hook-utils.ts';
 import type { FinishReason, LanguageModel } from '../model/model.ts';
 import type { AgentHooks, ModelCallContext, ModelResponse } from './agent-hooks.ts';
 import type { AgentEvent } from './events.ts';
 import { addUsage, emptyUsage, type ToolCall } from './messages.ts';
-import { failSpan, startSpan } from './telemetry.ts';
+import { failSpan, SPAN_KIND, startSpan } from './telemetry.ts';
 
 type Emit = (event: AgentEvent) => void;
 
@@ -30,7 +30,7 @@ export async function callModel(
         : {}),
     },
     parent,
-    SpanKind.CLIENT, // a call to a model service, per the GenAI conventions
+    SPAN_KIND.CLIENT, // a call to a model service, per the GenAI conventions
   );
   try {
     const response = await runWrapHook(hooks.wrapModelCall, ctx, (inner) => consume(model, inner, emit));

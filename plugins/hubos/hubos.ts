@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
 import {
   type Agent,
@@ -275,7 +275,11 @@ export class HubOS {
         `refusing to listen on ${host} without API keys: set server.apiKeys or HUBOS_API_KEYS, or bind to 127.0.0.1`,
       );
     }
+    // The Node adapter loads only to listen: importing it (node:http) costs every command that
+    // builds the server without serving, `hubos run` and `hubos mcp` among them.
+    const adapter = import('@hono/node-server');
     await this.init();
+    const { serve } = await adapter;
     const port = this.options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000);
     const server = await new Promise<ServerType>((resolve, reject) => {
       const created = serve({ fetch: this.app.fetch, port, hostname: host }, () => resolve(created));

@@ -45,6 +45,9 @@ describe('cold commands load only what they need', () => {
     const { stdout, modules } = await loadedBy([HUBOS_BIN, 'run', 'assistant', 'hello'], app);
     expect(stdout).toContain('offline demo model');
     expect(heavyIn(modules)).toEqual([]);
+    // Nothing registered a tracer, and nothing listens: no OpenTelemetry API, no Node HTTP adapter.
+    const unused = /^node_modules\/(@opentelemetry\/api|@hono\/node-server\/dist\/index)/;
+    expect(modules.filter((path) => unused.test(path))).toEqual([]);
   });
 
   it('hubos run --config of an ES-module app searches for nothing and looks at no file: no config search, no package resolver, no lexer', async () => {
