@@ -2,8 +2,16 @@ import { SESSIONS_CONFIG_SCHEMA } from './agent/sessions.ts';
 import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
 import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
 import { closestName } from './closest-name.ts';
+import { CONFIG_CHECKS } from './config-checks.generated.ts';
 import { HubosError } from './errors.ts';
-import { type Ajv, createAjv, describeErrors, type JSONSchemaObject } from './json-schema.ts';
+import {
+  type Ajv,
+  createAjv,
+  describeErrors,
+  type ErrorObject,
+  type JSONSchemaObject,
+  type ValidateFunction,
+} from './json-schema.ts';
 import { permissionsSchema } from './permissions.ts';
 import { STORE_CONFIG_SCHEMA } from './store/open-store.ts';
 
@@ -49,23 +57,31 @@ export function validateConfig<C extends object>(
     ...CORE_CONFIG_SCHEMA,
     ...Object.fromEntries([...owned].map(([key, o]) => [key, o.schema])),
   };
-  // Only the keys the config sets are compiled (every start compiles this schema, and compiling is
-  // most of a start's work): the others are known names, or bring a top-level default to apply.
-  const used = Object.fromEntries(
-    Object.entries(properties).map(([key, schema]) => [
-      key,
-      Object.hasOwn(config, key) || 'default' in schema ? schema : true,
-    ]),
-  );
-  const schema = { type: 'object', properties: used, additionalProperties: false };
-  const validate = configAjv().compile(schema);
   // Validate a copy: defaults must not leak into a config object the user still holds.
-  const copy = copyData(config);
-  const valid = validate(copy);
-  configAjv().removeSchema(schema);
-  if (valid) return copy;
+  const copy = copyData(config) as Record<string, unknown>;
+  const errors: ErrorObject[] = [];
+  for (const key of Object.keys(copy)) {
+    if (!Object.hasOwn(properties, key)) errors.push(unknownKey(key, properties));
+  }
+  // Each key by its own check: only the keys the config sets, or that bring a default to apply.
+  for (const [key, schema] of Object.entries(properties)) {
+    if (!Object.hasOwn(copy, key)) {
+      if (!('default' in schema)) continue;
+      copy[key] = structuredClone(schema.default);
+    }
+    const check = checkOf(schema);
+    const at = {
+      instancePath: `/${escapePointer(key)}`,
+      parentData: copy,
+      parentDataProperty: key,
+      rootData: copy,
+      dynamicAnchors: {},
+    };
+    if (!check(copy[key], at)) errors.push(...(check.errors ?? []));
+  }
+  if (errors.length === 0) return copy as C;
   const known = Object.keys(properties);
-  const problems = describeErrors(validate.errors, config).map((line) => {
+  const problems = describeErrors(errors, config).map((line) => {
     const unknown = /^unknown property "([^".[]+)"/.exec(line)?.[1];
     if (!unknown) return line;
     const guess = closestName(unknown, known);
@@ -78,8 +94,39 @@ export function validateConfig<C extends object>(
   );
 }
 
-// One per process. Config schemas are not kept in it (addUsedSchema: false, and removed after use),
-// so many kernels cannot clash. They are the code's own (core's and plugins' configSchema), not
+/** What ajv reports for a property that `additionalProperties: false` refuses. */
+function unknownKey(key: string, properties: Record<string, JSONSchemaObject>): ErrorObject {
+  return {
+    keyword: 'additionalProperties',
+    instancePath: '',
+    schemaPath: '#/additionalProperties',
+    params: { additionalProperty: key },
+    message: 'must NOT have additional properties',
+    parentSchema: { type: 'object', properties, additionalProperties: false },
+  };
+}
+
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+type ConfigCheck = ValidateFunction;
+
+/**
+ * A key's check: compiled ahead of time for the core's keys and those of the plugins every config
+ * has (scripts/config-checks.ts), found by its schema's JSON; else compiled here, once a schema.
+ */
+const compiled = new WeakMap<object, ConfigCheck>();
+function checkOf(schema: JSONSchemaObject): ConfigCheck {
+  let check = compiled.get(schema);
+  if (!check) {
+    check =
+      (CONFIG_CHECKS.get(JSON.stringify(schema)) as ConfigCheck | undefined) ?? configAjv().compile(schema);
+    compiled.set(schema, check);
+  }
+  return check;
+}
+
+// One per process, for the schemas of plugins not compiled ahead of time. It does not keep them
+// (addUsedSchema: false) and they are the code's own (core's and plugins' configSchema), not
 // checked against the meta-schema at each start: compiling that costs more than the config itself.
 // Its code runs once, so ajv does not spend a pass optimizing it (about half of compiling).
 let sharedAjv: Ajv | undefined;

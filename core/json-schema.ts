@@ -54,7 +54,7 @@ function usePrecompiledMeta(ajv: Ajv): void {
   if (env && env.validate === undefined) env.validate = checkDraft07;
 }
 
-export type { Ajv, ValidateFunction };
+export type { Ajv, ErrorObject, ValidateFunction };
 
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
