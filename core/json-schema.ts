@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import formatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { JSONSchema as TypedJSONSchema } from 'json-schema-to-ts';
 import { closestName } from './closest-name.ts';
 import checkDraft07 from './draft-07-check.generated.ts';
@@ -9,8 +8,16 @@ import checkDraft07 from './draft-07-check.generated.ts';
 export type JSONSchema = TypedJSONSchema;
 export type JSONSchemaObject = Exclude<JSONSchema, boolean>;
 
-// ajv-formats is CommonJS: under NodeNext its default import is the module object.
-const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsModule) as (ajv: Ajv) => Ajv;
+// ajv and ajv-formats (CommonJS, ~65 modules) load with the first ajv: a start that compiles
+// nothing (its config checked by precompiled code, its tools compiled when first called) never loads them.
+const require = createRequire(import.meta.url);
+let ajvClass: typeof Ajv | undefined;
+let addFormats: ((ajv: Ajv) => Ajv) | undefined;
+function loadAjv(): { Ajv: typeof Ajv; addFormats: (ajv: Ajv) => Ajv } {
+  ajvClass ??= (require('ajv') as { Ajv: typeof Ajv }).Ajv;
+  addFormats ??= (require('ajv-formats') as { default: (ajv: Ajv) => Ajv }).default;
+  return { Ajv: ajvClass, addFormats };
+}
 
 /**
  * One ajv per owner. Defaults are applied (`useDefaults`) and types are never coerced:
@@ -19,6 +26,7 @@ const addFormats = ((formatsModule as { default?: unknown }).default ?? formatsM
  * @internal
  */
 export function createAjv(draft: 'draft-07' | '2020-12' = 'draft-07', extra: Partial<Options> = {}): Ajv {
+  const { Ajv, addFormats } = loadAjv();
   // The 2020-12 dialect is loaded only by an app whose schemas declare it.
   const Dialect = draft === '2020-12' ? loadAjv2020() : Ajv;
   const ajv = new Dialect({
@@ -56,6 +64,12 @@ function usePrecompiledMeta(ajv: Ajv): void {
 
 export type { Ajv, ErrorObject, ValidateFunction };
 
+/** ajv's `errorsText`, for errors of the precompiled check. */
+function errorsText(errors: readonly ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((error) => `data${error.instancePath} ${error.message}`).join(', ');
+}
+
+const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
 /**
@@ -74,6 +88,21 @@ export function schemaDialect(schema: object): 'draft-07' | '2020-12' {
 export class SchemaCompilers {
   readonly #byDialect = new Map<string, Ajv>();
 
+  /**
+   * Why a schema is not valid JSON Schema of its dialect (ajv's words), or undefined when it is.
+   * Draft-07, the common case, is checked by the precompiled check without making an ajv.
+   */
+  problemsOf(schema: object): string | undefined {
+    const declared = (schema as { $schema?: unknown }).$schema;
+    if (declared === undefined || (typeof declared === 'string' && DRAFT_07.test(declared))) {
+      return checkDraft07(schema)
+        ? undefined
+        : errorsText((checkDraft07 as unknown as ValidateFunction).errors);
+    }
+    const ajv = this.for(schema);
+    return ajv.validateSchema(schema) ? undefined : ajv.errorsText(ajv.errors);
+  }
+
   for(schema: object): Ajv {
     const dialect = schemaDialect(schema);
     let ajv = this.#byDialect.get(dialect);
@@ -87,7 +116,7 @@ export class SchemaCompilers {
 
 let ajv2020: typeof Ajv | undefined;
 function loadAjv2020(): typeof Ajv {
-  ajv2020 ??= (createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv }).Ajv2020;
+  ajv2020 ??= (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv }).Ajv2020;
   return ajv2020;
 }
 

@@ -124,12 +124,9 @@ function schemaCheck(
     };
     return { now, full: now };
   }
-  const ajv = compilers.for(schema);
-  if (!ajv.validateSchema(schema)) {
-    throw invalid(
-      label,
-      `the JSON Schema derived from its ${field} is not valid: ${ajv.errorsText(ajv.errors)}`,
-    );
+  const problems = compilers.problemsOf(schema);
+  if (problems !== undefined) {
+    throw invalid(label, `the JSON Schema derived from its ${field} is not valid: ${problems}`);
   }
   // Compiled only if the library ever answers asynchronously: until then its own check is the one.
   let derived: ValidateFunction | undefined;
@@ -154,9 +151,11 @@ function schemaCheck(
  * What only compiling checks, so a schema holding it compiles at once: a reference (`$ref` that
  * does not resolve, an `$id` taken) or a regular expression (`pattern`, `patternProperties`; the
  * meta-schema does not check their syntax, and MCP servers written in Python send `(?P<name>…)`).
+ * Read in the schema's JSON, where these keywords have a string value: a property named `pattern`
+ * (a search tool's) has a schema, and does not make its tool compile at start.
  */
 const COMPILE_CHECKED =
-  /"(\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef)|pattern|patternProperties)"\s*:/;
+  /"(\$(ref|id|anchor|dynamicRef|dynamicAnchor|recursiveRef)|pattern)":"|"patternProperties":/;
 
 /**
  * Checks the schema now (against its meta-schema, which catches what a wrong schema gets wrong)
@@ -169,10 +168,8 @@ function compileWhenUsed(
   schema: JSONSchemaObject,
   compilers: SchemaCompilers,
 ): () => ValidateFunction {
-  const ajv = compilers.for(schema);
-  if (!ajv.validateSchema(schema)) {
-    throw invalid(label, `${field} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`);
-  }
+  const problems = compilers.problemsOf(schema);
+  if (problems !== undefined) throw invalid(label, `${field} is not a valid JSON Schema: ${problems}`);
   let validate = COMPILE_CHECKED.test(JSON.stringify(schema))
     ? compile(label, field, schema, compilers)
     : undefined;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_CHECKS } from '../../core/config-checks.generated.ts';
-import { CORE_CONFIG_SCHEMA, validateConfig } from '../../core/config-schema.ts';
+import { CORE_CONFIG_SCHEMA, type OwnedKey, validateConfig } from '../../core/config-schema.ts';
+import type { JSONSchemaObject } from '../../core/index.ts';
 import { hubos } from '../../plugins/index.ts';
 import { configChecksModule, GENERATED_FILE } from '../../scripts/config-checks.ts';
 
@@ -26,11 +27,11 @@ describe('the config checks compiled ahead of time', () => {
   });
 
   it("compile a schema they do not have (a third-party plugin's), and apply its defaults", () => {
-    const schema = {
+    const schema: JSONSchemaObject = {
       type: 'object',
       properties: { units: { enum: ['metric', 'imperial'], default: 'metric' } },
     };
-    const owned = new Map([['weather', { owner: 'weather', schema: { ...schema } }]]);
+    const owned = new Map<string, OwnedKey>([['weather', { owner: 'weather', schema: { ...schema } }]]);
     expect(CONFIG_CHECKS.has(JSON.stringify(schema))).toBe(false);
     expect(validateConfig({ weather: {} }, owned, undefined)).toEqual({ weather: { units: 'metric' } });
     expect(() => validateConfig({ weather: { units: 'kelvin' } }, owned, undefined)).toThrow(

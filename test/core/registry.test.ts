@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import { describe, expect, it, vi } from 'vitest';
 import { HubosError, Registry, TOOL_NAME_PATTERN, type Tool } from '../../core/index.ts';
 import { expectHubosError, makeTool, toolWithout } from './helpers.ts';
@@ -188,6 +189,24 @@ describe('Registry: malformed tools', () => {
       expect(error.message).toContain('inputSchema does not compile');
     },
   );
+
+  it('compiles a schema with a property named "pattern" when first used: it is not the keyword', () => {
+    const compile = vi.spyOn(Ajv.prototype, 'compile');
+    try {
+      const registry = new Registry();
+      const inputSchema = {
+        type: 'object',
+        properties: { pattern: { type: 'string' } },
+        required: ['pattern'],
+      };
+      registry.register(makeTool({ inputSchema }));
+      expect(compile).not.toHaveBeenCalled();
+      expect(registry.checkInput('echo', { pattern: 1 }).ok).toBe(false);
+      expect(compile).toHaveBeenCalledTimes(1);
+    } finally {
+      compile.mockRestore();
+    }
+  });
 
   it('compiles a plain schema when first used, and checks with it from then on', () => {
     const registry = new Registry();

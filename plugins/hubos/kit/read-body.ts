@@ -9,8 +9,9 @@ import {
 import { HUBOS_ERROR_CODES } from '../errors.ts';
 import { jsonLimitProblem } from './json-limits.ts';
 
-const ajv = createAjv();
-type Validate = ReturnType<typeof ajv.compile>;
+// Made with the first body checked: a command that builds the server without serving makes none.
+let ajv: ReturnType<typeof createAjv> | undefined;
+type Validate = ReturnType<NonNullable<typeof ajv>['compile']>;
 const bySchema = new WeakMap<object, Validate>();
 // A schema written inline in a handler is a new object per request: compiled once per shape, not per call.
 const byShape = new Map<string, Validate>();
@@ -19,7 +20,7 @@ function validatorFor(schema: JSONSchemaObject): Validate {
   let validate = bySchema.get(schema);
   if (!validate) {
     const shape = JSON.stringify(schema);
-    validate = byShape.get(shape) ?? ajv.compile(schema);
+    validate = byShape.get(shape) ?? (ajv ??= createAjv()).compile(schema);
     byShape.set(shape, validate);
     bySchema.set(schema, validate);
   }
