@@ -20,7 +20,8 @@ function validatorFor(schema: JSONSchemaObject): Validate {
   let validate = bySchema.get(schema);
   if (!validate) {
     const shape = JSON.stringify(schema);
-    validate = byShape.get(shape) ?? (ajv ??= createAjv()).compile(schema);
+    ajv ??= createAjv();
+    validate = byShape.get(shape) ?? ajv.compile(schema);
     byShape.set(shape, validate);
     bySchema.set(schema, validate);
   }
