@@ -108,18 +108,17 @@ function unknownKey(key: string, properties: Record<string, JSONSchemaObject>): 
 
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-type ConfigCheck = ValidateFunction;
-
 /**
  * A key's check: compiled ahead of time for the core's keys and those of the plugins every config
  * has (scripts/config-checks.ts), found by its schema's JSON; else compiled here, once a schema.
  */
-const compiled = new WeakMap<object, ConfigCheck>();
-function checkOf(schema: JSONSchemaObject): ConfigCheck {
+const compiled = new WeakMap<object, ValidateFunction>();
+function checkOf(schema: JSONSchemaObject): ValidateFunction {
   let check = compiled.get(schema);
   if (!check) {
     check =
-      (CONFIG_CHECKS.get(JSON.stringify(schema)) as ConfigCheck | undefined) ?? configAjv().compile(schema);
+      (CONFIG_CHECKS.get(JSON.stringify(schema)) as ValidateFunction | undefined) ??
+      configAjv().compile(schema);
     compiled.set(schema, check);
   }
   return check;

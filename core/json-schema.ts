@@ -11,12 +11,13 @@ export type JSONSchemaObject = Exclude<JSONSchema, boolean>;
 // ajv and ajv-formats (CommonJS, ~65 modules) load with the first ajv: a start that compiles
 // nothing (its config checked by precompiled code, its tools compiled when first called) never loads them.
 const require = createRequire(import.meta.url);
-let ajvClass: typeof Ajv | undefined;
-let addFormats: ((ajv: Ajv) => Ajv) | undefined;
-function loadAjv(): { Ajv: typeof Ajv; addFormats: (ajv: Ajv) => Ajv } {
-  ajvClass ??= (require('ajv') as { Ajv: typeof Ajv }).Ajv;
-  addFormats ??= (require('ajv-formats') as { default: (ajv: Ajv) => Ajv }).default;
-  return { Ajv: ajvClass, addFormats };
+let loadedAjv: { Ajv: typeof Ajv; addFormats: (ajv: Ajv) => Ajv } | undefined;
+function loadAjv(): NonNullable<typeof loadedAjv> {
+  loadedAjv ??= {
+    Ajv: (require('ajv') as { Ajv: typeof Ajv }).Ajv,
+    addFormats: (require('ajv-formats') as { default: (ajv: Ajv) => Ajv }).default,
+  };
+  return loadedAjv;
 }
 
 /**
