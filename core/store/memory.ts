@@ -1,4 +1,4 @@
-import type { Store, StoreValue } from './store.ts';
+import type { Store, StoreValue, StoreWrite } from './store.ts';
 
 /** A Store in process memory: for tests and throwaway runs. Values are copied in and out. */
 export class MemoryStore implements Store {
@@ -36,6 +36,23 @@ export class MemoryStore implements Store {
     if (expected === undefined ? current !== undefined : current !== JSON.stringify(expected)) return false;
     space.set(key, JSON.stringify(next));
     return true;
+  }
+
+  async batch(writes: readonly StoreWrite[]): Promise<void> {
+    // Every value is turned to JSON before the first write, so a bad one leaves nothing written.
+    const texts = writes.map((write) =>
+      write.value === undefined ? undefined : JSON.stringify(write.value),
+    );
+    writes.forEach(({ namespace, key }, i) => {
+      const text = texts[i];
+      if (text === undefined) {
+        this.#data.get(namespace)?.delete(key);
+        return;
+      }
+      const space = this.#data.get(namespace) ?? new Map<string, string>();
+      this.#data.set(namespace, space);
+      space.set(key, text);
+    });
   }
 
   async close(): Promise<void> {}

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { errorMessage, HubosError } from '../errors.ts';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.ts';
-import type { Store, StoreValue } from './store.ts';
+import type { Store, StoreValue, StoreWrite } from './store.ts';
 
 export interface PostgresStoreOptions {
   /** Connections this instance keeps open (default 10). */
@@ -148,6 +148,37 @@ export class PostgresStore implements Store {
             [namespace, key, json, JSON.stringify(expected)],
           );
     return (result.rowCount ?? 0) > 0;
+  }
+
+  // One statement, so one round trip and all or none; run again after a dropped connection, it
+  // leaves the same data. Only each key's last write counts, so the delete and the upsert never
+  // touch one row (a statement's parts see one snapshot and could not order them).
+  async batch(writes: readonly StoreWrite[]): Promise<void> {
+    const last = new Map<string, StoreWrite>();
+    for (const write of writes) {
+      const id = `${write.namespace}\0${write.key}`;
+      last.delete(id);
+      last.set(id, write);
+    }
+    const gone = [...last.values()].filter((write) => write.value === undefined);
+    const kept = [...last.values()].filter((write) => write.value !== undefined);
+    if (last.size === 0) return;
+    await this.#query(
+      `WITH gone AS (
+         DELETE FROM ${this.#table} AS kv USING unnest($1::text[], $2::text[]) AS d(namespace, key)
+         WHERE kv.namespace = d.namespace AND kv.key = d.key COLLATE "C"
+       )
+       INSERT INTO ${this.#table} (namespace, key, value)
+       SELECT * FROM unnest($3::text[], $4::text[], $5::text[])
+       ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = now()`,
+      [
+        gone.map((write) => write.namespace),
+        gone.map((write) => write.key),
+        kept.map((write) => write.namespace),
+        kept.map((write) => write.key),
+        kept.map((write) => JSON.stringify(write.value)),
+      ],
+    );
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { errorMessage, HubosError } from '../errors.ts';
-import type { Store, StoreValue } from './store.ts';
+import type { Store, StoreValue, StoreWrite } from './store.ts';
 
 export interface SqliteStoreOptions {
   /** How long a write waits for another process's lock before failing. */
@@ -23,11 +23,13 @@ export class SqliteStore implements Store {
   readonly #insertNew: StatementSync;
   readonly #replace: StatementSync;
   /**
-   * Writes waiting for the next commit, by `namespace\0key`: every write (a set, or a delete when
-   * `json` is undefined) of one turn of the event loop goes in one transaction (a commit costs more
-   * than the rows in it), resolved once committed. A delete resolves with whether the key was there.
+   * Writes waiting for the next commit, in order: every write (a set, a delete, a batch) of one
+   * turn of the event loop goes in one transaction (a commit costs more than the rows in it), each
+   * resolved once committed. A delete resolves with whether the key was there.
    */
-  #pending = new Map<string, PendingWrite>();
+  #units: PendingUnit[] = [];
+  /** The newest waiting value of each `namespace\0key` (undefined: deleted): what get() reads back. */
+  #latest = new Map<string, string | undefined>();
   #flushing: NodeJS.Immediate | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -68,8 +70,11 @@ export class SqliteStore implements Store {
 
   async get<T extends StoreValue = StoreValue>(namespace: string, key: string): Promise<T | undefined> {
     // A write not yet committed is what this process reads back.
-    const pending = this.#pending.get(`${namespace}\0${key}`);
-    if (pending) return pending.json === undefined ? undefined : (JSON.parse(pending.json) as T);
+    const id = `${namespace}\0${key}`;
+    if (this.#latest.has(id)) {
+      const json = this.#latest.get(id);
+      return json === undefined ? undefined : (JSON.parse(json) as T);
+    }
     const row = this.#run(() => this.#get.get(namespace, key)) as { value: string } | undefined;
     return row === undefined ? undefined : (JSON.parse(row.value) as T);
   }
@@ -86,14 +91,30 @@ export class SqliteStore implements Store {
     return this.#queue(namespace, key, undefined);
   }
 
+  batch(writes: readonly StoreWrite[]): Promise<void> {
+    let unit: PendingWrite[];
+    try {
+      unit = writes.map(({ namespace, key, value }) => ({
+        namespace,
+        key,
+        json: value === undefined ? undefined : JSON.stringify(value),
+      }));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!this.#db.isOpen) return Promise.reject(this.#failed(new Error('database is not open')));
+    if (unit.length === 0) return Promise.resolve();
+    return this.#enqueue(unit) as Promise<unknown> as Promise<void>;
+  }
+
   #queue(namespace: string, key: string, json: string | undefined): Promise<boolean> {
-    const id = `${namespace}\0${key}`;
+    return this.#enqueue([{ namespace, key, json }]);
+  }
+
+  #enqueue(writes: PendingWrite[]): Promise<boolean> {
     const done = deferred();
-    const earlier = this.#pending.get(id);
-    // A second write of one key in one turn replaces the first: both resolve with the commit. A
-    // delete after a set of the same turn deletes a key that was there.
-    const existed = (earlier?.existed ?? false) || earlier?.json !== undefined;
-    this.#pending.set(id, { namespace, key, json, existed, done: [...(earlier?.done ?? []), done] });
+    this.#units.push({ writes, done });
+    for (const { namespace, key, json } of writes) this.#latest.set(`${namespace}\0${key}`, json);
     this.#flushing ??= setImmediate(() => this.#flush());
     return done.promise;
   }
@@ -104,45 +125,49 @@ export class SqliteStore implements Store {
     return rows.map((row) => row.key);
   }
 
-  /** Commits the waiting writes in one transaction; one that fails is retried alone, so it fails alone. */
+  /** Commits the waiting writes in one transaction; a unit that fails is retried alone, so it fails alone. */
   #flush(): void {
     if (this.#flushing) clearImmediate(this.#flushing);
     this.#flushing = undefined;
-    if (this.#pending.size === 0) return;
-    const writes = [...this.#pending.values()];
-    this.#pending = new Map();
+    if (this.#units.length === 0) return;
+    const units = this.#units;
+    this.#units = [];
+    this.#latest = new Map();
     const now = Date.now();
     try {
-      this.#db.exec('BEGIN IMMEDIATE');
-      try {
-        const results = writes.map((write) => this.#write(write, now));
-        this.#db.exec('COMMIT');
-        writes.forEach((write, i) => {
-          for (const done of write.done) done.resolve(results[i]!);
-        });
-      } catch (error) {
-        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-        throw error;
-      }
+      const results = this.#transaction(() => units.map((unit) => this.#apply(unit, now)));
+      for (const [i, unit] of units.entries()) unit.done.resolve(results[i]!);
     } catch {
-      for (const write of writes) {
+      for (const unit of units) {
         try {
-          const result = this.#run(() => this.#write(write, now));
-          for (const done of write.done) done.resolve(result);
+          unit.done.resolve(this.#run(() => this.#transaction(() => this.#apply(unit, now))));
         } catch (error) {
-          for (const done of write.done) done.reject(error);
+          unit.done.reject(error);
         }
       }
     }
   }
 
-  /** One queued write; for a delete, whether the key was there. */
-  #write(write: PendingWrite, now: number): boolean {
-    if (write.json !== undefined) {
-      this.#set.run(write.namespace, write.key, write.json, now);
-      return true;
+  #transaction<T>(work: () => T): T {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw error;
     }
-    return Number(this.#delete.run(write.namespace, write.key).changes) > 0 || write.existed;
+  }
+
+  /** A unit's writes in order; for a lone delete, whether the key was there. */
+  #apply(unit: PendingUnit, now: number): boolean {
+    let result = true;
+    for (const write of unit.writes) {
+      if (write.json !== undefined) this.#set.run(write.namespace, write.key, write.json, now);
+      else result = Number(this.#delete.run(write.namespace, write.key).changes) > 0;
+    }
+    return result;
   }
 
   // One statement each way, so SQLite's write lock makes it atomic across processes sharing the file.
@@ -189,9 +214,12 @@ interface PendingWrite {
   key: string;
   /** The value to set, or undefined for a delete. */
   json: string | undefined;
-  /** Set earlier in the same turn: a delete then finds it even if it never reached the file. */
-  existed: boolean;
-  done: Deferred[];
+}
+
+/** Writes committed together: one set or delete, or a batch. */
+interface PendingUnit {
+  writes: PendingWrite[];
+  done: Deferred;
 }
 
 interface Deferred {

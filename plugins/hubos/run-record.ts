@@ -1,4 +1,4 @@
-import type { RunResult, Store, StoreValue } from '../../core/index.ts';
+import { type RunResult, type Store, type StoreValue, writeAll } from '../../core/index.ts';
 
 /** `queued` until an instance takes it; `interrupted` when the instance running it died. */
 export type RunState = 'queued' | 'running' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
@@ -68,8 +68,14 @@ export function swapActive(store: Store, from: RunRecord, to: RunRecord): Promis
   );
 }
 
-/** Files an ended run's record: kept with the ended ones, gone from the active ones. */
-export async function fileEnded(store: Store, record: RunRecord): Promise<void> {
-  await store.set(RUNS_NAMESPACE, record.id, record as unknown as StoreValue);
-  await store.delete(ACTIVE_NAMESPACE, record.id);
+/**
+ * Files an ended run's record: kept with the ended ones, gone from the active ones, in one commit
+ * where the store can; otherwise in that order, so a failure between leaves it in both, which a
+ * sweep files again.
+ */
+export function fileEnded(store: Store, record: RunRecord): Promise<void> {
+  return writeAll(store, [
+    { namespace: RUNS_NAMESPACE, key: record.id, value: record as unknown as StoreValue },
+    { namespace: ACTIVE_NAMESPACE, key: record.id, value: undefined },
+  ]);
 }

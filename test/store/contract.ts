@@ -138,6 +138,49 @@ export function storeContract(name: string, open: () => Store | Promise<Store>):
     );
 
     it(
+      'commits a batch in order: sets, deletes, a key written twice ends as its last write',
+      withStore(async (store) => {
+        expect(store.batch).toBeTypeOf('function');
+        await store.set('active', 'run-1', { status: 'running' });
+        await store.set('ns', 'twice', 'old');
+        await store.batch!([
+          { namespace: 'ended', key: 'run-1', value: { status: 'completed' } },
+          { namespace: 'active', key: 'run-1', value: undefined },
+          { namespace: 'ns', key: 'twice', value: undefined },
+          { namespace: 'ns', key: 'twice', value: 'new' },
+          { namespace: 'ns', key: 'gone', value: 'soon' },
+          { namespace: 'ns', key: 'gone', value: undefined },
+          { namespace: 'ns', key: 'absent', value: undefined },
+        ]);
+        expect(await store.get('ended', 'run-1')).toEqual({ status: 'completed' });
+        expect(await store.get('active', 'run-1')).toBeUndefined();
+        expect(await store.list('active')).toEqual([]);
+        expect(await store.get('ns', 'twice')).toBe('new');
+        expect(await store.get('ns', 'gone')).toBeUndefined();
+        expect(await store.list('ns')).toEqual(['twice']);
+        await store.batch!([]);
+      }),
+    );
+
+    it(
+      'writes none of a batch when one value cannot be stored',
+      withStore(async (store) => {
+        const cyclic: Record<string, unknown> = {};
+        cyclic.self = cyclic;
+        await store.set('ns', 'kept', 'before');
+        await expect(
+          store.batch!([
+            { namespace: 'ns', key: 'kept', value: undefined },
+            { namespace: 'ns', key: 'new', value: 'x' },
+            { namespace: 'ns', key: 'bad', value: cyclic as never },
+          ]),
+        ).rejects.toThrow(/circular/i);
+        expect(await store.get('ns', 'kept')).toBe('before');
+        expect(await store.list('ns')).toEqual(['kept']);
+      }),
+    );
+
+    it(
       'closes more than once without error',
       withStore(async (store) => {
         await store.close();

@@ -17,6 +17,48 @@ const freshPath = (name = 'store') => join(dir, `${name}-${++files}.db`);
 storeContract('SqliteStore (file)', () => new SqliteStore(freshPath()));
 storeContract('SqliteStore (:memory:)', () => new SqliteStore(':memory:'));
 
+describe('SqliteStore: the writes of one turn in one commit', () => {
+  it('applies single writes and batches of one turn in the order they were made', async () => {
+    const store = new SqliteStore(freshPath());
+    const set = store.set('active', 'r', { status: 'running' });
+    const batch = store.batch([
+      { namespace: 'ended', key: 'r', value: { status: 'failed' } },
+      { namespace: 'active', key: 'r', value: undefined },
+    ]);
+    // Read back before the commit: what the writes so far say.
+    expect(await store.get('active', 'r')).toBeUndefined();
+    expect(await store.get('ended', 'r')).toEqual({ status: 'failed' });
+    const deleted = store.delete('ended', 'r');
+    await Promise.all([set, batch]);
+    expect(await deleted).toBe(true);
+    expect(await store.list('active')).toEqual([]);
+    expect(await store.list('ended')).toEqual([]);
+    await store.close();
+  });
+
+  it('fails a batch SQLite refuses whole and alone, committing the rest of the turn', async () => {
+    const path = freshPath();
+    const store = new SqliteStore(path);
+    await store.set('ns', 'warm', 0);
+    const other = new DatabaseSync(path);
+    other.exec(
+      "CREATE TRIGGER poison BEFORE INSERT ON kv WHEN NEW.key = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned row'); END",
+    );
+    other.close();
+    const before = store.set('ns', 'a', 1);
+    const batch = store.batch([
+      { namespace: 'ns', key: 'b', value: 2 },
+      { namespace: 'ns', key: 'warm', value: undefined },
+      { namespace: 'ns', key: 'poison', value: 3 },
+    ]);
+    const after = store.set('ns', 'c', 4);
+    expect((await expectHubosRejection(batch, 'STORE_FAILED')).message).toMatch(/poisoned row/);
+    await Promise.all([before, after]);
+    expect(await store.list('ns')).toEqual(['a', 'c', 'warm']);
+    await store.close();
+  });
+});
+
 describe('SqliteStore: durability and sharing', () => {
   it('keeps data across close and reopen', async () => {
     const path = freshPath();
