@@ -47,15 +47,18 @@ export class LocalBus implements Bus {
     };
   }
 
-  async append(name: string, entry: StoreValue, options: { maxLen?: number } = {}): Promise<string> {
+  // Not async: a run appends each of its events, and the async machinery was most of the cost.
+  append(name: string, entry: StoreValue, options?: { maxLen?: number }): Promise<string> {
     const log = this.#log(name);
     const id = String(++log.next);
     log.entries.push({ id, entry });
-    const max = options.maxLen ?? DEFAULT_MAX_LEN;
+    const max = options?.maxLen ?? DEFAULT_MAX_LEN;
     if (log.entries.length > max) log.entries.splice(0, log.entries.length - max);
-    for (const wake of log.wake) wake();
-    log.wake.clear();
-    return id;
+    if (log.wake.size > 0) {
+      for (const wake of log.wake) wake();
+      log.wake.clear();
+    }
+    return Promise.resolve(id);
   }
 
   async *follow(name: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogEntry> {
