@@ -34,8 +34,15 @@ async function chat(messages) {
   return (await res.body.json()).choices[0].message;
 }
 
+// The run-route budget bench adds this much busy work to each run (µs of CPU; 0 by default).
+const workUs = Number(process.env.BENCH_WORK_US ?? 0);
+const work = () => {
+  for (const end = performance.now() + workUs / 1000; performance.now() < end; );
+};
+
 const app = new Hono();
 app.post('/run', async (c) => {
+  if (workUs > 0) work();
   const { input } = await c.req.json();
   const messages = [{ role: 'user', content: input }];
   for (let step = 0; step < 5; step++) {
