@@ -22,7 +22,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startFakeOpenAI } from './cold-start/fake-openai.ts';
+import { freePort } from './free-port.ts';
 
 const ROUNDS = 5;
 /** How long a server sits after its first answered run before its RSS is read. */
@@ -77,15 +77,6 @@ try {
   const env: Record<string, string> = { NODE_ENV: 'production', FAKE_URL: fake.url, PORT: '0' };
   for (const [key, value] of Object.entries(process.env))
     if (value !== undefined && !/^(OPENAI|ANTHROPIC)_|^NODE_ENV$|^HUBOS_/.test(key)) env[key] = value;
-
-  const freePort = () =>
-    new Promise<number>((resolve, reject) => {
-      const probe = createServer().once('error', reject);
-      probe.listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolve(port));
-      });
-    });
 
   const rssMB = (pid: number) => {
     const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];

@@ -10,12 +10,12 @@
 
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startFakeOpenAI } from './cold-start/fake-openai.ts';
+import { freePort } from './free-port.ts';
 
 const WORK_US = [10, 20, 40, 80];
 const SECONDS = Number(process.env.HUBOS_BENCH_SECONDS ?? 8);
@@ -32,15 +32,6 @@ const config = readFileSync(fixture('hubos.config.mjs'), 'utf8');
 const inMemory = config.replace('rateLimit: false },', "rateLimit: false },\n  store: { driver: 'memory' },");
 if (inMemory === config) throw new Error('hubos.config.mjs changed: update the memory-store variant');
 writeFileSync(join(dir, 'memory.config.mjs'), inMemory);
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** User + system CPU of a process so far, in µs. */
 function cpuMicros(pid: number): number {
