@@ -17,13 +17,16 @@ if (first === '-v' || first === '--version') {
 } else {
   // Compiled code is cached on disk (Node's compile cache, off with NODE_DISABLE_COMPILE_CACHE=1):
   // a later start skips compiling what it loads, about a tenth of a server's cold start.
-  const cacheDir = process.env.NODE_COMPILE_CACHE || ownCacheDir();
+  const cacheDir = process.env.NODE_COMPILE_CACHE || ownCacheDir('compile-cache');
   if (cacheDir) {
     module.enableCompileCache?.(cacheDir);
     // Written a second in as well as at exit: a process killed later (a serverless freeze, SIGKILL)
     // still leaves what it compiled for the next start.
     setTimeout(() => module.flushCompileCache?.(), 1_000).unref();
   }
+  // Schema checks are cached beside it (a server's first run then loads no ajv); off with it.
+  const schemaDir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : ownCacheDir('schema-cache');
+  if (schemaDir) (await import('../core/schema-cache.ts')).enableSchemaCache(schemaDir);
   const { resolveHubosToSelf } = await import('./self-resolve.ts');
   const { main } = await import('./cli.ts');
   resolveHubosToSelf();
@@ -43,15 +46,15 @@ if (first === '-v' || first === '--version') {
 }
 
 /**
- * The user's own cache folder (XDG_CACHE_HOME, else ~/.cache) for the compile cache, made private.
+ * A folder of the user's own cache (XDG_CACHE_HOME, else ~/.cache) for the compile or schema cache, made private.
  * Not Node's default, a folder under the shared temp dir: another local user could make it first
  * and put compiled code there for this user's process to run. None when it cannot be made.
  */
-function ownCacheDir(): string | undefined {
+function ownCacheDir(name: string): string | undefined {
   try {
     const xdg = process.env.XDG_CACHE_HOME;
     const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
-    const dir = join(base, 'hubos', 'compile-cache');
+    const dir = join(base, 'hubos', name);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return dir;
   } catch {

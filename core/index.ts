@@ -107,6 +107,8 @@ export {
   type JSONSchema,
   type JSONSchemaObject,
   type ProblemWords,
+  SchemaCompilers,
+  type ValidateFunction,
 } from './json-schema.ts';
 export {
   createKernel,
@@ -171,6 +173,7 @@ export type {
 } from './resources/resource.ts';
 export { matchUriTemplate } from './resources/uri-template.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
+export { enableSchemaCache } from './schema-cache.ts';
 export type { HubosServices, ServiceName, ServiceOf } from './services.ts';
 export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema.ts';
 export { MemoryStore } from './store/memory.ts';

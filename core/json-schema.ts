@@ -3,6 +3,7 @@ import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { JSONSchema as TypedJSONSchema } from 'json-schema-to-ts';
 import { closestName } from './closest-name.ts';
 import checkDraft07 from './draft-07-check.generated.ts';
+import { cachedCheck, keepCheck, schemaCacheEnabled } from './schema-cache.ts';
 
 /** A JSON Schema as written by users; `as const` literals keep their types for inference. */
 export type JSONSchema = TypedJSONSchema;
@@ -20,6 +21,15 @@ function loadAjv(): NonNullable<typeof loadedAjv> {
   return loadedAjv;
 }
 
+/** The options of every ajv HubOS makes (what its compiled code depends on, with the dialect). */
+const AJV_OPTIONS: Options = {
+  allErrors: true,
+  useDefaults: true,
+  coerceTypes: false,
+  strict: false,
+  verbose: true,
+};
+
 /**
  * One ajv per owner. Defaults are applied (`useDefaults`) and types are never coerced:
  * JSON numbers arrive as numbers, and a string "3" for an integer is an error the caller sees.
@@ -30,14 +40,7 @@ export function createAjv(draft: 'draft-07' | '2020-12' = 'draft-07', extra: Par
   const { Ajv, addFormats } = loadAjv();
   // The 2020-12 dialect is loaded only by an app whose schemas declare it.
   const Dialect = draft === '2020-12' ? loadAjv2020() : Ajv;
-  const ajv = new Dialect({
-    allErrors: true,
-    useDefaults: true,
-    coerceTypes: false,
-    strict: false,
-    verbose: true,
-    ...extra,
-  });
+  const ajv = new Dialect({ ...AJV_OPTIONS, ...extra });
   addFormats(ajv);
   if (draft === 'draft-07' && checksAsPrecompiled(extra)) usePrecompiledMeta(ajv);
   return ajv;
@@ -108,10 +111,25 @@ export class SchemaCompilers {
     const dialect = schemaDialect(schema);
     let ajv = this.#byDialect.get(dialect);
     if (!ajv) {
-      ajv = createAjv(dialect);
+      // With the schema cache on, ajv keeps each check's source, which the cache writes.
+      ajv = createAjv(dialect, schemaCacheEnabled() ? { code: { source: true } } : {});
       this.#byDialect.set(dialect, ajv);
     }
     return ajv;
+  }
+
+  /**
+   * The schema's check: the one an earlier start kept (with the schema cache on), else compiled,
+   * and kept for the next. Throws what ajv throws for a schema that does not compile.
+   */
+  compile(schema: object): ValidateFunction {
+    const variant = `${schemaDialect(schema)} ${JSON.stringify(AJV_OPTIONS)}`;
+    const kept = cachedCheck(variant, schema);
+    if (kept) return kept;
+    const ajv = this.for(schema);
+    const validate = ajv.compile(schema);
+    keepCheck(variant, schema, ajv, validate);
+    return validate;
   }
 }
 

@@ -181,11 +181,10 @@ function compileWhenUsed(
 
 /** Compiles a schema its caller has checked against its meta-schema. */
 function compile(label: string, field: string, schema: object, compilers: SchemaCompilers): ValidateFunction {
-  const ajv = compilers.for(schema);
   try {
-    return ajv.compile(schema);
+    return compilers.compile(schema);
   } catch (error) {
-    ajv.removeSchema(schema); // ajv keeps a schema's $id even when compiling it fails
+    compilers.for(schema).removeSchema(schema); // ajv keeps a schema's $id even when compiling it fails
     throw invalid(label, `${field} does not compile: ${errorMessage(error)}`);
   }
 }

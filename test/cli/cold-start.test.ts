@@ -4,7 +4,7 @@
  * engine, the teams) load when a config turns the plugin on or a request needs them, not with
  * `hubos/plugins`. Each module the process loads is recorded by a module hook.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +13,14 @@ import { HUBOS_BIN, ROOT, run, tempDir } from '../helpers/run.ts';
 const RECORDER = pathToFileURL(`${ROOT}test/fixtures/cold-start/record-loads.mjs`).href;
 
 /** The repo's and node_modules' modules a `hubos` command loads, relative to the repo. */
-async function loadedBy(args: string[], cwd?: string): Promise<{ stdout: string; modules: string[] }> {
+async function loadedBy(
+  args: string[],
+  cwd?: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<{ stdout: string; modules: string[] }> {
   const result = await run(process.execPath, ['--import', RECORDER, ...args], {
     cwd: cwd ?? (await tempDir()),
+    ...(env ? { env } : {}),
   });
   expect(result.code, result.stderr).toBe(0);
   const root = pathToFileURL(ROOT).href;
@@ -49,6 +54,31 @@ describe('cold commands load only what they need', () => {
     // Nor ajv: the config's keys are checked by precompiled code, the tools compile when called.
     const unused = /^node_modules\/(@opentelemetry\/api|@hono\/node-server\/dist\/index|ajv\/dist\/ajv)/;
     expect(modules.filter((path) => unused.test(path))).toEqual([]);
+  });
+
+  it("a tool's input check compiled by one start is loaded from the schema cache by the next, which loads no ajv", async () => {
+    const app = await tempDir();
+    const cache = await tempDir();
+    await writeFile(
+      join(app, 'agent.config.mjs'),
+      "export default { agents: { assistant: { tools: ['filesystem_read'] } } };\n",
+    );
+    await mkdir(join(app, 'workspace'));
+    await writeFile(join(app, 'workspace', 'note.txt'), 'kept\n');
+    const args = [HUBOS_BIN, 'run', 'assistant', '/filesystem_read {"path": "note.txt"}'];
+    const ajvItself = (modules: string[]) =>
+      modules.filter((path) => path === 'node_modules/ajv/dist/ajv.js');
+    const first = await loadedBy(args, app, { XDG_CACHE_HOME: cache });
+    expect(first.stdout).toContain('"content":"kept\\n"');
+    expect(ajvItself(first.modules)).toHaveLength(1);
+    const second = await loadedBy(args, app, { XDG_CACHE_HOME: cache });
+    expect(second.stdout).toContain('"content":"kept\\n"');
+    expect(ajvItself(second.modules)).toEqual([]);
+    // Bad input is refused as the compiled check refuses it.
+    const bad = await loadedBy([HUBOS_BIN, 'run', 'assistant', '/filesystem_read {"path": 7}'], app, {
+      XDG_CACHE_HOME: cache,
+    });
+    expect(bad.stdout).toContain('"path" must be string, got integer 7');
   });
 
   it('hubos run --config of an ES-module app searches for nothing and looks at no file: no config search, no package resolver, no lexer', async () => {

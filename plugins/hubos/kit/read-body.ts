@@ -1,17 +1,19 @@
 import type { Context } from 'hono';
 import {
-  createAjv,
   describeErrors,
   HubosError,
   type InputOf,
   type JSONSchemaObject,
+  SchemaCompilers,
+  type ValidateFunction,
 } from '../../../core/index.ts';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
 import { jsonLimitProblem } from './json-limits.ts';
 
-// Made with the first body checked: a command that builds the server without serving makes none.
-let ajv: ReturnType<typeof createAjv> | undefined;
-type Validate = ReturnType<NonNullable<typeof ajv>['compile']>;
+// ajv is made with the first body checked (a command that builds the server without serving makes
+// none), or not at all when the schema cache kept the check from an earlier start.
+const compilers = new SchemaCompilers();
+type Validate = ValidateFunction;
 const bySchema = new WeakMap<object, Validate>();
 // A schema written inline in a handler is a new object per request: compiled once per shape, not per call.
 const byShape = new Map<string, Validate>();
@@ -20,8 +22,7 @@ function validatorFor(schema: JSONSchemaObject): Validate {
   let validate = bySchema.get(schema);
   if (!validate) {
     const shape = JSON.stringify(schema);
-    ajv ??= createAjv();
-    validate = byShape.get(shape) ?? ajv.compile(schema);
+    validate = byShape.get(shape) ?? compilers.compile(schema);
     byShape.set(shape, validate);
     bySchema.set(schema, validate);
   }
