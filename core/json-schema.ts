@@ -111,8 +111,10 @@ export class SchemaCompilers {
     const dialect = schemaDialect(schema);
     let ajv = this.#byDialect.get(dialect);
     if (!ajv) {
-      // With the schema cache on, ajv keeps each check's source, which the cache writes.
+      // With the schema cache on, ajv keeps each check's source, which the cache writes; the
+      // meta-schema check stays the precompiled one (no standalone code is made of it here).
       ajv = createAjv(dialect, schemaCacheEnabled() ? { code: { source: true } } : {});
+      if (dialect === 'draft-07' && schemaCacheEnabled()) usePrecompiledMeta(ajv);
       this.#byDialect.set(dialect, ajv);
     }
     return ajv;

@@ -1,45 +1,68 @@
-import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  type Stats,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, parse } from 'node:path';
+import { compileFunction } from 'node:vm';
 import type { Ajv, ValidateFunction } from 'ajv';
+import { hubosPackageRoot, hubosVersion } from './version.ts';
 
 /**
  * Compiled schema checks kept on disk between starts, as ajv standalone code (what Fastify's
- * ajv-compiler offers for the same reason): a start that finds a schema's check there loads a few
- * lines instead of ajv (~65 modules) and a compile, a tenth of a server's first run. Off unless
- * turned on: the CLI turns it on beside Node's compile cache, in the same private folder of the
- * user's. A file is named by a digest of everything its code depends on: the schema, the dialect
- * and options, and the ajv and ajv-formats that compiled it (their paths and versions).
+ * ajv-compiler offers for the same reason): a start that finds a schema's check there runs a few
+ * lines instead of loading ajv (~65 modules) and compiling, a tenth of a server's first run. Off
+ * unless turned on: the CLI turns it on beside Node's compile cache, in the user's own cache.
+ *
+ * A kept file runs as code, so the folder is used only when no other user can change it or any
+ * folder above it, a file is read only if it is a regular file of this user's that nobody else
+ * may write, and it carries the digest of its code, which is checked before it runs. Each version
+ * of HubOS and ajv keeps its checks in a folder of its own; a file is named by a digest of the
+ * schema, the dialect and the options.
  */
 const require = createRequire(import.meta.url);
 let folder: string | undefined;
-let runtime: { key: string; rewrite: (code: string) => string } | undefined;
-
-/** At most this many checks are kept: tools from a server whose schemas change at each listing do not fill the disk. */
-const MAX_KEPT = 2_000;
 let kept: number | undefined;
 
+/** At most this many checks a folder: tools whose schemas change at each listing do not fill the disk. */
+const MAX_KEPT = 2_000;
+/** A check's code larger than this is not kept (a schema of a megabyte compiles to two). */
+const MAX_BYTES = 256 * 1024;
 /**
- * Keeps compiled checks in `dir` (made if missing, private) from now on; true when it does. A
- * folder another user owns or may write to is refused (a file put there would run as code).
+ * Schemas compiled each time: with identifiers or references (compiling registers an `$id` with
+ * ajv, which a later `$ref` finds there; a kept check would skip that), and with a `__proto__`
+ * key, which ajv's standalone code writes as an object literal, where it would set a prototype.
+ */
+const NOT_KEPT = /"(\$(id|ref|anchor|dynamicRef|dynamicAnchor|recursiveRef|recursiveAnchor)|__proto__)":/;
+const TRAILER = '\n//sha256:';
+
+/**
+ * Keeps compiled checks under `dir` (made if missing, private) from now on; true when it does.
+ * Refused (false) when another user owns or may write to it or to a folder above it.
  */
 export function enableSchemaCache(dir: string): boolean {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (![dir, dirname(dir)].every(ownedAndPrivate)) return false;
+    if (!privateFolder(dir) || !safeAncestors(dirname(dir))) return false;
+    const own = join(dir, runtimeKey());
+    mkdirSync(own, { mode: 0o700, recursive: true });
+    if (!privateFolder(own)) return false;
+    folder = own;
+    kept = undefined;
+    return true;
   } catch {
     return false;
   }
-  folder = dir;
-  kept = undefined;
-  return true;
-}
-
-function ownedAndPrivate(path: string): boolean {
-  const stat = lstatSync(path);
-  const uid = process.getuid?.();
-  return stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0;
 }
 
 /** Whether checks are kept: compilers then keep the source ajv needs to write them. @internal */
@@ -47,21 +70,27 @@ export function schemaCacheEnabled(): boolean {
   return folder !== undefined;
 }
 
-/**
- * Schemas with identifiers or references are compiled each time: compiling registers an `$id`
- * with ajv, which a later schema's `$ref` finds there, and a kept check would skip that.
- */
-const REFERENCING = /"\$(id|ref|anchor|dynamicRef|dynamicAnchor|recursiveRef|recursiveAnchor)":/;
-
-/** The check an earlier start compiled for this schema, or undefined. @internal */
+/** The check an earlier start kept for this schema, or undefined. @internal */
 export function cachedCheck(variant: string, schema: object): ValidateFunction | undefined {
   if (!folder) return undefined;
   const json = JSON.stringify(schema);
-  if (REFERENCING.test(json)) return undefined;
+  if (NOT_KEPT.test(json)) return undefined;
   try {
-    return require(fileOf(folder, variant, json)) as ValidateFunction;
+    const file = fileOf(folder, variant, json);
+    const text = readOwnFile(file);
+    const at = text?.lastIndexOf(TRAILER) ?? -1;
+    if (text === undefined || at < 0) return undefined;
+    const code = text.slice(0, at);
+    if (text.slice(at + TRAILER.length).trim() !== digest(code)) return undefined;
+    const module = { exports: {} as unknown };
+    compileFunction(code, ['require', 'module', 'exports'], { filename: file })(
+      require,
+      module,
+      module.exports,
+    );
+    return typeof module.exports === 'function' ? (module.exports as ValidateFunction) : undefined;
   } catch {
-    return undefined; // not there (or unreadable): compiled, and written anew
+    return undefined; // not there, unreadable, or not a check: compiled, and written anew
   }
 }
 
@@ -73,17 +102,20 @@ export function cachedCheck(variant: string, schema: object): ValidateFunction |
 export function keepCheck(variant: string, schema: object, ajv: Ajv, validate: ValidateFunction): void {
   if (!folder) return;
   const json = JSON.stringify(schema);
-  if (REFERENCING.test(json)) return;
+  if (NOT_KEPT.test(json)) return;
   try {
+    kept ??= readdirSync(folder).length;
+    if (kept >= MAX_KEPT) return;
     const standalone = (
       require('ajv/dist/standalone') as { default: (a: Ajv, v: ValidateFunction) => string }
     ).default;
-    kept ??= readdirSync(folder).length;
-    if (kept >= MAX_KEPT) return;
+    const code = standalone(ajv, validate);
+    if (code.length > MAX_BYTES) return;
     const file = fileOf(folder, variant, json);
-    // Written whole under another name, then renamed: a start reading it never sees half a file.
-    const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, ajvRuntime().rewrite(standalone(ajv, validate)), { mode: 0o600 });
+    // Written whole under a name no other writer picks, then renamed: a reader never sees half a
+    // file under the real name, and one that is damaged anyway fails its digest.
+    const partial = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(partial, `${code}${TRAILER}${digest(code)}\n`, { mode: 0o600, flag: 'wx' });
     renameSync(partial, file);
     kept++;
   } catch {
@@ -91,29 +123,61 @@ export function keepCheck(variant: string, schema: object, ajv: Ajv, validate: V
   }
 }
 
+const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+
 function fileOf(dir: string, variant: string, json: string): string {
-  const digest = createHash('sha256').update(`${ajvRuntime().key}\0${variant}\0${json}`).digest('hex');
-  return join(dir, `${digest.slice(0, 40)}.cjs`);
+  return join(dir, `${digest(`${variant}\0${json}`).slice(0, 40)}.cjs`);
+}
+
+/** What the kept code depends on besides the schema: HubOS's version and ajv's and ajv-formats'. */
+function runtimeKey(): string {
+  const versionOf = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
+  const parts = [
+    `hubos@${hubosVersion()} ${hubosPackageRoot()}`,
+    `ajv@${versionOf('ajv')} ${require.resolve('ajv')}`,
+    `ajv-formats@${versionOf('ajv-formats')} ${require.resolve('ajv-formats')}`,
+  ];
+  return digest(parts.join('\n')).slice(0, 16);
+}
+
+/** The file's text when it is a regular file of this user's that nobody else may write. */
+function readOwnFile(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() && ownedBySelf(stat) && !writableByOthers(stat)
+      ? readFileSync(fd, 'utf8')
+      : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function privateFolder(path: string): boolean {
+  const stat = lstatSync(path);
+  return stat.isDirectory() && ownedBySelf(stat) && !writableByOthers(stat);
 }
 
 /**
- * Standalone code requires ajv's helpers by package name, which the cache folder cannot resolve:
- * they are required by their absolute paths, which with the versions name the runtime.
+ * Every folder from `path` up to the root is this user's or root's, and no one else may change
+ * it, unless it is sticky (as /tmp is): as OpenSSH checks the folders above `authorized_keys`.
  */
-function ajvRuntime(): NonNullable<typeof runtime> {
-  if (runtime) return runtime;
-  const versionOf = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
-  const paths = {
-    ajv: require.resolve('ajv/package.json').slice(0, -'/package.json'.length),
-    'ajv-formats': require.resolve('ajv-formats/package.json').slice(0, -'/package.json'.length),
-  };
-  runtime = {
-    key: `ajv@${versionOf('ajv')} ${paths.ajv} ajv-formats@${versionOf('ajv-formats')} ${paths['ajv-formats']}`,
-    rewrite: (code) =>
-      code.replace(
-        /require\("(ajv|ajv-formats)(\/[^"]*)"\)/g,
-        (_, name: 'ajv' | 'ajv-formats', rest: string) => `require(${JSON.stringify(paths[name] + rest)})`,
-      ),
-  };
-  return runtime;
+function safeAncestors(path: string): boolean {
+  for (let dir = path; ; dir = dirname(dir)) {
+    const stat = lstatSync(dir);
+    if (stat.isSymbolicLink()) return false;
+    const owner = ownedBySelf(stat) || stat.uid === 0;
+    if (!owner || (writableByOthers(stat) && (stat.mode & 0o1000) === 0)) return false;
+    if (dir === parse(dir).root) return true;
+  }
 }
+
+// Windows reports no owners and every folder as writable: there, the user's profile is private.
+const POSIX = process.platform !== 'win32';
+const ownedBySelf = (stat: Stats) => !POSIX || stat.uid === process.getuid?.();
+const writableByOthers = (stat: Stats) => POSIX && (stat.mode & 0o022) !== 0;

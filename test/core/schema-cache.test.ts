@@ -3,8 +3,18 @@
  * not compiled, by the next; it checks exactly as the compiled one; what it cannot hold is
  * compiled each time. Turned on in this file only (each test file has its own module state).
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SchemaCompilers } from '../../core/json-schema.ts';
@@ -42,11 +52,12 @@ function answers(validate: (data: unknown) => boolean, errors: () => unknown) {
 
 afterEach(() => vi.restoreAllMocks());
 
-/** A fresh cache folder inside a private temp folder, turned on. */
+/** A fresh cache folder inside a private temp folder, turned on: the folder of this runtime's checks. */
 async function cacheDir(): Promise<string> {
   const dir = join(await tempDir(), 'schemas');
   expect(enableSchemaCache(dir)).toBe(true);
-  return dir;
+  const [own] = readdirSync(dir);
+  return join(dir, own!);
 }
 
 describe('schema cache', () => {
@@ -82,6 +93,48 @@ describe('schema cache', () => {
     expect(readFileSync(join(dir, file!), 'utf8')).toContain('module.exports');
   });
 
+  it('runs no kept file that is not its own: a wrong digest, not a check, writable by others, a link', async () => {
+    const dir = await cacheDir();
+    const other = { type: 'object', properties: { k: { type: 'string' } } };
+    new SchemaCompilers().compile(other);
+    const [name] = readdirSync(dir);
+    const file = join(dir, name!);
+    const good = readFileSync(file, 'utf8');
+    const notACheck = 'module.exports = {};';
+    const signed = (code: string) => `${code}\n//sha256:${createHash('sha256').update(code).digest('hex')}\n`;
+    const planted = join(dir, 'elsewhere.cjs');
+    writeFileSync(planted, good);
+    const tamper: (() => void)[] = [
+      () => writeFileSync(file, good.replace('"string"', '"number"')), // the digest no longer matches
+      () => writeFileSync(file, ''),
+      () => writeFileSync(file, signed(notACheck)),
+      () => chmodSync(file, 0o666),
+      () => {
+        rmSync(file);
+        symlinkSync(planted, file);
+      },
+    ];
+    for (const change of tamper) {
+      change();
+      const compile = vi.spyOn(Ajv.prototype, 'compile');
+      const validate = new SchemaCompilers().compile(other);
+      expect(compile).toHaveBeenCalledTimes(1);
+      expect(validate({ k: 'text' })).toBe(true);
+      expect(validate({ k: 1 })).toBe(false);
+      compile.mockRestore();
+      rmSync(file, { force: true });
+      new SchemaCompilers().compile(other); // written anew for the next round
+    }
+  });
+
+  it('keeps no check of a schema with a __proto__ key, which standalone code would turn into a prototype', async () => {
+    const dir = await cacheDir();
+    const schema = JSON.parse('{"type":"object","properties":{"v":{"const":{"__proto__":{"a":1}}}}}');
+    const validate = new SchemaCompilers().compile(schema);
+    expect(validate({ v: {} })).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('keeps no check of a schema with an $id or a $ref: compiling registers what later schemas refer to', async () => {
     const dir = await cacheDir();
     const compilers = new SchemaCompilers();
@@ -104,7 +157,7 @@ describe('schema cache', () => {
   it('stops writing when the folder holds its most checks', async () => {
     const dir = await cacheDir();
     for (let i = 0; i < 2_000; i++) writeFileSync(join(dir, `filler-${i}.cjs`), '');
-    expect(enableSchemaCache(dir)).toBe(true);
+    expect(enableSchemaCache(dirname(dir))).toBe(true);
     new SchemaCompilers().compile({ type: 'object', properties: { full: { type: 'boolean' } } });
     expect(readdirSync(dir)).toHaveLength(2_000);
   });
