@@ -31,6 +31,8 @@ import { hubosPackageRoot, hubosVersion } from './version.ts';
  * schema, the dialect and the options.
  */
 const require = createRequire(import.meta.url);
+/** The folder turned on, and (made on first use) the folder of this runtime's checks in it. */
+let base: string | undefined;
 let folder: string | undefined;
 let kept: number | undefined;
 
@@ -54,24 +56,37 @@ export function enableSchemaCache(dir: string): boolean {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!privateFolder(dir) || !safeAncestors(dirname(dir))) return false;
-    const own = join(dir, runtimeKey());
-    mkdirSync(own, { mode: 0o700, recursive: true });
-    if (!privateFolder(own)) return false;
-    folder = own;
-    kept = undefined;
-    return true;
   } catch {
     return false;
   }
+  base = dir;
+  folder = undefined;
+  kept = undefined;
+  return true;
 }
 
 /** Whether checks are kept: compilers then keep the source ajv needs to write them. @internal */
 export function schemaCacheEnabled(): boolean {
-  return folder !== undefined;
+  return base !== undefined;
+}
+
+/** This runtime's folder, made when a check is first looked for: a command that compiles nothing pays nothing. */
+function ownFolder(): string | undefined {
+  if (folder || !base) return folder;
+  try {
+    const own = join(base, runtimeKey());
+    mkdirSync(own, { mode: 0o700, recursive: true });
+    if (privateFolder(own)) folder = own;
+    else base = undefined;
+  } catch {
+    base = undefined;
+  }
+  return folder;
 }
 
 /** The check an earlier start kept for this schema, or undefined. @internal */
 export function cachedCheck(variant: string, schema: object): ValidateFunction | undefined {
+  const folder = ownFolder();
   if (!folder) return undefined;
   const json = JSON.stringify(schema);
   if (NOT_KEPT.test(json)) return undefined;
@@ -100,6 +115,7 @@ export function cachedCheck(variant: string, schema: object): ValidateFunction |
  * @internal
  */
 export function keepCheck(variant: string, schema: object, ajv: Ajv, validate: ValidateFunction): void {
+  const folder = ownFolder();
   if (!folder) return;
   const json = JSON.stringify(schema);
   if (NOT_KEPT.test(json)) return;
