@@ -8,12 +8,13 @@
  * line serves the same config with the store in memory: the SQLite run records' share, by difference.
  */
 
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { autocannon } from './autocannon.ts';
 import { startFakeOpenAI } from './cold-start/fake-openai.ts';
 import { freePort } from './free-port.ts';
 
@@ -21,7 +22,6 @@ const WORK_US = [10, 20, 40, 80];
 const SECONDS = Number(process.env.HUBOS_BENCH_SECONDS ?? 8);
 const fixture = (name: string) => fileURLToPath(new URL(`./cold-start/${name}`, import.meta.url));
 const hubosBin = fileURLToPath(new URL('../bin/hubos.ts', import.meta.url));
-const autocannonBin = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url));
 const body = JSON.stringify({ input: 'Call the echo tool with the text tick, then say done.' });
 
 const fake = await startFakeOpenAI();
@@ -58,36 +58,18 @@ async function started(args: string[], url: string, env: Record<string, string>)
 const post = (url: string) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
-async function autocannon(url: string, seconds: number) {
-  const args = [autocannonBin, '--json', '-c', '10', '-d', String(seconds), '-m', 'POST'];
-  args.push('-H', 'content-type=application/json', '-b', body, url);
-  const output = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, args, { maxBuffer: 16 << 20 }, (error, stdout) =>
-      error ? reject(error) : resolve(stdout),
-    ),
-  );
-  const result = JSON.parse(output) as {
-    requests: { average: number; total: number };
-    latency: { p50: number };
-    errors: number;
-    non2xx: number;
-  };
-  return result;
-}
-
 /** 2 s of warm-up, then the measured load with the server's CPU read around it. */
 async function measure(name: string, args: string[], route: string, env: Record<string, string> = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}${route}`;
   const child = await started(args, url, { ...env, PORT: String(port) });
   try {
-    await autocannon(url, 2);
+    await autocannon([url], { connections: 10, seconds: 2, body });
     const before = cpuMicros(child.pid!);
-    const result = await autocannon(url, SECONDS);
-    const cpu = (cpuMicros(child.pid!) - before) / Math.max(1, result.requests.total);
-    const errors = result.errors + result.non2xx;
-    if (errors > 0) throw new Error(`${name}: ${errors} failed requests`);
-    return { name, rps: result.requests.average, p50: result.latency.p50, cpu };
+    const result = await autocannon([url], { connections: 10, seconds: SECONDS, body });
+    const cpu = (cpuMicros(child.pid!) - before) / Math.max(1, result.requests);
+    if (result.errors > 0) throw new Error(`${name}: ${result.errors} failed requests`);
+    return { name, rps: result.rps, p50: result.p50, cpu };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));

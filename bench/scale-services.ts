@@ -4,7 +4,7 @@
  * `hubos serve` processes on bench/scale-fixture.config.ts, autocannon and percentiles.
  */
 
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,6 @@ export const REDIS_URL =
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HUBOS_BIN = join(ROOT, 'bin/hubos.ts');
 const FIXTURE = join(ROOT, 'bench/scale-fixture.config.ts');
-const AUTOCANNON = join(ROOT, 'node_modules/autocannon/autocannon.js');
 
 export const CORES = availableParallelism();
 export const CAVEAT = `PostgreSQL, Redis, the processes measured and the load all share this machine's ${CORES} cores`;
@@ -246,54 +245,7 @@ export class Deployment {
   }
 }
 
-export interface LoadResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-/**
- * autocannon, in its own process, POSTing `body` to `urls` for `seconds` with `connections`
- * keep-alive connections; with several URLs, connection i goes to URL i mod n (round-robin).
- */
-export async function autocannon(
-  urls: string[],
-  options: { connections: number; seconds: number; body: string },
-): Promise<LoadResult> {
-  const args = [
-    AUTOCANNON,
-    '--json',
-    '-c',
-    String(options.connections),
-    '-d',
-    String(options.seconds),
-    '-m',
-    'POST',
-    '-H',
-    'content-type=application/json',
-    '-b',
-    options.body,
-    ...urls,
-  ];
-  const output = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, args, { maxBuffer: 16 << 20 }, (error, stdout) =>
-      error ? reject(error) : resolve(stdout),
-    ),
-  );
-  const result = JSON.parse(output) as {
-    requests: { average: number };
-    latency: { p50: number; p99: number };
-    errors: number;
-    non2xx: number;
-  };
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
-  };
-}
+export { autocannon, type LoadResult } from './autocannon.ts';
 
 /** The `p`-th percentile (0–100) of `values`, nearest rank. */
 export function percentile(values: number[], p: number): number {

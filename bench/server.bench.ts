@@ -4,13 +4,12 @@
  * returning the same JSON, both driven by autocannon in this run.
  */
 
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { LanguageModel, ModelChunk } from '../core/index.ts';
 import { HubOS } from '../plugins/hubos/hubos.ts';
 import { bootKernel } from '../testing/index.ts';
+import { autocannon } from './autocannon.ts';
 import { noopToolPlugin } from './noop-tool.ts';
 
 const instant: LanguageModel = {
@@ -52,37 +51,7 @@ const bareServer = await new Promise<ReturnType<typeof serve>>((resolve) => {
 });
 const bareUrl = `http://127.0.0.1:${(bareServer.address() as { port: number }).port}`;
 
-// The load generator runs in its own process, so it does not share the server's event loop.
-const autocannonBin = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url));
-async function load(url: string) {
-  const args = [
-    autocannonBin,
-    '--json',
-    '-c',
-    '10',
-    '-d',
-    '5',
-    '-m',
-    'POST',
-    '-H',
-    'content-type=application/json',
-    '-b',
-    '{"input":"go"}',
-    url,
-  ];
-  const output = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, args, { maxBuffer: 16 << 20 }, (error, stdout) =>
-      error ? reject(error) : resolve(stdout),
-    ),
-  );
-  const result = JSON.parse(output) as {
-    requests: { average: number };
-    latency: { p99: number };
-    errors: number;
-    non2xx: number;
-  };
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
-}
+const load = (url: string) => autocannon([url], { connections: 10, seconds: 5, body: '{"input":"go"}' });
 
 // Alternate the two, three rounds each, and compare medians: the machine's noise hits both alike.
 const rounds: { bare: Awaited<ReturnType<typeof load>>; hubos: Awaited<ReturnType<typeof load>> }[] = [];
