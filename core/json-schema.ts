@@ -3,7 +3,7 @@ import type { Ajv, ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { JSONSchema as TypedJSONSchema } from 'json-schema-to-ts';
 import { closestName } from './closest-name.ts';
 import checkDraft07 from './draft-07-check.generated.ts';
-import { cachedCheck, keepCheck, schemaCacheEnabled } from './schema-cache.ts';
+import { cachedCheck, checkFile, keepCheck, schemaCacheEnabled } from './schema-cache.ts';
 
 /** A JSON Schema as written by users; `as const` literals keep their types for inference. */
 export type JSONSchema = TypedJSONSchema;
@@ -29,6 +29,8 @@ const AJV_OPTIONS: Options = {
   strict: false,
   verbose: true,
 };
+/** The options as a kept check's file name takes them in. */
+const OPTIONS_KEY = JSON.stringify(AJV_OPTIONS);
 
 /**
  * One ajv per owner. Defaults are applied (`useDefaults`) and types are never coerced:
@@ -113,8 +115,9 @@ export class SchemaCompilers {
     if (!ajv) {
       // With the schema cache on, ajv keeps each check's source, which the cache writes; the
       // meta-schema check stays the precompiled one (no standalone code is made of it here).
-      ajv = createAjv(dialect, schemaCacheEnabled() ? { code: { source: true } } : {});
-      if (dialect === 'draft-07' && schemaCacheEnabled()) usePrecompiledMeta(ajv);
+      const keeps = schemaCacheEnabled();
+      ajv = createAjv(dialect, keeps ? { code: { source: true } } : {});
+      if (keeps && dialect === 'draft-07') usePrecompiledMeta(ajv);
       this.#byDialect.set(dialect, ajv);
     }
     return ajv;
@@ -125,12 +128,12 @@ export class SchemaCompilers {
    * and kept for the next. Throws what ajv throws for a schema that does not compile.
    */
   compile(schema: object): ValidateFunction {
-    const variant = `${schemaDialect(schema)} ${JSON.stringify(AJV_OPTIONS)}`;
-    const kept = cachedCheck(variant, schema);
+    const file = checkFile(`${schemaDialect(schema)} ${OPTIONS_KEY}`, schema);
+    const kept = file === undefined ? undefined : cachedCheck(file);
     if (kept) return kept;
     const ajv = this.for(schema);
     const validate = ajv.compile(schema);
-    keepCheck(variant, schema, ajv, validate);
+    if (file !== undefined) keepCheck(file, ajv, validate);
     return validate;
   }
 }

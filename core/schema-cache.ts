@@ -84,14 +84,20 @@ function ownFolder(): string | undefined {
   return folder;
 }
 
-/** The check an earlier start kept for this schema, or undefined. @internal */
-export function cachedCheck(variant: string, schema: object): ValidateFunction | undefined {
+/**
+ * Where the check of this schema is kept, or undefined when none is (the cache is off, or the
+ * schema is one compiled each time). `variant` names what else the code depends on. @internal
+ */
+export function checkFile(variant: string, schema: object): string | undefined {
   const folder = ownFolder();
   if (!folder) return undefined;
   const json = JSON.stringify(schema);
-  if (NOT_KEPT.test(json)) return undefined;
+  return NOT_KEPT.test(json) ? undefined : join(folder, `${digest(`${variant}\0${json}`).slice(0, 40)}.cjs`);
+}
+
+/** The check an earlier start kept in `file`, or undefined. @internal */
+export function cachedCheck(file: string): ValidateFunction | undefined {
   try {
-    const file = fileOf(folder, variant, json);
     const text = readOwnFile(file);
     const at = text?.lastIndexOf(TRAILER) ?? -1;
     if (text === undefined || at < 0) return undefined;
@@ -110,24 +116,19 @@ export function cachedCheck(variant: string, schema: object): ValidateFunction |
 }
 
 /**
- * Writes a check ajv compiled (with `code.source`) for the next start. A check whose code cannot
- * stand alone (a keyword with a function of its own) is not kept; a failed write loses nothing.
- * @internal
+ * Writes to `file` a check ajv compiled (with `code.source`) for the next start. A check whose
+ * code cannot stand alone (a keyword with a function of its own) is not kept; a failed write
+ * loses nothing. @internal
  */
-export function keepCheck(variant: string, schema: object, ajv: Ajv, validate: ValidateFunction): void {
-  const folder = ownFolder();
-  if (!folder) return;
-  const json = JSON.stringify(schema);
-  if (NOT_KEPT.test(json)) return;
+export function keepCheck(file: string, ajv: Ajv, validate: ValidateFunction): void {
   try {
-    kept ??= readdirSync(folder).length;
+    kept ??= readdirSync(dirname(file)).length;
     if (kept >= MAX_KEPT) return;
     const standalone = (
       require('ajv/dist/standalone') as { default: (a: Ajv, v: ValidateFunction) => string }
     ).default;
     const code = standalone(ajv, validate);
     if (code.length > MAX_BYTES) return;
-    const file = fileOf(folder, variant, json);
     // Written whole under a name no other writer picks, then renamed: a reader never sees half a
     // file under the real name, and one that is damaged anyway fails its digest.
     const partial = `${file}.${randomBytes(6).toString('hex')}.tmp`;
@@ -140,10 +141,6 @@ export function keepCheck(variant: string, schema: object, ajv: Ajv, validate: V
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
-
-function fileOf(dir: string, variant: string, json: string): string {
-  return join(dir, `${digest(`${variant}\0${json}`).slice(0, 40)}.cjs`);
-}
 
 /** What the kept code depends on besides the schema: HubOS's version and ajv's and ajv-formats'. */
 function runtimeKey(): string {
