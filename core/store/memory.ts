@@ -10,9 +10,7 @@ export class MemoryStore implements Store {
   }
 
   async set(namespace: string, key: string, value: StoreValue): Promise<void> {
-    const space = this.#data.get(namespace) ?? new Map<string, string>();
-    this.#data.set(namespace, space);
-    space.set(key, JSON.stringify(value));
+    this.#space(namespace).set(key, JSON.stringify(value));
   }
 
   async delete(namespace: string, key: string): Promise<boolean> {
@@ -30,8 +28,7 @@ export class MemoryStore implements Store {
     expected: StoreValue | undefined,
     next: StoreValue,
   ): Promise<boolean> {
-    const space = this.#data.get(namespace) ?? new Map<string, string>();
-    this.#data.set(namespace, space);
+    const space = this.#space(namespace);
     const current = space.get(key);
     if (expected === undefined ? current !== undefined : current !== JSON.stringify(expected)) return false;
     space.set(key, JSON.stringify(next));
@@ -45,14 +42,18 @@ export class MemoryStore implements Store {
     );
     writes.forEach(({ namespace, key }, i) => {
       const text = texts[i];
-      if (text === undefined) {
-        this.#data.get(namespace)?.delete(key);
-        return;
-      }
-      const space = this.#data.get(namespace) ?? new Map<string, string>();
-      this.#data.set(namespace, space);
-      space.set(key, text);
+      if (text === undefined) this.#data.get(namespace)?.delete(key);
+      else this.#space(namespace).set(key, text);
     });
+  }
+
+  #space(namespace: string): Map<string, string> {
+    let space = this.#data.get(namespace);
+    if (!space) {
+      space = new Map();
+      this.#data.set(namespace, space);
+    }
+    return space;
   }
 
   async close(): Promise<void> {}

@@ -160,9 +160,9 @@ export class PostgresStore implements Store {
       last.delete(id);
       last.set(id, write);
     }
+    if (last.size === 0) return;
     const gone = [...last.values()].filter((write) => write.value === undefined);
     const kept = [...last.values()].filter((write) => write.value !== undefined);
-    if (last.size === 0) return;
     await this.#query(
       `WITH gone AS (
          DELETE FROM ${this.#table} AS kv USING unnest($1::text[], $2::text[]) AS d(namespace, key)
