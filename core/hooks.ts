@@ -1,6 +1,6 @@
 import { AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
 import type { AgentHandle, AgentSpec } from './agent/spec.ts';
-import type { HubosConfig } from './config.ts';
+import type { HubosConfig } from './index.ts';
 import type { ModelRegistry } from './model/registry.ts';
 import type { Plugin } from './plugin.ts';
 import type { Registry } from './tools/registry.ts';

@@ -60,7 +60,6 @@ export {
   type ConfigEnv,
   type ConfigExport,
   defineConfig,
-  type HubosConfig,
   resolveConfigExport,
 } from './config.ts';
 export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
@@ -174,7 +173,7 @@ export type {
 export { matchUriTemplate } from './resources/uri-template.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
-export type { HubosServices, ServiceName, ServiceOf } from './services.ts';
+export type { ServiceName, ServiceOf } from './services.ts';
 export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema.ts';
 export { MemoryStore } from './store/memory.ts';
 export type { StoreConfig } from './store/open-store.ts';
@@ -226,3 +225,50 @@ export {
 } from './tools/tool.ts';
 export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';
 export { hubosPackageRoot, hubosVersion } from './version.ts';
+
+import type { SessionsConfig } from './agent/sessions.ts';
+import type { AgentTemplate } from './agent/spec.ts';
+import type { BusConfig } from './bus/open-bus.ts';
+import type { ModelObject } from './model/model.ts';
+import type { PermissionsConfig } from './permissions.ts';
+import type { PluginOption } from './plugin.ts';
+import type { StoreConfig } from './store/open-store.ts';
+
+// The two interfaces plugins augment are declared here, in the module `'hubos'` names, and nowhere
+// else: `declare module 'hubos'` then merges into the declaration itself. Declared in another module
+// and re-exported, an augmentation would merge into the re-export instead, and whether the core's
+// own uses saw it would depend on which file the compiler read first.
+
+/**
+ * The app's configuration. Plugins that own more keys declare them with `configSchema` and
+ * add their types with `declare module 'hubos' { interface HubosConfig { ... } }`.
+ */
+export interface HubosConfig {
+  /** Plugin objects, falsy entries, nested arrays, and `'pkg'` / `'./file.ts'` / `['pkg', options]` specifiers. */
+  plugins?: PluginOption[];
+  /** Agent templates by name; each is created at boot under its name. */
+  agents?: Record<string, AgentTemplate>;
+  /** The model of agents that name none: a reference (`'openai:gpt-4.1-mini'`), or a model object (a `LanguageModel`, an AI SDK model). */
+  model?: string | ModelObject;
+  /** Where sessions and plugin data live (default: SQLite at `.hubos/hubos.db`). */
+  store?: StoreConfig;
+  /** How instances of one service coordinate (default: in-process; `redis` joins several). */
+  bus?: BusConfig;
+  sessions?: SessionsConfig;
+  /** The folder tools act in, relative to the config file (default `./workspace`). */
+  workspace?: string;
+  /**
+   * Which tool calls run, wait for a human approval, or are refused: glob patterns over tool
+   * permissions and names, `deny` > `ask` > `allow`; nothing matching allows. An agent template's
+   * own `permissions` are checked first.
+   */
+  permissions?: PermissionsConfig;
+}
+
+/**
+ * The services plugins provide to each other, by name. A plugin types its own by augmenting it:
+ * `declare module 'hubos' { interface HubosServices { billing: Billing } }`.
+ * The built-in plugins each provide one named after themselves (`cosmos`, `stars`, `workflows`, `hubos`, `mcp`).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
+export interface HubosServices {}

@@ -1,12 +1,5 @@
 import { HubosError } from './errors.ts';
-
-/**
- * The services plugins provide to each other, by name. A plugin types its own by augmenting it:
- * `declare module 'hubos' { interface HubosServices { billing: Billing } }`.
- * The built-in plugins each provide one named after themselves (`cosmos`, `stars`, `workflows`, `hubos`, `mcp`).
- */
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
-export interface HubosServices {}
+import type { HubosServices } from './index.ts';
 
 /** A service's name: one of `HubosServices`, or any other string (typed `unknown`). */
 export type ServiceName = keyof HubosServices | (string & {});

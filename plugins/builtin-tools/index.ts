@@ -35,7 +35,7 @@ export {
   websearchTool,
 } from './websearch/index.ts';
 
-declare module '../../core/config.js' {
+declare module 'hubos' {
   interface HubosConfig {
     /** Limits of the filesystem tools. */
     filesystem?: FilesystemOptions;

@@ -20,14 +20,14 @@ export {
   type CreateOptions,
 } from './types.ts';
 
-declare module '../../core/config.js' {
+declare module 'hubos' {
   interface HubosConfig {
     /** Cosmos, the agent lifecycle manager: capacity, idle eviction, persistence. */
     cosmos?: CosmosConfig;
   }
 }
 
-declare module '../../core/services.js' {
+declare module 'hubos' {
   interface HubosServices {
     /** The kernel's Cosmos (from `configResolved` on). */
     cosmos: Cosmos;

@@ -18,7 +18,7 @@ export type {
 } from './runs.ts';
 export * from './server.ts';
 
-declare module '../../core/config.js' {
+declare module 'hubos' {
   interface HubosConfig {
     /** The HubOS HTTP server (`hubos serve`). */
     server?: HubOSServerOptions;

@@ -12,7 +12,7 @@ import type { HubOS } from './hubos.ts';
 export type { HubOS };
 
 // Declared here so that a plugin importing only hubos/server gets `kernel.service('hubos')` typed.
-declare module '../../core/services.js' {
+declare module 'hubos' {
   interface HubosServices {
     /** The HubOS server of the kernel (from the hubos plugin's `ready` tap on): `kernel.service('hubos').serve()`. */
     hubos: HubOS;

@@ -16,14 +16,14 @@ export type { AskAgentRunner } from './server/ask-agent.ts';
 export type { McpServerOptions } from './server/mcp-server.ts';
 export { McpService } from './service.ts';
 
-declare module '../../core/config.js' {
+declare module 'hubos' {
   interface HubosConfig {
     /** MCP: servers whose tools HubOS uses, and what HubOS serves to MCP clients. */
     mcp?: McpConfig;
   }
 }
 
-declare module '../../core/services.js' {
+declare module 'hubos' {
   interface HubosServices {
     /** MCP both ways: the servers used as tool sources (`clients`) and what is served (`serveConfig()`). */
     mcp: McpService;

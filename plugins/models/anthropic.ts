@@ -56,9 +56,8 @@ const ANTHROPIC_CONFIG_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-// Types `anthropic` in agent.config.ts / createKernel({ config }). The `.js` specifier resolves to the
-// source here and to the published `.d.ts`, so the augmentation holds for users of the package too.
-declare module '../../core/config.js' {
+// Types `anthropic` in agent.config.ts / createKernel({ config }), as a third-party plugin types its keys.
+declare module 'hubos' {
   interface HubosConfig {
     anthropic?: AnthropicOptions;
   }

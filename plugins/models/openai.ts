@@ -60,9 +60,8 @@ const OPENAI_CONFIG_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-// Types `openai` in agent.config.ts / createKernel({ config }). The `.js` specifier resolves to the
-// source here and to the published `.d.ts`, so the augmentation holds for users of the package too.
-declare module '../../core/config.js' {
+// Types `openai` in agent.config.ts / createKernel({ config }), as a third-party plugin types its keys.
+declare module 'hubos' {
   interface HubosConfig {
     openai?: OpenAIOptions;
   }

@@ -31,14 +31,14 @@ export {
   type StarsTeamConfig,
 } from './types.ts';
 
-declare module '../../core/config.js' {
+declare module 'hubos' {
   interface HubosConfig {
     /** Stars teams by name: members (template + role) and limits. */
     stars?: StarsConfig;
   }
 }
 
-declare module '../../core/services.js' {
+declare module 'hubos' {
   interface HubosServices {
     /** The kernel's Stars teams by name (filled in `ready`). */
     stars: ReadonlyMap<string, Stars>;

@@ -25,7 +25,7 @@ export {
 export { type ResolvedSubagentType, SubagentTypes } from './subagent-types.ts';
 export { TASK_TOOL, type TaskInput } from './task-tool.ts';
 
-declare module '../../core/config.js' {
+declare module 'hubos' {
   interface HubosConfig {
     /** Sub-agent types for the `task` tool, by name (`general-purpose` is built in). */
     subagents?: Record<string, SubagentType>;

@@ -27,7 +27,7 @@ export {
 export type * from './types.ts';
 export { Workflow, type WorkflowDeps } from './workflow.ts';
 
-declare module '../../core/config.js' {
+declare module 'hubos' {
   interface HubosConfig {
     /**
      * Workflows made with `defineWorkflow`: fixed compositions of agents, tools, functions and teams.
@@ -39,7 +39,7 @@ declare module '../../core/config.js' {
   }
 }
 
-declare module '../../core/services.js' {
+declare module 'hubos' {
   interface HubosServices {
     /** The kernel's workflows by name (built in `ready`). */
     workflows: ReadonlyMap<string, Workflow>;

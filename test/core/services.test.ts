@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createKernel, HubosError, type KernelView, type Plugin } from '../../core/index.ts';
 
-declare module '../../core/services.js' {
+declare module 'hubos' {
   interface HubosServices {
     clock: { now(): number };
   }

@@ -64,6 +64,9 @@ export function oauthProviderFor(
  */
 export class HubosOAuthProvider implements OAuthClientProvider {
   readonly addClientAuthentication?: AddClientAuthentication;
+  // A field set only when configured (not a getter of `string | undefined`): the SDK's interface
+  // declares it optional, which a project with `exactOptionalPropertyTypes` reads strictly.
+  readonly clientMetadataUrl?: string;
   readonly #options: OAuthProviderOptions;
   readonly #kept: OAuthStore;
   readonly #person: PersonAuthorization;
@@ -84,6 +87,7 @@ export class HubosOAuthProvider implements OAuthClientProvider {
       timeoutMs: auth.authorizationTimeoutMs ?? DEFAULT_AUTHORIZATION_TIMEOUT_MS,
       ...(options.onAuthorize ? { onAuthorize: options.onAuthorize } : {}),
     });
+    if (auth.clientMetadataUrl !== undefined) this.clientMetadataUrl = auth.clientMetadataUrl;
     if (auth.privateKey !== undefined && auth.clientId !== undefined) {
       this.addClientAuthentication = createPrivateKeyJwtAuth({
         issuer: auth.clientId,
@@ -126,10 +130,6 @@ export class HubosOAuthProvider implements OAuthClientProvider {
     if (!this.interactive) return undefined;
     if (this.#port === undefined) throw new Error('the loopback port is not chosen yet (prepare() first)');
     return `http://127.0.0.1:${this.#port}${CALLBACK_PATH}`;
-  }
-
-  get clientMetadataUrl(): string | undefined {
-    return this.#options.auth.clientMetadataUrl;
   }
 
   get clientMetadata(): OAuthClientMetadata {
