@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { closestName, errorMessage, HubosError } from '../core/index.ts';
+import { errorMessage, HubosError } from '../core/index.ts';
+import { closestName } from '../core/internal.ts';
 import { type CliIO, UsageError } from './io.ts';
 import { USAGE } from './usage.ts';
 

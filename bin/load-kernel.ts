@@ -1,12 +1,7 @@
 import { dirname } from 'node:path';
 import { settleAppModules } from '../core/app-module-format.ts';
-import {
-  createConsoleLogger,
-  createKernel,
-  type Kernel,
-  loadConfigFile,
-  resolveConfigExport,
-} from '../core/index.ts';
+import { createConsoleLogger, createKernel, type Kernel, loadConfigFile } from '../core/index.ts';
+import { resolveConfigExport } from '../core/internal.ts';
 import { defaultPlugins } from '../plugins/defaults.ts';
 import type { CliIO } from './io.ts';
 import { registerSelfResolve, settleSelfResolve } from './self-resolve.ts';

@@ -1,14 +1,12 @@
 /**
  * `hubos`: the kernel and what a config, a plugin, a tool or a model provider is written against.
- *
- * Names tagged `@internal` are exported for the built-in plugins (which import the core only from
- * here) and are not part of the public API: they may change in any release.
+ * Every name here is public API; what the built-in plugins use beyond it is in core/internal.ts,
+ * which is not an entry of the package.
  */
 // First: on a Node.js too old for HubOS, this says so in one line before anything else loads.
 import './node-version.ts';
 
-export { abortable } from './abort.ts';
-export { Agent, type AgentDeps, type RunOptions } from './agent/agent.ts';
+export { Agent, type RunOptions } from './agent/agent.ts';
 export type {
   AfterModelCallContext,
   AfterRunContext,
@@ -30,7 +28,6 @@ export {
   Approvals,
   type ApprovalsOptions,
 } from './agent/approvals.ts';
-export { elicitInRun } from './agent/elicit.ts';
 export { streamEvents } from './agent/event-queue.ts';
 export type {
   AgentEvent,
@@ -44,23 +41,18 @@ export type {
   ToolLogEvent,
   ToolProgressEvent,
 } from './agent/events.ts';
-export { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './agent/messages.ts';
-export { type GateDeps, gateToolCall } from './agent/permission-gate.ts';
+export type { Message, ToolCall, Usage } from './agent/messages.ts';
 export { sampleModel } from './agent/sample.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
 export type { RunInteraction } from './agent/tool-runner.ts';
-export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
-export { hasModuleSyntax } from './app-module-format.ts';
 export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
 export { LocalBus } from './bus/local.ts';
 export type { BusConfig } from './bus/open-bus.ts';
-export { closestName } from './closest-name.ts';
 export {
   type ConfigEnv,
   type ConfigExport,
   defineConfig,
-  resolveConfigExport,
 } from './config.ts';
 export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
 export {
@@ -76,7 +68,6 @@ export {
   type HubosErrorCode,
   type HubosErrorOptions,
 } from './errors.ts';
-export { matchesAnyGlob } from './glob.ts';
 export { createHooksAccessor, type HookCatalog, type KernelLike } from './hook-owner.ts';
 export {
   createWrapHook,
@@ -100,15 +91,7 @@ export type {
   ToolRegisteredContext,
 } from './hooks.ts';
 export { Instance } from './instance.ts';
-export {
-  createAjv,
-  describeErrors,
-  type JSONSchema,
-  type JSONSchemaObject,
-  type ProblemWords,
-  SchemaCompilers,
-  type ValidateFunction,
-} from './json-schema.ts';
+export type { JSONSchema, JSONSchemaObject, ValidateFunction } from './json-schema.ts';
 export {
   createKernel,
   Kernel,
@@ -133,16 +116,13 @@ export {
   type ModelChunk,
   type ModelObject,
   type ModelRequest,
-  parseModelRef,
   type ToolDefinition,
   toLanguageModel,
 } from './model/model.ts';
 export { type ModelProvider, ModelRegistry } from './model/registry.ts';
 export { MIN_NODE_VERSION, NODE_ENGINES } from './node-version.ts';
 export {
-  createPolicy,
   DEFAULT_APPROVAL_TIMEOUT_MS,
-  describeVerdict,
   type PermissionDecision,
   type PermissionSubject,
   type PermissionsConfig,
@@ -194,7 +174,6 @@ export {
 } from './tools/content.ts';
 export { executeTool, type ToolCallEnv, type ToolResult } from './tools/execute.ts';
 export {
-  checkElicitRequest,
   type ElicitRequest,
   type ElicitResult,
   LOG_LEVELS,
@@ -224,7 +203,7 @@ export {
   type ToolSpec,
 } from './tools/tool.ts';
 export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';
-export { hubosPackageRoot, hubosVersion } from './version.ts';
+export { hubosVersion } from './version.ts';
 
 import type { SessionsConfig } from './agent/sessions.ts';
 import type { AgentTemplate } from './agent/spec.ts';

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { CONFIG_FILES, hasModuleSyntax, NODE_ENGINES } from '../../core/index.ts';
+import { CONFIG_FILES, NODE_ENGINES } from '../../core/index.ts';
+import { hasModuleSyntax } from '../../core/internal.ts';
 import { defaultModelRef } from '../../plugins/index.ts';
 import { hubosDependency } from '../hubos-dependency.ts';
 import type { CliIO } from '../io.ts';

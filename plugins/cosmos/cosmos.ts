@@ -2,8 +2,6 @@ import {
   type Agent,
   type AgentHandle,
   type AgentSpec,
-  addUsage,
-  emptyUsage,
   errorMessage,
   HubosError,
   isModelObject,
@@ -11,6 +9,7 @@ import {
   type StoreValue,
   type Usage,
 } from '../../core/index.ts';
+import { addUsage, emptyUsage } from '../../core/internal.ts';
 import { type Claim, COSMOS_NAMESPACE, type Definition, Slots } from './definitions.ts';
 import { agentExists, COSMOS_ERROR_CODES, cosmosFull } from './errors.ts';
 import { type DestroyReason, getCosmosHooks } from './hooks.ts';

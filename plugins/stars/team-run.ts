@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  addUsage,
-  emptyUsage,
   errorMessage,
   HubosError,
   type Message,
@@ -10,6 +8,7 @@ import {
   type ToolDefinition,
   type Usage,
 } from '../../core/index.ts';
+import { addUsage, emptyUsage } from '../../core/internal.ts';
 import { STARS_ERROR_CODES } from './errors.ts';
 import type { Stars, StarsRunOptions } from './stars.ts';
 import {

@@ -1,4 +1,5 @@
-import { errorMessage, HubosError, type Plugin, parseModelRef, selectTools } from '../../core/index.ts';
+import { errorMessage, HubosError, type Plugin } from '../../core/index.ts';
+import { parseModelRef, selectTools } from '../../core/internal.ts';
 import { getSubagentHooks } from './hooks.ts';
 import {
   resolveLimits,

@@ -1,4 +1,5 @@
-import { createAjv, describeErrors, HubosError, isModelObject } from '../../core/index.ts';
+import { HubosError, isModelObject } from '../../core/index.ts';
+import { createAjv, describeErrors } from '../../core/internal.ts';
 import {
   GENERAL_PURPOSE,
   GENERAL_PURPOSE_DESCRIPTION,

@@ -1,4 +1,5 @@
-import { addUsage, emptyUsage, HubosError, type Usage } from '../../core/index.ts';
+import { HubosError, type Usage } from '../../core/index.ts';
+import { addUsage, emptyUsage } from '../../core/internal.ts';
 import { runLeaf, type StepDeps } from './leaf-steps.ts';
 import { type RunRecorder, toJson } from './run-record.ts';
 import { StepCancelled, StepFailure, toWorkflowError } from './step-errors.ts';

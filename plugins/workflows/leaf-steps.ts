@@ -1,8 +1,6 @@
 import {
   type AgentEvent,
-  abortable,
   executeTool,
-  gateToolCall,
   HubosError,
   type KernelView,
   type Policy,
@@ -10,6 +8,7 @@ import {
   type ToolCallContext,
   type Usage,
 } from '../../core/index.ts';
+import { abortable, gateToolCall } from '../../core/internal.ts';
 import { sessionKey } from '../hubos/server.ts';
 import type { StarsEvent, StarsRunResult } from '../stars/index.ts';
 import { renderDeep, renderTemplate } from './template.ts';

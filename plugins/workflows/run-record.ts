@@ -1,4 +1,5 @@
-import { addUsage, emptyUsage, HubosError, type Store, type StoreValue } from '../../core/index.ts';
+import { HubosError, type Store, type StoreValue } from '../../core/index.ts';
+import { addUsage, emptyUsage } from '../../core/internal.ts';
 import type { StepRecord, WorkflowError, WorkflowRunRecord, WorkflowRunStatus } from './types.ts';
 
 /** Run headers (status, input, decisions, output), key: the run id. */

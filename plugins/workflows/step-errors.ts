@@ -1,4 +1,5 @@
-import { emptyUsage, errorMessage, HubosError, type Usage } from '../../core/index.ts';
+import { errorMessage, HubosError, type Usage } from '../../core/index.ts';
+import { emptyUsage } from '../../core/internal.ts';
 import type { WorkflowError } from './types.ts';
 
 /** A step failed (after its retries): unwinds the workflow unless a parent continues on error. */

@@ -1,6 +1,5 @@
 import {
   type AgentEvent,
-  elicitInRun,
   HubosError,
   type LanguageModel,
   type Logger,
@@ -10,6 +9,7 @@ import {
   type ToolInteraction,
   toLanguageModel,
 } from '../../core/index.ts';
+import { elicitInRun } from '../../core/internal.ts';
 import type { LeafContext } from './leaf-steps.ts';
 import type { ToolStep } from './types.ts';
 

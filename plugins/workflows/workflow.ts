@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  createAjv,
-  createPolicy,
-  describeErrors,
   HubosError,
   type JSONSchema,
   type KernelView,
@@ -10,6 +7,7 @@ import {
   type Store,
   streamEvents,
 } from '../../core/index.ts';
+import { createAjv, createPolicy, describeErrors } from '../../core/internal.ts';
 import { checkDefinition } from './define.ts';
 import { describeWorkflow, type WorkflowShape } from './describe.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';

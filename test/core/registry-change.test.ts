@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Registry, type RegistryChange, selectTools } from '../../core/index.ts';
+import { Registry, type RegistryChange } from '../../core/index.ts';
+import { selectTools } from '../../core/internal.ts';
 import { expectHubosError, makeTool } from './helpers.ts';
 
 describe('Registry: onChange', () => {

@@ -8,7 +8,7 @@ const config = () => readFileSync(join(ROOT, 'biome.json'), 'utf8').replace(/"\$
 const imports = (...from: string[]) =>
   `${from.map((path, i) => `import * as m${i} from '${path}';`).join('\n')}\n\nexport const all = [${from.map((_, i) => `m${i}`).join(', ')}];\n`;
 
-it('the lint rule fails a plugin that imports another plugin past its index.ts, or core past core/index.ts', async () => {
+it('the lint rule fails a plugin that imports another plugin past its index.ts, or core past core/index.ts and core/internal.ts', async () => {
   const dir = await tempDir('hubos-plugin-lint-');
   await writeFiles(dir, {
     'biome.json': config(),
@@ -19,6 +19,7 @@ it('the lint rule fails a plugin that imports another plugin past its index.ts, 
       '../stars/index.ts',
       '../hubos/index.ts',
       '../../core/index.ts',
+      '../../core/internal.ts',
       './routes.ts',
       '@ag-ui/core/schemas',
     ),

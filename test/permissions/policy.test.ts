@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../core/config-schema.ts';
-import { createPolicy, DEFAULT_APPROVAL_TIMEOUT_MS, describeVerdict } from '../../core/index.ts';
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from '../../core/index.ts';
+import { createPolicy, describeVerdict } from '../../core/internal.ts';
 import { expectHubosError } from '../core/helpers.ts';
 
 const tool = (name: string, ...permissions: string[]) => ({ name, permissions });

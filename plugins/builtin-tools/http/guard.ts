@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { abortable, errorMessage, HubosError } from '../../../core/index.ts';
+import { errorMessage, HubosError } from '../../../core/index.ts';
+import { abortable } from '../../../core/internal.ts';
 import { classifyAddress } from './address.ts';
 import { type AllowList, normalizeHost } from './allow-list.ts';
 import type { DnsResolver } from './options.ts';

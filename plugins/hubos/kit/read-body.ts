@@ -1,12 +1,11 @@
 import type { Context } from 'hono';
 import {
-  describeErrors,
   HubosError,
   type InputOf,
   type JSONSchemaObject,
-  SchemaCompilers,
   type ValidateFunction,
 } from '../../../core/index.ts';
+import { describeErrors, SchemaCompilers } from '../../../core/internal.ts';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
 import { jsonLimitProblem } from './json-limits.ts';
 

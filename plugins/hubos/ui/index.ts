@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Hono } from 'hono';
-import { HubosError, hubosPackageRoot } from '../../../core/index.ts';
+import { HubosError } from '../../../core/index.ts';
+import { hubosPackageRoot } from '../../../core/internal.ts';
 import type { HubOS } from '../hubos.ts';
 
 /** The page's files, in STATIC_DIR. */

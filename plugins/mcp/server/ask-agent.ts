@@ -6,15 +6,13 @@ import {
   type ApprovalDecision,
   type ApprovalQuestion,
   type ApprovalRequestEvent,
-  createAjv,
-  describeErrors,
   errorMessage,
   type KernelView,
   type Logger,
-  matchesAnyGlob,
   type RunResult,
   type ToolInteraction,
 } from '../../../core/index.ts';
+import { createAjv, describeErrors, matchesAnyGlob } from '../../../core/internal.ts';
 import { sessionKey } from '../../hubos/server.ts';
 import { askApproval, canElicit } from './approval.ts';
 

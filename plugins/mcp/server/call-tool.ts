@@ -1,13 +1,13 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
-  describeVerdict,
   executeTool,
   type KernelView,
   type Policy,
   type Tool,
   type ToolInteraction,
 } from '../../../core/index.ts';
+import { describeVerdict } from '../../../core/internal.ts';
 import { askApproval, canElicit } from './approval.ts';
 import { callToolResult, errorResult } from './tool-result.ts';
 

@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { type ServerCapabilities, SetLevelRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { type Agent, createPolicy, hubosVersion, type KernelView } from '../../../core/index.ts';
+import { type Agent, hubosVersion, type KernelView } from '../../../core/index.ts';
+import { createPolicy } from '../../../core/internal.ts';
 import type { McpServeConfig } from '../config.ts';
 import type { AskAgentRunner } from './ask-agent.ts';
 import { serveCompletions } from './completion-handler.ts';

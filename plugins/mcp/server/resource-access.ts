@@ -1,14 +1,14 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import {
-  describeVerdict,
-  type PermissionSubject,
-  type PermissionVerdict,
-  type Policy,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
+import type {
+  PermissionSubject,
+  PermissionVerdict,
+  Policy,
+  Prompt,
+  Resource,
+  ResourceTemplate,
 } from '../../../core/index.ts';
+import { describeVerdict } from '../../../core/internal.ts';
 import { askApproval, canElicit } from './approval.ts';
 
 /**

@@ -1,12 +1,12 @@
 import {
   type KernelView,
-  matchesAnyGlob,
   matchUriTemplate,
   type Prompt,
   type Resource,
   type ResourceMatch,
   type ResourceTemplate,
 } from '../../../core/index.ts';
+import { matchesAnyGlob } from '../../../core/internal.ts';
 import type { McpServeConfig } from '../config.ts';
 
 /** Whether `serve.resources` / `serve.prompts` selects `id` (a URI, a URI template, a prompt's name). */

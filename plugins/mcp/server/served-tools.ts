@@ -1,5 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { type Agent, type KernelView, matchesAnyGlob, type Tool } from '../../../core/index.ts';
+import type { Agent, KernelView, Tool } from '../../../core/index.ts';
+import { matchesAnyGlob } from '../../../core/internal.ts';
 import type { McpServeConfig } from '../config.ts';
 import { ASK_AGENT_SCHEMA, askToolDescription, askToolName, servedAgents } from './ask-agent.ts';
 

@@ -8,7 +8,6 @@ import {
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import {
-  checkElicitRequest,
   contentToText,
   type ElicitRequest,
   type ElicitResult,
@@ -19,6 +18,7 @@ import {
   type ToolContent,
   type ToolInteraction,
 } from '../../../core/index.ts';
+import { checkElicitRequest } from '../../../core/internal.ts';
 import { canElicit, canSample } from './approval.ts';
 import { knownLevel, type LogLevelGate, logNotification } from './log-level.ts';
 

@@ -1,6 +1,7 @@
 /** The `sandbox` config key and the startup check; the sandbox itself is tested in test/system/bwrap.test.ts. */
 import { describe, expect, it } from 'vitest';
-import { createAjv, HubosError } from '../../../../core/index.ts';
+import { HubosError } from '../../../../core/index.ts';
+import { createAjv } from '../../../../core/internal.ts';
 import { probeBwrap } from '../../../../plugins/builtin-tools/bash/bwrap.ts';
 import {
   bashTool,

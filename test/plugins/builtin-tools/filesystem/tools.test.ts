@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createAjv, Registry } from '../../../../core/index.ts';
+import { Registry } from '../../../../core/index.ts';
+import { createAjv } from '../../../../core/internal.ts';
 import {
   FILESYSTEM_CONFIG_SCHEMA,
   FILESYSTEM_DEFAULTS,

@@ -1,0 +1,21 @@
+/**
+ * What the built-in plugins and the `hubos` command use of the core beyond its public API: helpers
+ * that may change in any release. It is not one of the package's entries (package.json `exports`),
+ * so a user's code cannot import it; the plugin-boundary lint rule lets the built-ins import it
+ * next to core/index.ts. Every name here is tagged `@internal` where it is declared.
+ */
+export { abortable } from './abort.ts';
+export type { AgentDeps } from './agent/agent.ts';
+export { elicitInRun } from './agent/elicit.ts';
+export { addUsage, emptyUsage } from './agent/messages.ts';
+export { type GateDeps, gateToolCall } from './agent/permission-gate.ts';
+export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
+export { hasModuleSyntax } from './app-module-format.ts';
+export { closestName } from './closest-name.ts';
+export { resolveConfigExport } from './config.ts';
+export { matchesAnyGlob } from './glob.ts';
+export { createAjv, describeErrors, type ProblemWords, SchemaCompilers } from './json-schema.ts';
+export { parseModelRef } from './model/model.ts';
+export { createPolicy, describeVerdict } from './permissions.ts';
+export { checkElicitRequest } from './tools/interaction.ts';
+export { hubosPackageRoot } from './version.ts';
