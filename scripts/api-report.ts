@@ -9,6 +9,7 @@
  * `@internal` are left out of the reports.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -19,7 +20,7 @@ import {
   type ExtractorMessage,
   type ExtractorResult,
 } from '@microsoft/api-extractor';
-import type { Program } from 'typescript';
+import ts, { type Program } from 'typescript';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -31,6 +32,12 @@ export interface ReportOptions {
   update?: boolean;
   /** Called with each message API Extractor would print; by default they are printed. */
   onMessage?: (message: ExtractorMessage) => void;
+  /**
+   * A declaration file of the package that is not an entry and exports only `@internal` names
+   * (dist/core/internal.d.ts): an `@internal` item (the constructor of a public class) may use one
+   * of them in its signature; a public item using one is still a forgotten export.
+   */
+  internalModule?: string;
 }
 
 export interface EntryReport {
@@ -48,10 +55,12 @@ const FORGOTTEN = /^The symbol "([^"]+)" needs to be exported/;
 export function runReports(configs: readonly ExtractorConfig[], options: ReportOptions = {}): EntryReport[] {
   const [first] = configs;
   if (!first) return [];
+  const internal = options.internalModule === undefined ? [] : [options.internalModule];
   const compilerState = CompilerState.create(first, {
-    additionalEntryPoints: configs.map((config) => config.mainEntryPointFilePath),
+    additionalEntryPoints: [...configs.map((config) => config.mainEntryPointFilePath), ...internal],
   });
   const exported = configs.map((config) => exportNames(compilerState, config.mainEntryPointFilePath));
+  const internalNames = internal.flatMap((file) => [...exportNames(compilerState, file)]);
   return configs.map((config, index) => {
     const elsewhere = new Set(exported.filter((_, i) => i !== index).flatMap((names) => [...names]));
     const result = Extractor.invoke(config, {
@@ -63,7 +72,11 @@ export function runReports(configs: readonly ExtractorConfig[], options: ReportO
           return;
         }
         const name = FORGOTTEN.exec(message.text)?.[1];
-        if (message.messageId === 'ae-forgotten-export' && name !== undefined && elsewhere.has(name)) {
+        const forgotten = message.messageId === 'ae-forgotten-export' && name !== undefined;
+        if (
+          forgotten &&
+          (elsewhere.has(name) || (internalNames.includes(name) && usedByInternalItem(message)))
+        ) {
           message.logLevel = ExtractorLogLevel.None;
           message.handled = true;
           return;
@@ -76,6 +89,28 @@ export function runReports(configs: readonly ExtractorConfig[], options: ReportO
     });
     return { config, result };
   });
+}
+
+/** Whether the item whose signature the message is about (or one around it) is tagged `@internal`. */
+function usedByInternalItem(message: ExtractorMessage): boolean {
+  const { sourceFilePath, sourceFileLine, sourceFileColumn } = message;
+  if (sourceFilePath === undefined || sourceFileLine === undefined || sourceFileColumn === undefined)
+    return false;
+  const file = ts.createSourceFile(
+    sourceFilePath,
+    readFileSync(sourceFilePath, 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  const position = file.getPositionOfLineAndCharacter(sourceFileLine - 1, sourceFileColumn - 1);
+  const find = (node: ts.Node): ts.Node =>
+    node.getChildren(file).find((child) => child.getStart(file) <= position && position < child.getEnd()) ??
+    node;
+  let node: ts.Node = file;
+  for (let next = find(node); next !== node; next = find(node)) node = next;
+  for (; node !== file; node = node.parent)
+    if (ts.getJSDocTags(node).some((tag) => tag.tagName.text === 'internal')) return true;
+  return false;
 }
 
 function exportNames(state: CompilerState, entry: string): Set<string> {
@@ -111,7 +146,8 @@ function main(args: string[]): number {
     ExtractorConfig.loadFileAndPrepare(join(ROOT, 'api', `api-extractor.${entry}.json`)),
   );
   let failed = 0;
-  for (const { config, result } of runReports(configs, { update })) {
+  const internalModule = join(ROOT, 'dist/core/internal.d.ts');
+  for (const { config, result } of runReports(configs, { update, internalModule })) {
     const report = config.reportConfigs[0]?.fileName ?? config.mainEntryPointFilePath;
     if (result.succeeded) {
       if (update && result.apiReportChanged) console.log(`api/${report}: updated`);

@@ -106,4 +106,33 @@ describe('the API report check', () => {
       'export function greet(name: string, options?: Options): string;',
     );
   });
+
+  it("takes a name of the package's internal module as exported for an @internal member, never for a public signature", async () => {
+    const internal = `/** @internal */\nexport interface Deps {\n  port: number;\n}\n`;
+    const withCtor = `import type { Deps } from './internal.js';\nexport declare class Server {\n  /** @internal */\n  constructor(deps: Deps);\n}\n`;
+    const dir = await fixture({ 'dist/internal.d.ts': internal, 'dist/index.d.ts': withCtor });
+    const config = entryConfig(dir, 'index');
+    const internalModule = join(dir, 'dist/internal.d.ts');
+    const run = (update: boolean) => {
+      const messages: ExtractorMessage[] = [];
+      const [report] = runReports([config], { update, internalModule, onMessage: (m) => messages.push(m) });
+      const problems = messages.filter(
+        (m) => m.category !== 'console' && ['error', 'warning'].includes(m.logLevel),
+      );
+      return { result: report!.result, problems };
+    };
+    const ok = run(true);
+    expect(ok.problems).toEqual([]);
+    expect(ok.result.succeeded).toBe(true);
+    expect(readFileSync(join(dir, 'api/fixture-index.public.api.md'), 'utf8')).not.toContain('Deps');
+
+    await writeFiles(dir, {
+      'dist/index.d.ts': `import type { Deps } from './internal.js';\nexport declare function listen(deps: Deps): void;\n`,
+    });
+    const leaked = run(true);
+    expect(leaked.result.succeeded).toBe(false);
+    expect(leaked.problems.map((m) => m.text)).toEqual([
+      'The symbol "Deps" needs to be exported by the entry point index.d.ts',
+    ]);
+  });
 });
