@@ -81,6 +81,8 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   SERVICE_NOT_FOUND: 500,
   SERVICE_DUPLICATE: 500,
   HOOK_FAILED: 500,
+  // A plugin calls a hook another plugin owns: only the owner calls its hooks, the others tap them.
+  HOOK_NOT_OWNED: 500,
   KERNEL_STATE: 500,
   TOOL_INVALID: 400,
   TOOL_DUPLICATE: 409,

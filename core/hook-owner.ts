@@ -1,5 +1,5 @@
 import { HubosError } from './errors.ts';
-import { callableView, type TappableHook } from './hook-utils.ts';
+import { callableView, type TapOnlyHooks, type TappableHook } from './hook-utils.ts';
 import { KERNEL_OF, PLUGIN_OF } from './kernel-view.ts';
 
 /**
@@ -21,16 +21,27 @@ export interface KernelLike {
 // reaches the same hooks as the copy that fires them (a WeakMap per module would give it its own).
 const CATALOGS = Symbol.for('hubos.hook-catalogs');
 
+/** A hook's methods that call it (or watch its calls): its owner's, not for other plugins. */
+const CALLS = new Set<PropertyKey>(['call', 'promise', 'callAsync', 'intercept']);
+
+/**
+ * The accessor of a plugin's own hooks. `getMyHooks(kernel)` is for tapping: through another
+ * plugin's kernel view, calling a hook throws (only the owner calls its hooks). The owner, or the app
+ * holding the kernel itself, calls them through `getMyHooks.owned(kernel)`.
+ */
+export interface HooksAccessor<C extends HookCatalog> {
+  (kernel: KernelLike): TapOnlyHooks<C>;
+  /** The hooks to call as well as tap: throws through the kernel view of a plugin that is not the owner. */
+  owned(kernel: KernelLike): C;
+}
+
 /**
  * Makes the accessor of a plugin's own hook catalog (`getHubOSHooks(kernel)`): one catalog per
  * kernel and owner, kept on the kernel so it goes with it. Reached through a plugin's kernel view,
- * taps are attributed to that plugin.
+ * taps are attributed to that plugin, and only the owner's view may call the hooks.
  */
-export function createHooksAccessor<C extends HookCatalog>(
-  owner: string,
-  create: () => C,
-): (kernel: KernelLike) => C {
-  return (kernel) => {
+export function createHooksAccessor<C extends HookCatalog>(owner: string, create: () => C): HooksAccessor<C> {
+  const catalogOf = (kernel: KernelLike): C => {
     const real = kernel?.[KERNEL_OF];
     if (!real)
       throw new HubosError(
@@ -48,13 +59,51 @@ export function createHooksAccessor<C extends HookCatalog>(
         REGISTER_OWNED_HOOKS
       ]?.(owner, hooks);
     }
+    return hooks;
+  };
+  /** The catalog as `kernel` may use it: the hooks themselves for the app, a view for a plugin. */
+  const viewOf = (kernel: KernelLike): C => {
+    const hooks = catalogOf(kernel);
     const plugin = kernel[PLUGIN_OF];
     if (plugin === undefined) return hooks;
-    const catalog = hooks;
     return Object.freeze(
       Object.fromEntries(
-        Object.entries(catalog).map(([name, hook]) => [name, callableView(hook, `${owner}.${name}`, plugin)]),
+        Object.entries(hooks).map(([name, hook]) => {
+          const qualified = `${owner}.${name}`;
+          const view = callableView(hook, qualified, plugin);
+          return [name, plugin === owner ? view : withoutCalls(view, qualified, plugin, owner)];
+        }),
       ),
     ) as C;
   };
+  const owned = (kernel: KernelLike): C => {
+    const plugin = kernel?.[PLUGIN_OF];
+    if (plugin !== undefined && plugin !== owner)
+      throw new HubosError(
+        'HOOK_NOT_OWNED',
+        `plugin "${plugin}" cannot take the hooks of plugin "${owner}" to call them (owned()): only their owner calls them; other plugins tap them`,
+        { details: { plugin, owner } },
+      );
+    return viewOf(kernel);
+  };
+  // At run time the owner's (and the app's) hooks are callable through either; the types say which is for what.
+  return Object.freeze(
+    Object.assign((kernel: KernelLike) => viewOf(kernel) as unknown as TapOnlyHooks<C>, { owned }),
+  );
+}
+
+/** A hook as a plugin that does not own it sees it: taps go through, calls throw naming both. */
+function withoutCalls<H extends TappableHook>(hook: H, name: string, plugin: string, owner: string): H {
+  return new Proxy(hook, {
+    get: (target, key) => {
+      if (!CALLS.has(key)) return Reflect.get(target, key);
+      return () => {
+        throw new HubosError(
+          'HOOK_NOT_OWNED',
+          `plugin "${plugin}" cannot call hook "${name}" (${String(key)}): only its owner, plugin "${owner}", calls it; other plugins tap it (tap, tapPromise)`,
+          { details: { plugin, hook: name, owner } },
+        );
+      };
+    },
+  });
 }

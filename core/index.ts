@@ -68,7 +68,7 @@ export {
   type HubosErrorCode,
   type HubosErrorOptions,
 } from './errors.ts';
-export { createHooksAccessor, type HookCatalog, type KernelLike } from './hook-owner.ts';
+export { createHooksAccessor, type HookCatalog, type HooksAccessor, type KernelLike } from './hook-owner.ts';
 export {
   createWrapHook,
   type Next,

@@ -113,7 +113,7 @@ export class Cosmos {
   }
 
   get #hooks() {
-    return getCosmosHooks(this.#kernel);
+    return getCosmosHooks.owned(this.#kernel);
   }
 
   /**

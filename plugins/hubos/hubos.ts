@@ -256,7 +256,7 @@ export class HubOS {
   init(): Promise<void> {
     this.#init ??= buildApp(this).then(async () => {
       if (this.options.kernel)
-        await getHubOSHooks(this.options.kernel).routes.promise({
+        await getHubOSHooks.owned(this.options.kernel).routes.promise({
           app: this.app,
           api: this.apiPrefix,
           hubos: this,
@@ -295,7 +295,7 @@ export class HubOS {
     const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.#url = `http://${shown}:${address.port}`;
     if (this.options.kernel) {
-      await getHubOSHooks(this.options.kernel).listening.promise({
+      await getHubOSHooks.owned(this.options.kernel).listening.promise({
         url: this.#url,
         host,
         port: address.port,
@@ -312,7 +312,7 @@ export class HubOS {
   close(reason = 'close'): Promise<void> {
     this.#stopping ??= (async () => {
       if (this.options.kernel)
-        await getHubOSHooks(this.options.kernel).beforeStop.promise({ reason, hubos: this });
+        await getHubOSHooks.owned(this.options.kernel).beforeStop.promise({ reason, hubos: this });
       await this.runs.drain(this.options.shutdownTimeoutMs ?? 10_000);
       // Its runs have ended: the heartbeat goes, unless the kernel owns it (it stops it at close).
       if (!this.options.kernel || this.options.store) await this.#instance.stop();

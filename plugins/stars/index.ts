@@ -75,7 +75,7 @@ export default function stars(options: StarsConfig = {}): Plugin {
             stars.join(agentId, member.role);
           }
           built.set(name, stars);
-          await getStarsHooks(kernel).teamCreated.promise({ stars });
+          await getStarsHooks.owned(kernel).teamCreated.promise({ stars });
         }
       });
       tapStarsRoutes(kernel, built);

@@ -47,7 +47,7 @@ export default function subagent(options: SubagentOptions = {}): Plugin {
     name: 'subagent',
     configSchema: { subagents: SUBAGENTS_CONFIG_SCHEMA, task: TASK_CONFIG_SCHEMA },
     apply(kernel) {
-      const hooks = getSubagentHooks(kernel);
+      const hooks = getSubagentHooks.owned(kernel);
       const depths = new Map<string, number>();
       const types = new SubagentTypes();
       let limits: TaskLimits | undefined;

@@ -7,6 +7,7 @@ import {
   createKernel,
   createWrapHook,
   HubosError,
+  type KernelView,
   type Next,
   runWrapHook,
   silentLogger,
@@ -340,7 +341,7 @@ describe('createHooksAccessor: plugin-owned hooks', () => {
           // The owner calls its own hook once the app is up.
           view.hooks.ready.tapPromise('server', async () => {
             const context = { paths: [] as string[] };
-            await getHooks(view).routes.promise(context);
+            await getHooks.owned(view).routes.promise(context);
             seen.push(...context.paths);
           });
         },
@@ -378,8 +379,94 @@ describe('createHooksAccessor: plugin-owned hooks', () => {
       },
     });
     await kernel.boot();
-    const error = await expectHubosRejection(getHooks(kernel).listening.promise({ port: 1 }), 'HOOK_FAILED');
+    const error = await expectHubosRejection(
+      getHooks.owned(kernel).listening.promise({ port: 1 }),
+      'HOOK_FAILED',
+    );
     expect(error.message).toBe('plugin "team-plugin" failed in hook "stars.listening": port taken');
+    await kernel.close();
+  });
+});
+
+describe('createHooksAccessor: only the owner calls its hooks', () => {
+  const makeCatalog = () => ({
+    routes: new AsyncSeriesHook<[{ paths: string[] }], { plugin?: string }>(['context']),
+    count: new AsyncSeriesHook<[{ n: number }], { plugin?: string }>(['context']),
+  });
+
+  /** Boots a kernel with the owner `server` and another plugin `intruder`; `act` runs in the intruder's apply(). */
+  async function withIntruder(act: (view: KernelView, getHooks: ReturnType<typeof accessor>) => void) {
+    const getHooks = accessor();
+    const kernel = createKernel({ logger: silentLogger });
+    kernel.use(
+      { name: 'server', apply: (view) => void getHooks.owned(view) },
+      { name: 'intruder', dependencies: ['server'], apply: (view) => act(view, getHooks) },
+    );
+    return { kernel, getHooks };
+  }
+  const accessor = () => createHooksAccessor('server', makeCatalog);
+
+  it.each(['promise', 'call', 'callAsync', 'intercept'] as const)(
+    'another plugin calling %s() on a hook it does not own fails with HOOK_NOT_OWNED naming both',
+    async (method) => {
+      const { kernel } = await withIntruder((view, getHooks) => {
+        const hook = getHooks(view).routes as unknown as Record<string, (...args: unknown[]) => unknown>;
+        hook[method]!({ paths: [] }, () => {});
+      });
+      const error = await expectHubosRejection(kernel.boot(), 'HOOK_NOT_OWNED');
+      expect(error.message).toContain(
+        `plugin "intruder" cannot call hook "server.routes" (${method}): only its owner, plugin "server", calls it`,
+      );
+      expect(error.details).toMatchObject({ plugin: 'intruder', hook: 'server.routes', owner: 'server' });
+    },
+  );
+
+  it("another plugin cannot take the owner's callable hooks with owned()", async () => {
+    const { kernel } = await withIntruder((view, getHooks) => {
+      void getHooks.owned(view).count.promise({ n: 1 });
+    });
+    const error = await expectHubosRejection(kernel.boot(), 'HOOK_NOT_OWNED');
+    expect(error.message).toContain(
+      'plugin "intruder" cannot take the hooks of plugin "server" to call them',
+    );
+  });
+
+  it('another plugin still taps (attributed), and the app holding the kernel calls', async () => {
+    const seen: string[] = [];
+    const { kernel, getHooks } = await withIntruder((view, hooks) => {
+      hooks(view).count.tap('intruder-count', ({ n }) => void seen.push(`tap ${n}`));
+    });
+    await kernel.boot();
+    await getHooks.owned(kernel).count.promise({ n: 1 });
+    expect(seen).toEqual(['tap 1']);
+    expect(kernel.inspect().hooks['server.count']).toEqual([
+      { name: 'intruder-count', plugin: 'intruder', type: 'sync', stage: 0 },
+    ]);
+    await kernel.close();
+  });
+
+  it('the owner calls through its own view', async () => {
+    const getHooks = accessor();
+    const seen: number[] = [];
+    const kernel = createKernel({ logger: silentLogger });
+    kernel.use(
+      {
+        name: 'server',
+        apply(view) {
+          view.hooks.ready.tapPromise('server', async () => {
+            await getHooks.owned(view).count.promise({ n: 7 });
+            // The same hook reached by the plain accessor: typed tap-only, callable at run time by its owner.
+            await (getHooks(view).count as unknown as AsyncSeriesHook<[{ n: number }]>).promise({ n: 8 });
+          });
+        },
+      },
+      {
+        name: 'listener',
+        apply: (view) => getHooks(view).count.tap('listener', ({ n }) => void seen.push(n)),
+      },
+    );
+    await kernel.boot();
+    expect(seen).toEqual([7, 8]);
     await kernel.close();
   });
 });

@@ -43,7 +43,7 @@ async function healthBody(hubos: HubOS): Promise<HealthBody> {
   const kernel = hubos.options.kernel;
   if (kernel) {
     try {
-      body = (await getHubOSHooks(kernel).health.promise(body)) ?? body;
+      body = (await getHubOSHooks.owned(kernel).health.promise(body)) ?? body;
     } catch (error) {
       body = { ...body, status: 'degraded', error: errorMessage(error) };
     }
