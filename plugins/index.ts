@@ -87,6 +87,8 @@ export {
   ANTHROPIC_VERSION,
   type AnthropicOptions,
   anthropic,
+  createAnthropicProvider,
+  createOpenAIProvider,
   defaultModel,
   defaultModelRef,
   OFFLINE_HELP,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENTRIES } from '../../scripts/bundle.ts';
+import { markdownFiles, parseMarkdown, read, shown } from '../docs/markdown.ts';
 import { ROOT } from '../helpers/run.ts';
 
 const INTERNAL_MODULE = 'core/internal.ts';
@@ -66,5 +67,44 @@ describe('the public entries', () => {
     expect(names.length).toBeGreaterThan(0);
     expect(names.filter((entry) => !entry.internal).map((entry) => entry.name)).toEqual([]);
     expect(Object.values(exportedSources())).not.toContain(INTERNAL_MODULE);
+  });
+});
+
+// Every `import { ... } from 'hubos…'` of the docs' code blocks (partial ones and every language
+// too, which the code-block check does not compile) names something its entry exports.
+describe('what the docs import', () => {
+  const IMPORT = /import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'(hubos(?:\/[a-z]+)?)'/g;
+  const imports = markdownFiles().flatMap((file) =>
+    parseMarkdown(file, read(file)).blocks.flatMap((block) =>
+      [...block.code.matchAll(IMPORT)].flatMap(([, names = '', entry = '']) =>
+        names
+          .split(',')
+          .map(
+            (name) =>
+              name
+                .trim()
+                .replace(/^type\s+/, '')
+                .split(/\s+as\s+/)[0]!,
+          )
+          .filter((name) => name !== '' && name !== '...' && name !== '…')
+          .map((name) => ({ where: `${shown(file)}:${block.line}`, entry, name })),
+      ),
+    ),
+  );
+
+  it('finds the imports of the docs', () => {
+    expect(imports.length).toBeGreaterThan(20);
+  });
+
+  it('every imported name is exported by its entry', () => {
+    const sources = exportedSources();
+    const exported = new Map(
+      Object.entries(sources).map(([subpath, file]) => [
+        subpath === '.' ? 'hubos' : `hubos/${subpath.slice(2)}`,
+        new Set(exportsOf(file).map((entry) => entry.name)),
+      ]),
+    );
+    const missing = imports.filter(({ entry, name }) => !exported.get(entry)?.has(name));
+    expect(missing.map(({ where, entry, name }) => `${where}: ${name} from '${entry}'`)).toEqual([]);
   });
 });
