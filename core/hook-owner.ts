@@ -30,6 +30,7 @@ const CALLS = new Set<PropertyKey>(['call', 'promise', 'callAsync', 'intercept']
  * holding the kernel itself, calls them through `getMyHooks.owned(kernel)`.
  */
 export interface HooksAccessor<C extends HookCatalog> {
+  /** The hooks to tap, through the kernel (view) a plugin's `apply()` received. */
   (kernel: KernelLike): TapOnlyHooks<C>;
   /** The hooks to call as well as tap: throws through the kernel view of a plugin that is not the owner. */
   owned(kernel: KernelLike): C;
