@@ -6,6 +6,14 @@
 // First: on a Node.js too old for HubOS, this says so in one line before anything else loads.
 import './node-version.ts';
 
+import type { SessionsConfig } from './agent/sessions.ts';
+import type { AgentTemplate } from './agent/spec.ts';
+import type { BusConfig } from './bus/open-bus.ts';
+import type { ModelObject } from './model/model.ts';
+import type { PermissionsConfig } from './permissions.ts';
+import type { PluginOption } from './plugin.ts';
+import type { StoreConfig } from './store/open-store.ts';
+
 export { Agent, type RunOptions } from './agent/agent.ts';
 export type {
   AfterModelCallContext,
@@ -204,14 +212,6 @@ export {
 } from './tools/tool.ts';
 export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';
 export { hubosVersion } from './version.ts';
-
-import type { SessionsConfig } from './agent/sessions.ts';
-import type { AgentTemplate } from './agent/spec.ts';
-import type { BusConfig } from './bus/open-bus.ts';
-import type { ModelObject } from './model/model.ts';
-import type { PermissionsConfig } from './permissions.ts';
-import type { PluginOption } from './plugin.ts';
-import type { StoreConfig } from './store/open-store.ts';
 
 // The two interfaces plugins augment are declared here, in the module `'hubos'` names, and nowhere
 // else: `declare module 'hubos'` then merges into the declaration itself. Declared in another module
