@@ -15,6 +15,8 @@ export interface ServerFetchOptions {
   /** The config's `headers`: meant for the server, so sent to its origin only. */
   headers?: Record<string, string> | undefined;
   oauth?: HubosOAuthProvider | undefined;
+  /** The config's `allowHosts`: internal hosts the server may lead HubOS to. */
+  allowHosts?: readonly string[] | undefined;
   /** The DNS lookup of the address guard (tests inject one). Default: `dns.lookup`. */
   resolver?: DnsResolver | undefined;
 }
@@ -29,7 +31,8 @@ export interface ServerFetchOptions {
  * A remote server cannot steer HubOS at the machines behind it (cloud metadata, local services):
  * every connection, redirects included, goes through the address guard HubOS's HTTP tools use,
  * which connects to the address it checked; the server's own host, named in the config, is let
- * through, and another origin it names (its metadata, its authorization server) must be https.
+ * through, as are the hosts its `allowHosts` lists, and another origin it names (its metadata,
+ * its authorization server) must be https.
  * A server the config names by a loopback or private address, or `localhost`, is a local setup:
  * the origins it names are not restricted.
  */
@@ -41,14 +44,20 @@ export function serverFetch(options: ServerFetchOptions): FetchLike {
     ? fetch
     : guardedFetch(
         new AddressGuard({
-          allowHosts: [serverUrl.hostname],
+          allowHosts: [serverUrl.hostname, ...(options.allowHosts ?? [])],
+          setting: "this server's allowHosts",
           ...(options.resolver ? { resolver: options.resolver } : {}),
         }),
       );
   return async (input, init) => {
     const url = new URL(input);
     const sameOrigin = url.origin === serverUrl.origin;
-    if (!sameOrigin && !local && url.protocol !== 'https:') refuse(url.origin, serverUrl, 'it is not https');
+    if (!sameOrigin && !local && url.protocol !== 'https:')
+      refuse(
+        url.origin,
+        serverUrl,
+        'it is not https (only a server the config names by a loopback or private address, or localhost, may name a plain http one)',
+      );
     let response: Response;
     try {
       response = await send(url, sameOrigin || names.length === 0 ? init : without(init, names));
@@ -79,15 +88,13 @@ function namedLocal(hostname: string): boolean {
   return isIP(host) !== 0 && classifyAddress(host) !== undefined;
 }
 
-/** The guard's reason, without its hint about an allow-list the MCP config does not have. */
+/** The guard's reason: what was refused, and how to allow it. */
 function addressReason(error: AddressRefusedError): string {
-  return error.message.replace(/^blocked: /, '').replace(/ \(add \S+ to allowHosts to allow it\)$/, '');
+  return error.message.replace(/^blocked: /, '');
 }
 
 function refuse(target: string, serverUrl: URL, why: string): never {
-  throw new Error(
-    `refused to contact ${target} for the MCP server at ${serverUrl.origin}: ${why} (only a server the config names by a loopback or private address, or localhost, may name one)`,
-  );
+  throw new Error(`refused to contact ${target} for the MCP server at ${serverUrl.origin}: ${why}`);
 }
 
 function without(init: RequestInit | undefined, names: readonly string[]): RequestInit | undefined {

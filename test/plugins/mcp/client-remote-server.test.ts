@@ -104,4 +104,14 @@ describe('mcp client: a server reached by name', () => {
     expect(result.toolCalls[0]).toMatchObject({ ok: true, output: 'http: hi' });
     expect(dns.lookups.get('mcp.remote.test')).toBeGreaterThan(0);
   });
+
+  it('refuses at boot an allowHosts range that is not one', async () => {
+    const booting = bootMcp({
+      servers: { r: { url: 'https://mcp.remote.test/mcp', allowHosts: ['10.0.0.0/33'] } },
+    });
+    await expect(booting).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await expect(booting).rejects.toThrow(
+      'mcp.servers.r.allowHosts: "10.0.0.0/33" is not a valid CIDR range',
+    );
+  });
 });

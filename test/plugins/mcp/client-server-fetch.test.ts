@@ -112,6 +112,22 @@ describe("an MCP server's fetch: other origins it names", () => {
     expect(trap.connections()).toBe(0);
   });
 
+  it("a remote server's hosts listed in its allowHosts are let through, and the refusal says so", async () => {
+    const other = await listening();
+    const dns = answerDns((name) => (name === 'sso.corp.test' ? '127.0.0.1' : undefined));
+    cleanups.push(dns.restore);
+    const target = `https://sso.corp.test:${other.port}/.well-known/oauth-authorization-server`;
+    await expect(serverFetch({ serverUrl: remote })(target)).rejects.toThrow(
+      "sso.corp.test resolves to 127.0.0.1, which is a loopback address (add sso.corp.test to this server's allowHosts to allow it)",
+    );
+    expect(other.connections()).toBe(0);
+    // Let through, it is connected to (and answers plain HTTP to a TLS hello: the request fails there).
+    await expect(serverFetch({ serverUrl: remote, allowHosts: ['*.corp.test'] })(target)).rejects.toThrow(
+      'fetch failed',
+    );
+    expect(other.connections()).toBe(1);
+  });
+
   it('a server the config names by a private or loopback address may name others there (a local setup)', async () => {
     const other = await listening();
     const fetchFor = serverFetch({ serverUrl: new URL('http://127.0.0.1:1/mcp') });
