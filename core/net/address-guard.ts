@@ -9,10 +9,13 @@ export type DnsResolver = (hostname: string) => Promise<{ address: string; famil
 
 /** A checked address a connection may go to. */
 export interface PinnedAddress {
+  /** The IP, without brackets or a zone. */
   address: string;
+  /** Its family, from the address itself. */
   family: 4 | 6;
 }
 
+/** What an AddressGuard lets through besides public addresses, and how it resolves names. */
 export interface AddressGuardOptions {
   /**
    * Hostnames (`*.corp.example` for subdomains), IPs and CIDR ranges let through though internal:
@@ -28,8 +31,11 @@ export interface AddressGuardOptions {
 /** A host an AddressGuard refused: internal (`blocked`) or without an address (`unresolved`). */
 export class AddressRefusedError extends Error {
   override readonly name = 'AddressRefusedError';
+  /** As a socket error's code, so code that reads `code` sees a refusal, not a network failure. */
   readonly code = 'EADDRREFUSED';
+  /** `blocked`: the host is (or resolves to) an internal address; `unresolved`: it has no address. */
   readonly reason: 'blocked' | 'unresolved';
+  /** The host refused: the name, or the IP as written. */
   readonly hostname: string;
   constructor(reason: 'blocked' | 'unresolved', hostname: string, message: string) {
     super(message);

@@ -9,6 +9,7 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
+/** How long a guarded connection and its answer may take. */
 export interface GuardedAgentOptions {
   /** Connect, headers and body timeout (ms). Default: undici's. */
   timeoutMs?: number;
