@@ -32,6 +32,7 @@ export function unsafeCompileCacheFromEnv(): string | undefined {
 export function startCompileCache(): void {
   if (process.env.NODE_DISABLE_COMPILE_CACHE || module.getCompileCacheDir?.()) return;
   const dir = ownCacheDir('compile-cache');
+  if (!dir) return;
   if (!privateCodeFolder(dir)) {
     debug(`the compile cache is off: ${dir} or a folder above it may be changed by another user`);
     return;
@@ -42,11 +43,18 @@ export function startCompileCache(): void {
   setTimeout(() => module.flushCompileCache?.(), 1_000).unref();
 }
 
-/** A folder of the user's own cache for the compile or schema cache (made and checked by its user). */
-export function ownCacheDir(name: string): string {
-  const xdg = process.env.XDG_CACHE_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
-  return join(base, 'hubos', name);
+/**
+ * A folder of the user's own cache for the compile or schema cache (made and checked by its
+ * user), or none when the user has no home folder to find it in.
+ */
+export function ownCacheDir(name: string): string | undefined {
+  try {
+    const xdg = process.env.XDG_CACHE_HOME;
+    const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+    return join(base, 'hubos', name);
+  } catch {
+    return undefined;
+  }
 }
 
 function debug(message: string): void {

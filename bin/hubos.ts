@@ -23,8 +23,8 @@ if (unsafeCache) {
   // a later start skips compiling what it loads, about a tenth of a server's cold start.
   startCompileCache();
   // Schema checks are cached beside it (a server's first run then loads no ajv); off with it.
-  if (!process.env.NODE_DISABLE_COMPILE_CACHE)
-    (await import('../core/schema-cache.ts')).enableSchemaCache(ownCacheDir('schema-cache'));
+  const schemaDir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : ownCacheDir('schema-cache');
+  if (schemaDir) (await import('../core/schema-cache.ts')).enableSchemaCache(schemaDir);
   const { resolveHubosToSelf } = await import('./self-resolve.ts');
   const { main } = await import('./cli.ts');
   resolveHubosToSelf();
