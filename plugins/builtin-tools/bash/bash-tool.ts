@@ -62,6 +62,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, BashResult>
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
         launcher,
         hide: options.hide,
+        limits: options.limits,
       }),
   });
 }

@@ -1,3 +1,5 @@
+import { LIMITS_CONFIG_SCHEMA, type ResourceLimits } from './limits.ts';
+
 /**
  * How the `bash` tool isolates commands. Unset: bubblewrap when it is installed and works, else
  * unsandboxed with a startup warning. `bwrap` insists on bubblewrap (startup fails without it);
@@ -37,7 +39,25 @@ export interface BashOptions {
    * install folder: the builtin-tools plugin adds the config file's folder and the store's.
    */
   hide?: readonly string[];
+  /**
+   * rlimits of every command, sandboxed or not: processes, memory and CPU time per process, file
+   * size. Unset ones take their defaults (`DEFAULT_LIMITS`).
+   */
+  limits?: ResourceLimits;
 }
+
+/** The config key `bash`: what a config file may set of the bash tool besides its sandbox. */
+export interface BashConfig {
+  /** rlimits of every command (see `ResourceLimits`). */
+  limits?: ResourceLimits;
+}
+
+/** JSON Schema of the config key `bash`. */
+export const BASH_CONFIG_SCHEMA = {
+  type: 'object',
+  properties: { limits: LIMITS_CONFIG_SCHEMA },
+  additionalProperties: false,
+} as const;
 
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
 export const DEFAULT_SHELL = '/bin/bash';
