@@ -12,8 +12,8 @@ export interface SandboxOptions {
   /** With `bwrap`: the bubblewrap binary (default `/usr/bin/bwrap`, where Debian installs it). */
   bwrapPath?: string;
   /**
-   * With `bwrap`: absolute host folders the sandbox hides (the server's home, its folders) that
-   * commands may still read, e.g. a tool installed under the home folder (`/home/me/.nvm`).
+   * With `bwrap`: absolute host paths commands may read besides the system's programs and
+   * libraries, e.g. a tool installed outside /usr (`/opt/tools`, `/home/me/.nvm`).
    */
   expose?: readonly string[];
   /**
@@ -35,8 +35,9 @@ export interface BashOptions {
   /** After SIGTERM, how long processes get before SIGKILL. Default 2000 ms. */
   killGraceMs?: number;
   /**
-   * More host folders the sandbox hides, besides the runtime folders and the server's home, cwd and
-   * install folder: the builtin-tools plugin adds the config file's folder and the store's.
+   * More of the server's folders the sandbox hides, besides its home, cwd and install folder, where
+   * they lie inside what the sandbox shows of the host: the builtin-tools plugin adds the config
+   * file's folder and the store's.
    */
   hide?: readonly string[];
   /**
