@@ -162,6 +162,25 @@ console.log(JSON.stringify({ warnings, error, tools }));
     );
   });
 
+  it('fails startup, naming it, when a path in sandbox.expose is one the sandbox user cannot reach', (context) => {
+    if (!ROOT) return context.skip(NOT_ROOT);
+    const closed = privateWorkspace(tmpdir());
+    const open = mkdtempSync(join(tmpdir(), 'hubos-open-'));
+    folders.push(open);
+    chmodSync(open, 0o755);
+    const EXPOSE = `const [ws, exposed] = process.argv.slice(2);
+const { checkSandbox } = await repo('plugins/builtin-tools/bash/index.ts');
+let error;
+try { checkSandbox({ sandbox: { kind: 'bwrap', expose: [exposed] } }); } catch (caught) { error = { code: caught.code, message: caught.message }; }
+console.log(JSON.stringify({ error }));
+`;
+    const { error } = run([process.execPath, script('expose', EXPOSE), join(open, 'ws'), closed]) as Boot;
+    expect(error?.code).toBe('CONFIG_INVALID');
+    expect(error?.message).toContain(
+      `${closed} is in sandbox.expose, and uid ${NOBODY} (the sandbox's account) may not reach it`,
+    );
+  });
+
   it('starts with bash where the workspace is reachable, root without CAP_SYS_ADMIN too', (context) => {
     if (!ROOT) return context.skip(NOT_ROOT);
     const parent = mkdtempSync(join(tmpdir(), 'hubos-open-'));

@@ -4,7 +4,7 @@ import { hostView } from './host-view.ts';
 import { initCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
 import { type ProbeRun, runProbeCommand, runProbeCommandAsync } from './probe-run.ts';
-import { asSandboxUser, DEFAULT_SANDBOX_USER } from './sandbox-user.ts';
+import { asSandboxUser, DEFAULT_SANDBOX_USER, mustDropRoot } from './sandbox-user.ts';
 
 const INSTALL = 'install it with "apt-get install bubblewrap"';
 const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs'];
@@ -161,6 +161,17 @@ export function checkSandbox(options: BashOptions = {}): void {
     throw new HubosError(
       'CONFIG_INVALID',
       `sandbox.kind is "bwrap" but ${probe.reason}: ${INSTALL}, or set sandbox.bwrapPath`,
+      details,
+    );
+  }
+  const source = /Can't find source path (\S+?):/.exec(probe.reason)?.[1];
+  if (source) {
+    const who = mustDropRoot()
+      ? `uid ${(sandbox.user ?? DEFAULT_SANDBOX_USER).uid} (the sandbox's account)`
+      : "the server's user";
+    throw new HubosError(
+      'CONFIG_INVALID',
+      `sandbox.kind is "bwrap" but ${probe.reason}. ${source} is in sandbox.expose, and ${who} may not reach it: let it through every folder above it, or remove it from sandbox.expose`,
       details,
     );
   }

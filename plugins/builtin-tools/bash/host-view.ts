@@ -50,6 +50,7 @@ const ETC = [
   'locale.conf',
   'terminfo',
   'gitconfig',
+  'perl',
 ].map((name) => `/etc/${name}`);
 
 /** What a sandboxed command sees of the host: an allow-list, not the host minus a deny-list. */
