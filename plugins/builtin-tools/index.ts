@@ -67,7 +67,7 @@ function serverFolders(kernel: KernelView): string[] {
 
 /**
  * The `builtin-tools` plugin: registers the eleven built-in tools with the options of the config
- * keys it owns (`filesystem`, `sandbox`, `http`, `websearch`); factory options win. A configured
+ * keys it owns (`filesystem`, `sandbox`, `bash`, `http`, `websearch`); factory options win. A configured
  * bwrap sandbox that cannot run fails startup; with none configured, bash runs in bubblewrap where
  * it works, else unsandboxed with a warning once an agent can call it.
  */
