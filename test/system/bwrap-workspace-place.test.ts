@@ -177,7 +177,7 @@ console.log(JSON.stringify({ error }));
     const { error } = run([process.execPath, script('expose', EXPOSE), join(open, 'ws'), closed]) as Boot;
     expect(error?.code).toBe('CONFIG_INVALID');
     expect(error?.message).toContain(
-      `${closed} is in sandbox.expose, and uid ${NOBODY} (the sandbox's account) may not reach it`,
+      `The sandbox shows ${closed} (it is in sandbox.expose, or the shell), but uid ${NOBODY} (the sandbox's account) may not reach it`,
     );
   });
 

@@ -171,7 +171,7 @@ export function checkSandbox(options: BashOptions = {}): void {
       : "the server's user";
     throw new HubosError(
       'CONFIG_INVALID',
-      `sandbox.kind is "bwrap" but ${probe.reason}. ${source} is in sandbox.expose, and ${who} may not reach it: let it through every folder above it, or remove it from sandbox.expose`,
+      `sandbox.kind is "bwrap" but ${probe.reason}. The sandbox shows ${source} (it is in sandbox.expose, or the shell), but ${who} may not reach it: let it through every folder above it, or take it out of sandbox.expose`,
       details,
     );
   }
