@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { KEY_A } from '../../../helpers/keys.ts';
 import { serveAll } from './helpers.ts';
-import { type RawAnswer, raw } from './raw-http.ts';
+import { type RawAnswer, raw as rawRequest } from './raw-http.ts';
 
 // Routes that read no body still change state: a page's form or text/plain post, which a browser
 // sends anywhere without asking, must not reach them, nor any request the browser marks cross-site.
 
 type Served = Awaited<ReturnType<typeof serveAll>>;
+
+/** The API key every request of the test carries (none: a keyless local server). */
+let auth: Record<string, string> = {};
+const raw: typeof rawRequest = (url, options = {}) =>
+  rawRequest(url, { ...options, headers: { ...auth, ...options.headers } });
 
 /** One thing a state-changing route acts on, made afresh, and whether it is still there. */
 interface Target {
@@ -117,10 +123,17 @@ const simpleBodies: { type: string; body?: string }[] = [
   { type: 'multipart/form-data; boundary=x', body: '--x--\r\n' },
 ];
 
-describe('a state-changing route that reads no body', () => {
+describe.each([
+  { server: 'a keyless server', apiKeys: undefined },
+  { server: 'a server with API keys', apiKeys: [KEY_A] },
+])('a state-changing route that reads no body, on $server', ({ apiKeys }) => {
+  const serve = () => {
+    auth = apiKeys ? { authorization: `Bearer ${KEY_A}` } : {};
+    return serveAll(apiKeys ? { apiKeys } : {}, asking, { permissions: { ask: ['demo:touch'] } });
+  };
   for (const [route, make] of Object.entries(routes)) {
     it(`${route}: refuses form, text/plain and multipart posts, and cross-site requests, without an Origin`, async () => {
-      const server = await serveAll({}, asking, { permissions: { ask: ['demo:touch'] } });
+      const server = await serve();
       const target = await make(server);
       for (const { type, body } of simpleBodies) {
         const answer = await target.send({ 'content-type': type }, body);
@@ -144,7 +157,7 @@ describe('a state-changing route that reads no body', () => {
     });
 
     it(`${route}: still serves API clients with no Origin and the server's own page`, async () => {
-      const server = await serveAll({}, asking, { permissions: { ask: ['demo:touch'] } });
+      const server = await serve();
       const forms: Record<string, string>[] = [
         {},
         { ...json },
