@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, expectOk, npm, packedHubos } from '../helpers/packed-hubos.ts';
 import { type RunResult, run, tempDir, writeFiles } from '../helpers/run.ts';
 import { ROOT } from './markdown.ts';
-import { packagesImported, type RunKind, type Snippet, snippetPath, snippets } from './snippets.ts';
+import {
+  packagesImported,
+  RUN_KINDS,
+  type RunKind,
+  type Snippet,
+  snippetPath,
+  snippets,
+} from './snippets.ts';
 
 const env: NodeJS.ProcessEnv = { ...cleanEnv };
 // No model key (the offline demo model answers), and nothing of the vitest running this file.
@@ -50,6 +57,10 @@ beforeAll(async () => {
     app,
     Object.fromEntries(all.map((s) => [relative(app, snippetPath(app, s)), s.block.code])),
   );
+  for (const snippet of runnable.filter((s) => s.run === 'plugin')) {
+    const [file, config] = pluginConfig(snippet);
+    await writeFiles(join(app, snippet.page), { [file]: config });
+  }
 }, 600_000);
 
 afterAll(async () => {
@@ -58,8 +69,24 @@ afterAll(async () => {
 
 const bin = (name: string) => join(app, 'node_modules/.bin', name);
 
+/** run=plugin: a config next to the block that loads the plugins it exports (factories called). */
+function pluginConfig(snippet: Snippet): [string, string] {
+  const module = `./${snippet.file.split('/').pop()}`;
+  const names = snippet.exportName?.split(',') ?? ['default'];
+  const config = `import { defineConfig } from 'hubos';
+import { ${names.map((name, i) => `${name} as p${i}`).join(', ')} } from '${module}';
+
+export default defineConfig({
+  plugins: [${names.map((_, i) => `p${i}`).join(', ')}].map((p) => (typeof p === 'function' ? p() : p)),
+});
+`;
+  return [snippet.file.replace(/\.[cm]?ts$/, '.plugin-config.ts'), config];
+}
+
 function command(kind: RunKind, file: string): [string, string[]] {
   switch (kind) {
+    case 'plugin':
+      return [bin('hubos'), ['plugins', '--config', file]];
     case 'validate':
       return [bin('hubos'), ['validate', '--config', file]];
     case 'node':
@@ -83,13 +110,14 @@ function checkOutput(snippet: Snippet, result: RunResult): void {
 
 describe('blocks of README.md and docs/ that run, in an app made from the package', () => {
   it('finds blocks to run, of every kind', () => {
-    expect(new Set(runnable.map((s) => s.run))).toEqual(new Set(['validate', 'node', 'node-test', 'vitest']));
+    expect(new Set(runnable.map((s) => s.run))).toEqual(new Set(RUN_KINDS));
   });
 
   for (const snippet of runnable) {
     it(`${snippet.name} runs (${snippet.run})`, async () => {
       const cwd = join(app, snippet.page);
-      const [file, args] = command(snippet.run!, snippet.file);
+      const target = snippet.run === 'plugin' ? pluginConfig(snippet)[0] : snippet.file;
+      const [file, args] = command(snippet.run!, target);
       const result = await run(file, args, { cwd, env, timeout: 120_000 });
       expectOk(result, `${snippet.name}: ${relative(app, file)} ${args.join(' ')}`);
       checkOutput(snippet, result);

@@ -3,14 +3,16 @@
 // - partial: a deliberate fragment; neither compiled nor run.
 // - file=<path>: the block is that file of the app (other blocks of the page import it by it).
 // - run=<how>: the block runs in a fresh app, as written: validate (`hubos validate --config
-//   <file>`), node (`node <file>`), node-test (`node --test <file>`) or vitest (`vitest run <file>`).
-// - expect="<regex>": what the run's output must match (required for run=node).
+//   <file>`), node (`node <file>`), node-test (`node --test <file>`), vitest (`vitest run <file>`),
+//   or plugin (a config loads the plugin the block exports and `hubos plugins` lists its taps;
+//   export=<name>[,<name>...] for named exports, else the default one).
+// - expect="<regex>": what the run's output must match (required for run=node and run=plugin).
 // - norun="<why>": compiled but not run, and why (a real model, the network, a server to talk to).
 // Every block that is not partial says run= or norun=.
 import { join } from 'node:path';
 import { type CodeBlock, markdownFiles, parseMarkdown, read, shown } from './markdown.ts';
 
-export const RUN_KINDS = ['validate', 'node', 'node-test', 'vitest'] as const;
+export const RUN_KINDS = ['validate', 'node', 'node-test', 'vitest', 'plugin'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 export interface Snippet {
@@ -23,6 +25,8 @@ export interface Snippet {
   /** The page's folder name (`README`, `docs__guide__testing`). */
   page: string;
   run?: RunKind;
+  /** run=plugin: the exports that are plugins or their factories, comma-separated (default: `default`). */
+  exportName?: string;
   expect?: RegExp;
   norun?: string;
   /** What is wrong with the fence's words, if anything. */
@@ -49,6 +53,7 @@ function snippetOf(block: CodeBlock): Snippet {
     file,
     page: pageFolder(block.file),
     ...(expected !== undefined ? { expect: new RegExp(expected, 'm') } : {}),
+    ...(metaValue(block, 'export') !== undefined ? { exportName: metaValue(block, 'export') } : {}),
     ...(metaValue(block, 'norun') !== undefined ? { norun: metaValue(block, 'norun') } : {}),
   };
   if (file.startsWith('/') || file.split('/').includes('..'))
@@ -58,10 +63,10 @@ function snippetOf(block: CodeBlock): Snippet {
   else if (run !== undefined) snippet.run = run as RunKind;
   if (snippet.partial) return snippet;
   if (snippet.run === undefined && snippet.norun === undefined && !snippet.problem)
-    snippet.problem = 'say how it runs (run=validate|node|node-test|vitest) or why it does not (norun="...")';
+    snippet.problem = `say how it runs (run=${RUN_KINDS.join('|')}) or why it does not (norun="...")`;
   if (snippet.run !== undefined && snippet.norun !== undefined) snippet.problem = 'run= and norun= both';
-  if (snippet.run === 'node' && !snippet.expect)
-    snippet.problem = 'run=node needs expect="<regex>": what the run prints';
+  if ((snippet.run === 'node' || snippet.run === 'plugin') && !snippet.expect)
+    snippet.problem = `run=${snippet.run} needs expect="<regex>": what the run prints`;
   if (snippet.run === 'vitest' && !/\.test\.[cm]?ts$/.test(snippet.file))
     snippet.problem = 'run=vitest needs file=<name>.test.ts: vitest runs only test files';
   return snippet;
