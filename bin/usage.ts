@@ -24,4 +24,6 @@ Options:
   --mode <mode>               passed to config functions (default: NODE_ENV or development)
   -h, --help                  show this help
   -v, --version               show the version
+
+"hubos help <command>" (or "hubos <command> --help") shows a command's arguments, options and an example.
 `;

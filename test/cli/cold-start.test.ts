@@ -119,6 +119,19 @@ describe('cold commands load only what they need', () => {
     expect(modules).toEqual(['bin/hubos.ts', 'core/node-version.ts', 'bin/usage.ts']);
   });
 
+  it("a command's --help loads its help text, not the CLI or the kernel", async () => {
+    const { stdout, modules } = await loadedBy([HUBOS_BIN, 'serve', '--help']);
+    expect(stdout).toMatch(/^Usage: hubos serve /);
+    expect(modules.sort()).toEqual([
+      'bin/command-help.ts',
+      'bin/help-command.ts',
+      'bin/hubos.ts',
+      'bin/usage.ts',
+      'core/closest-name.ts',
+      'core/node-version.ts',
+    ]);
+  });
+
   it('a command loads its own module and not the other commands', async () => {
     const { modules } = await loadedBy([HUBOS_BIN, 'validate']);
     const commands = modules.filter((path) => path.startsWith('bin/commands/'));
