@@ -46,7 +46,9 @@ export async function main(
       return 2;
     }
     const code = HubosError.is(error) ? ` [${error.code}]` : '';
-    io.stderr.write(`✗ ${errorMessage(error)}${code}\n`);
+    // The code ends the message's first line: what follows it (a code frame) is shown as it is.
+    const [first, ...rest] = errorMessage(error).split('\n');
+    io.stderr.write(`✗ ${[`${first}${code}`, ...rest].join('\n')}\n`);
     if (process.env.HUBOS_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
     return 1;
   }
