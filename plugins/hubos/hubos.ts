@@ -5,6 +5,7 @@ import {
   type Agent,
   type Approvals,
   type Bus,
+  didYouMean,
   HubosError,
   hubosVersion,
   Instance,
@@ -200,7 +201,10 @@ export class HubOS {
     const agent = this.#agents.get(name);
     if (!agent || (principal && !this.mayUse(agent, principal))) {
       const known = this.listAgents(principal).map((served) => served.id);
-      throw new HubosError('AGENT_NOT_FOUND', `no agent "${name}" (agents: ${known.join(', ') || 'none'})`);
+      throw new HubosError(
+        'AGENT_NOT_FOUND',
+        `no agent "${name}"${didYouMean(name, known)} (agents: ${known.join(', ') || 'none'})`,
+      );
     }
     return agent;
   }
