@@ -25,3 +25,42 @@ describe('closestName', () => {
     expect(didYouMean('zzz', ['writer'])).toBe('');
   });
 });
+
+describe('messages that reject an unknown name offer the closest one', () => {
+  it('the registry, the kernel and the model providers', async () => {
+    const { bootKernel } = await import('../../testing/index.ts');
+    const kernel = await bootKernel({
+      config: { model: 'offline', agents: { writer: {} } },
+      plugins: [
+        (await import('../../plugins/models/offline.ts')).default(),
+        {
+          name: 'tools',
+          apply(k) {
+            k.hooks.registerTools.tap('tools', (registry) =>
+              registry.register({
+                name: 'notes_add',
+                description: 'Adds a note.',
+                inputSchema: { type: 'object' },
+                handler: () => 'ok',
+              }),
+            );
+          },
+        },
+      ],
+    });
+    try {
+      expect(() => kernel.registry.get('notes_ad')).toThrow(
+        'no tool named "notes_ad" (did you mean "notes_add"?) (known tools: notes_add)',
+      );
+      expect(() => kernel.agent('wrtier')).toThrow(
+        'no agent named "wrtier" (did you mean "writer"?) (agents: writer)',
+      );
+      expect(() => kernel.models.get('ofline')).toThrow(
+        'no model provider "ofline" (did you mean "offline"?)',
+      );
+      expect(() => kernel.agent('zzz')).toThrow('no agent named "zzz" (agents: writer)');
+    } finally {
+      await kernel.close();
+    }
+  });
+});
