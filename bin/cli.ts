@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { didYouMean, errorMessage, HubosError } from '../core/index.ts';
-import { parsePort } from '../plugins/hubos/listen-port.ts';
+import { badPortMessage, parsePort } from '../plugins/hubos/listen-port.ts';
 import { commandHelp } from './command-help.ts';
 import { unknownCommand } from './help-command.ts';
 import { type CliIO, UsageError } from './io.ts';
@@ -188,12 +188,6 @@ function servePort(flag: string | boolean | undefined): number | undefined {
 
 function checkedPort(text: string, source: '--port' | 'PORT'): number {
   const port = parsePort(text);
-  if (port === undefined) {
-    const fix = source === 'PORT' ? 'set PORT to one, or pass --port <n>' : 'e.g. --port 8080';
-    throw new UsageError(
-      `${source} must be a whole number from 0 to 65535 (0 picks a free port), got "${text}": ${fix}`,
-      'serve',
-    );
-  }
+  if (port === undefined) throw new UsageError(badPortMessage(source, text), 'serve');
   return port;
 }

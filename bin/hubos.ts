@@ -15,7 +15,12 @@ if (unsafeCache) {
   // The version and the usage need nothing else: answered before the CLI and the kernel load.
   const { hubosVersion } = await import('../core/version.ts');
   process.stdout.write(`${hubosVersion()}\n`);
-} else if (first === undefined || first === '-h' || first === '--help') {
+} else if (
+  first === undefined ||
+  first === '-h' ||
+  first === '--help' ||
+  (first === 'help' && !process.argv[3])
+) {
   const { USAGE } = await import('./usage.ts');
   process.stdout.write(USAGE);
 } else if (first === 'help' || wantsHelp(process.argv.slice(3))) {

@@ -11,16 +11,18 @@ export function parsePort(text: string): number | undefined {
   return port <= 65535 ? port : undefined;
 }
 
+/** What is wrong with a port given as text, and how to fix it: the same words for --port and PORT. */
+export function badPortMessage(source: '--port' | 'PORT', text: string): string {
+  const fix = source === 'PORT' ? 'set PORT to one, or pass --port <n>' : 'e.g. --port 8080';
+  return `${source} must be a whole number from 0 to 65535 (0 picks a free port), got "${text}": ${fix}`;
+}
+
 /** The PORT environment variable as a port, undefined when unset or empty; a bad one is an error. */
 export function portFromEnv(): number | undefined {
   const text = process.env.PORT;
   if (!text) return undefined;
   const port = parsePort(text);
-  if (port === undefined)
-    throw new HubosError(
-      'CONFIG_INVALID',
-      `PORT must be a whole number from 0 to 65535 (0 picks a free port), got "${text}": set PORT to one, or pass --port <n>`,
-    );
+  if (port === undefined) throw new HubosError('CONFIG_INVALID', badPortMessage('PORT', text));
   return port;
 }
 
