@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, sep } from 'node:path';
+import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorMessage } from './errors.ts';
 
@@ -39,18 +39,49 @@ function caretLocation(text: string): SourceLocation | undefined {
 
 /**
  * A JavaScript module's syntax error as `node --check` reports it (its import error says only
- * what, not where). The file named by the message when it is another one (an imported JSON).
+ * what, not where): the config's, else that of the first of its local modules (followed through
+ * their static imports) that does not parse. A JSON file named by the message is parsed instead.
  */
 async function checkedLocation(error: unknown, configFile: string): Promise<SourceLocation | undefined> {
   const json = /^(\/.+?\.json): /.exec(errorMessage(error))?.[1];
   if (json) return jsonLocation(json);
   const { spawnSync } = await import('node:child_process');
-  const checked = spawnSync(process.execPath, ['--check', configFile], {
-    encoding: 'utf8',
-    timeout: 10_000,
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  return checked.status === 0 ? undefined : caretLocation(checked.stderr ?? '');
+  const seen = new Set<string>();
+  const pending = [configFile];
+  // A few files at most: this runs only when loading failed, and each check is a process.
+  while (pending.length > 0 && seen.size < 20) {
+    const file = pending.shift()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    // `node --check` parses TypeScript as JavaScript; a TypeScript module's error has its caret anyway.
+    if (/\.[cm]?ts$/.test(file)) {
+      pending.push(...(await localImports(file)));
+      continue;
+    }
+    const checked = spawnSync(process.execPath, ['--check', file], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    if (checked.status !== 0) return caretLocation(checked.stderr ?? '');
+    pending.push(...(await localImports(file)));
+  }
+  return undefined;
+}
+
+/** The JavaScript files a module imports by a relative path (`./helpers.mjs`), as paths. */
+async function localImports(file: string): Promise<string[]> {
+  const { init, parse } = await import('es-module-lexer');
+  await init;
+  try {
+    const [imports] = parse(readFileSync(file, 'utf8'));
+    return imports
+      .map((entry) => entry.n)
+      .filter((name): name is string => typeof name === 'string' && /^\.\.?\/.*\.[cm]?js$/.test(name))
+      .map((name) => resolve(dirname(file), name));
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -62,6 +62,21 @@ describe('a config with a syntax error', () => {
     );
   });
 
+  it('in a JavaScript module the config imports, through another: names that module', async () => {
+    const { dir, result } = await validate({
+      'agent.config.ts':
+        "import agents from './agents.mjs';\nconst mode: string = 'x';\nexport default { agents };\n",
+      'agents.mjs': "import { helper } from './lib/helper.mjs';\nexport default { helper };\n",
+      'lib/helper.mjs': 'export const helper = {\n  tools: [ },\n};\n',
+    });
+    const helper = join(dir, 'lib/helper.mjs');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `✗ cannot load ${join(dir, 'agent.config.ts')}: syntax error: Unexpected token '}' at ${helper}:2:12 [CONFIG_LOAD_FAILED]\n` +
+        '  1 | export const helper = {\n  2 |   tools: [ },\n    |            ^\n',
+    );
+  });
+
   it('an error the config throws as it runs names where it was thrown', async () => {
     const { dir, result } = await validate({
       'agent.config.mjs': 'const settings = {};\nexport default { agents: settings.team.agents };\n',
