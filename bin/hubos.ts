@@ -15,9 +15,18 @@ if (unsafeCache) {
   // The version and the usage need nothing else: answered before the CLI and the kernel load.
   const { hubosVersion } = await import('../core/version.ts');
   process.stdout.write(`${hubosVersion()}\n`);
-} else if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+} else if (
+  first === undefined ||
+  first === '-h' ||
+  first === '--help' ||
+  (first === 'help' && !process.argv[3])
+) {
   const { USAGE } = await import('./usage.ts');
   process.stdout.write(USAGE);
+} else if (first === 'help' || wantsHelp(process.argv.slice(3))) {
+  // `hubos help [<command>]` and `hubos <command> --help`: plain text, answered before the CLI loads.
+  const { helpCommand } = await import('./help-command.ts');
+  process.exitCode = helpCommand(process.argv.slice(2), process.stdout, process.stderr);
 } else {
   // Compiled code is cached on disk (Node's compile cache, off with NODE_DISABLE_COMPILE_CACHE=1):
   // a later start skips compiling what it loads, about a tenth of a server's cold start.
@@ -41,4 +50,10 @@ if (unsafeCache) {
     { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
     interrupt.signal,
   );
+}
+
+/** Whether a command's arguments ask for its help: -h or --help before any `--`. */
+function wantsHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '-h' || arg === '--help');
 }

@@ -55,7 +55,7 @@ export { hasModuleSyntax } from './app-module-format.ts';
 export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
 export { LocalBus } from './bus/local.ts';
 export type { BusConfig } from './bus/open-bus.ts';
-export { closestName } from './closest-name.ts';
+export { closestName, didYouMean } from './closest-name.ts';
 export {
   type ConfigEnv,
   type ConfigExport,

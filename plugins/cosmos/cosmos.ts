@@ -3,6 +3,7 @@ import {
   type AgentHandle,
   type AgentSpec,
   addUsage,
+  didYouMean,
   emptyUsage,
   errorMessage,
   HubosError,
@@ -183,7 +184,7 @@ export class Cosmos {
       const known = Object.keys(this.templates).join(', ') || 'none';
       throw COSMOS_ERROR_CODES.create(
         'TEMPLATE_NOT_FOUND',
-        `no agent template "${templateId}" (templates: ${known})`,
+        `no agent template "${templateId}"${typeof templateId === 'string' ? didYouMean(templateId, Object.keys(this.templates)) : ''} (templates: ${known})`,
         {
           details: { template: templateId },
         },

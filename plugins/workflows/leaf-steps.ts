@@ -1,6 +1,7 @@
 import {
   type AgentEvent,
   abortable,
+  didYouMean,
   executeTool,
   gateToolCall,
   HubosError,
@@ -85,7 +86,13 @@ async function runAgent(step: AgentStep, state: WorkflowState, ctx: LeafContext)
         .listAgents()
         .map((a) => a.id)
         .join(', ') || 'none';
-    throw new HubosError('AGENT_NOT_FOUND', `${at}: no agent "${step.agent}" (agents: ${known})`);
+    throw new HubosError(
+      'AGENT_NOT_FOUND',
+      `${at}: no agent "${step.agent}"${didYouMean(
+        step.agent,
+        ctx.deps.kernel.listAgents().map((a) => a.id),
+      )} (agents: ${known})`,
+    );
   }
   const message = await resolveText(step.input, state, at);
   const named = step.sessionId === undefined ? undefined : await resolveText(step.sessionId, state, at);
