@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // First and alone: on a Node.js too old for HubOS this says so in one line. The rest loads after it.
 import '../core/node-version.ts';
-import { ownCacheDir, startCompileCache, unsafeCompileCacheFromEnv } from './compile-cache.ts';
+import module from 'node:module';
 
 const [first] = process.argv.slice(2);
-const unsafeCache = unsafeCompileCacheFromEnv();
+// A compile cache already on here was turned on by NODE_COMPILE_CACHE: its folder is checked first.
+const unsafeCache = module.getCompileCacheDir?.()
+  ? (await import('./compile-cache.ts')).unsafeCompileCacheFromEnv()
+  : undefined;
 if (unsafeCache) {
   // Node already runs what it finds there: stopped before any more of HubOS loads through it.
   process.stderr.write(
@@ -30,6 +33,7 @@ if (unsafeCache) {
 } else {
   // Compiled code is cached on disk (Node's compile cache, off with NODE_DISABLE_COMPILE_CACHE=1):
   // a later start skips compiling what it loads, about a tenth of a server's cold start.
+  const { ownCacheDir, startCompileCache } = await import('./compile-cache.ts');
   startCompileCache();
   // Schema checks are cached beside it (a server's first run then loads no ajv); off with it.
   const schemaDir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : ownCacheDir('schema-cache');
