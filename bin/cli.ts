@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import { errorMessage, HubosError } from '../core/index.ts';
-import { closestName } from '../core/internal.ts';
+import { didYouMean } from '../core/internal.ts';
+import { badPortMessage, parsePort } from '../plugins/hubos/listen-port.ts';
+import { commandHelp } from './command-help.ts';
+import { unknownCommand } from './help-command.ts';
 import { type CliIO, UsageError } from './io.ts';
 import { USAGE } from './usage.ts';
 
@@ -38,11 +41,15 @@ export async function main(
     return await dispatch(argv, io, signal);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`hubos: ${error.message}\n\n${USAGE}`);
+      // A command's own mistakes are followed by its own help, the rest by the usage.
+      const help = (error.command && commandHelp(error.command)) || USAGE;
+      io.stderr.write(`hubos: ${error.message}\n\n${help}`);
       return 2;
     }
     const code = HubosError.is(error) ? ` [${error.code}]` : '';
-    io.stderr.write(`✗ ${errorMessage(error)}${code}\n`);
+    // The code ends the message's first line: what follows it (a code frame) is shown as it is.
+    const [first, ...rest] = errorMessage(error).split('\n');
+    io.stderr.write(`✗ ${[`${first}${code}`, ...rest].join('\n')}\n`);
     if (process.env.HUBOS_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
     return 1;
   }
@@ -51,15 +58,11 @@ export async function main(
 async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise<number> {
   // `hubos` alone, `--help` and `--version` are answered by bin/hubos.ts before this module loads.
   const [first = '', ...rest] = argv;
-  if (!Object.hasOwn(COMMANDS, first)) {
-    if (first.startsWith('-')) throw new UsageError(`unknown option "${first}"`);
-    const guess = guessCommand(first);
-    throw new UsageError(`unknown command "${first}"${guess ? ` (did you mean "hubos ${guess}"?)` : ''}`);
-  }
+  if (!Object.hasOwn(COMMANDS, first)) throw new UsageError(unknownCommand(first));
   const command = first as Command;
   const { values, positionals } = parse(command, rest);
   if (values.help) {
-    io.stdout.write(USAGE);
+    io.stdout.write(commandHelp(command) ?? USAGE);
     return 0;
   }
   const kernelFlags = {
@@ -75,7 +78,7 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
           ? Number.POSITIVE_INFINITY
           : 0;
   if (positionals.length > expectPositionals)
-    throw new UsageError(`unexpected argument "${positionals[expectPositionals]}"`);
+    throw new UsageError(`${command}: unexpected argument "${positionals[expectPositionals]}"`, command);
   switch (command) {
     case 'tools':
       return (await import('./commands/tools.ts')).toolsCommand(
@@ -92,10 +95,7 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
     case 'init':
       return (await import('./commands/init.ts')).initCommand({ force: values.force === true }, io);
     case 'serve': {
-      const port = typeof values.port === 'string' ? Number(values.port) : undefined;
-      if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
-        throw new UsageError(`--port must be a whole number from 0 to 65535, got "${values.port}"`);
-      }
+      const port = servePort(values.port);
       return (await import('./commands/serve.ts')).serveCommand(
         {
           ...kernelFlags,
@@ -125,7 +125,8 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
         );
       if (positionals[0] !== undefined)
         throw new UsageError(
-          `mcp: unknown subcommand "${positionals[0]}" (try "hubos mcp" or "hubos mcp list")`,
+          `mcp: unknown subcommand "${positionals[0]}"${didYouMean(positionals[0], ['list'], (sub) => `hubos mcp ${sub}`)} (try "hubos mcp" or "hubos mcp list")`,
+          'mcp',
         );
       return (await import('./commands/mcp.ts')).mcpCommand(kernelFlags, io, signal);
     case 'workflow':
@@ -149,27 +150,45 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
 }
 
 function parse(command: Command, args: string[]) {
+  const options = { ...GLOBAL, ...COMMANDS[command] };
   try {
-    const parsed = parseArgs({
-      args,
-      options: { ...GLOBAL, ...COMMANDS[command] },
-      allowPositionals: true,
-      strict: true,
-    });
+    const parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
     return {
       values: parsed.values as Record<string, string | boolean | undefined>,
       positionals: parsed.positionals,
     };
   } catch (error) {
-    throw new UsageError(`${command}: ${errorMessage(error)}`);
+    throw new UsageError(
+      `${command}: ${parseProblem(error, [...Object.keys(COMMANDS[command]), ...Object.keys(GLOBAL)])}`,
+      command,
+    );
   }
 }
 
-/** The command a mistyped one most likely meant: a near spelling, or the one it begins (`create`). */
-function guessCommand(word: string): string | undefined {
-  const names = Object.keys(COMMANDS);
-  return (
-    closestName(word, names) ??
-    (word.length >= 3 ? names.find((name) => name.startsWith(word.toLowerCase())) : undefined)
-  );
+/** parseArgs' complaint in our words: an unknown option names the one a typo meant. */
+function parseProblem(error: unknown, names: string[]): string {
+  const code = (error as { code?: string }).code;
+  const option = /^Unknown option '(-{1,2}[^']*)'/.exec(errorMessage(error))?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) {
+    const flags = names.map((name) => `--${name}`);
+    // Compared without the dashes, which every option shares and which would make any two look close.
+    const guess = didYouMean(option.replace(/^-+/, ''), names, (name) => `--${name}`);
+    return `unknown option "${option}"${guess || ` (its options: ${flags.join(', ')})`}`;
+  }
+  return errorMessage(error);
+}
+
+/**
+ * The port `hubos serve` was given with --port. PORT is checked here too, so a bad one is the same
+ * usage error, though the server applies it (after the config's server.port).
+ */
+function servePort(flag: string | boolean | undefined): number | undefined {
+  if (process.env.PORT) checkedPort(process.env.PORT, 'PORT');
+  return typeof flag === 'string' ? checkedPort(flag, '--port') : undefined;
+}
+
+function checkedPort(text: string, source: '--port' | 'PORT'): number {
+  const port = parsePort(text);
+  if (port === undefined) throw new UsageError(badPortMessage(source, text), 'serve');
+  return port;
 }

@@ -1,29 +1,40 @@
 #!/usr/bin/env node
 // First and alone: on a Node.js too old for HubOS this says so in one line. The rest loads after it.
 import '../core/node-version.ts';
-import { mkdirSync } from 'node:fs';
 import module from 'node:module';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
 
 const [first] = process.argv.slice(2);
-if (first === '-v' || first === '--version') {
+// A compile cache already on here was turned on by NODE_COMPILE_CACHE: its folder is checked first.
+const unsafeCache = module.getCompileCacheDir?.()
+  ? (await import('./compile-cache.ts')).unsafeCompileCacheFromEnv()
+  : undefined;
+if (unsafeCache) {
+  // Node already runs what it finds there: stopped before any more of HubOS loads through it.
+  process.stderr.write(
+    `hubos: NODE_COMPILE_CACHE is ${unsafeCache}, a folder another user may change (it or a folder above it is not this user's, or others may write to it): code kept there could be forged. Point it at a private folder, or unset it.\n`,
+  );
+  process.exitCode = 1;
+} else if (first === '-v' || first === '--version') {
   // The version and the usage need nothing else: answered before the CLI and the kernel load.
   const { hubosVersion } = await import('../core/version.ts');
   process.stdout.write(`${hubosVersion()}\n`);
-} else if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+} else if (
+  first === undefined ||
+  first === '-h' ||
+  first === '--help' ||
+  (first === 'help' && !process.argv[3])
+) {
   const { USAGE } = await import('./usage.ts');
   process.stdout.write(USAGE);
+} else if (first === 'help' || wantsHelp(process.argv.slice(3))) {
+  // `hubos help [<command>]` and `hubos <command> --help`: plain text, answered before the CLI loads.
+  const { helpCommand } = await import('./help-command.ts');
+  process.exitCode = helpCommand(process.argv.slice(2), process.stdout, process.stderr);
 } else {
   // Compiled code is cached on disk (Node's compile cache, off with NODE_DISABLE_COMPILE_CACHE=1):
   // a later start skips compiling what it loads, about a tenth of a server's cold start.
-  const cacheDir = process.env.NODE_COMPILE_CACHE || ownCacheDir('compile-cache');
-  if (cacheDir) {
-    module.enableCompileCache?.(cacheDir);
-    // Written a second in as well as at exit: a process killed later (a serverless freeze, SIGKILL)
-    // still leaves what it compiled for the next start.
-    setTimeout(() => module.flushCompileCache?.(), 1_000).unref();
-  }
+  const { ownCacheDir, startCompileCache } = await import('./compile-cache.ts');
+  startCompileCache();
   // Schema checks are cached beside it (a server's first run then loads no ajv); off with it.
   const schemaDir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : ownCacheDir('schema-cache');
   if (schemaDir) (await import('../core/schema-cache.ts')).enableSchemaCache(schemaDir);
@@ -45,19 +56,8 @@ if (first === '-v' || first === '--version') {
   );
 }
 
-/**
- * A folder of the user's own cache (XDG_CACHE_HOME, else ~/.cache) for the compile or schema cache, made private.
- * Not Node's default, a folder under the shared temp dir: another local user could make it first
- * and put compiled code there for this user's process to run. None when it cannot be made.
- */
-function ownCacheDir(name: string): string | undefined {
-  try {
-    const xdg = process.env.XDG_CACHE_HOME;
-    const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
-    const dir = join(base, 'hubos', name);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return dir;
-  } catch {
-    return undefined;
-  }
+/** Whether a command's arguments ask for its help: -h or --help before any `--`. */
+function wantsHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '-h' || arg === '--help');
 }

@@ -4,5 +4,14 @@ export interface CliIO {
   cwd: string;
 }
 
-/** Thrown for bad command lines: the CLI prints the message and the usage, and exits 2. */
-export class UsageError extends Error {}
+/**
+ * Thrown for bad command lines: the CLI prints the message and the help of `command` (else the
+ * usage), and exits 2.
+ */
+export class UsageError extends Error {
+  readonly command: string | undefined;
+  constructor(message: string, command?: string) {
+    super(message);
+    this.command = command;
+  }
+}

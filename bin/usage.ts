@@ -7,7 +7,7 @@ Commands:
                               run an agent: the answer streams to stdout, tool calls to stderr
   tools [--json]              list registered tools with their descriptions and input schemas
   plugins [--json]            list plugins in apply order and each hook's taps in call order
-  validate                    load and check the config; exit code 0 when valid, 1 when not
+  validate                    load the config and check what it names exists; exit 0 when valid, 1 when not
   init [--force]              write a starter agent.config.ts in the current folder
   workflow list [--json]      list the config's workflows and their steps
   workflow run <name> [<input JSON>] [--run-id <id>] [--json]
@@ -24,4 +24,6 @@ Options:
   --mode <mode>               passed to config functions (default: NODE_ENV or development)
   -h, --help                  show this help
   -v, --version               show the version
+
+"hubos help <command>" (or "hubos <command> --help") shows a command's arguments, options and an example.
 `;

@@ -79,17 +79,33 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
     if (HubosError.is(error)) throw error;
     const code = (error as { code?: string }).code;
     const hint =
-      code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX' || code === 'ERR_INVALID_TYPESCRIPT_SYNTAX'
+      code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX'
         ? ' (TypeScript configs run with Node type stripping: use erasable syntax only, no enums or namespaces)'
         : /\.[jt]s$/.test(file) &&
             /\b(require|module|exports) is not defined in ES module scope/.test(errorMessage(error))
           ? ` (this file is an ES module, since its package.json says "type": "module" or its name ends in .mjs/.mts: write import/export, or rename it to ${basename(file).replace(/\.[^.]+$/, extname(file).endsWith('ts') ? '.cts' : '.cjs')} to keep require/module.exports)`
           : '';
-    throw new HubosError('CONFIG_LOAD_FAILED', `cannot load ${file}: ${errorMessage(error)}${hint}`, {
-      cause: error,
-      details: { file },
-    });
+    // Where it went wrong, with the line and a caret: loaded only when a config fails.
+    const { codeFrame, locateLoadError } = await import('./config-error-location.ts');
+    const at = await locateLoadError(error, file).catch(() => undefined);
+    // JSON.parse's message quotes the text around the spot; the code frame shows it better.
+    const said = errorMessage(error).replace(/, (?:\.\.\.)?"[\s\S]*" is not valid JSON$/, ': not valid JSON');
+    const what = oneLine(error instanceof SyntaxError ? `syntax error: ${said}` : said);
+    const where = at ? ` at ${at.file}:${at.line}:${at.column}` : '';
+    const frame = at ? codeFrame(at) : '';
+    throw new HubosError(
+      'CONFIG_LOAD_FAILED',
+      `cannot load ${file}: ${what}${hint}${where}${frame ? `\n${frame}` : ''}`,
+      { cause: error, details: { file, ...(at ? { at } : {}) } },
+    );
   }
+}
+
+/** A message on one line and at most 500 characters: a JSON error quotes the file's text. */
+function oneLine(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+  return flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
 }
 
 function defaultExport(module: Record<string, unknown>, file: string): unknown {

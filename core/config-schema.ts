@@ -1,7 +1,7 @@
 import { SESSIONS_CONFIG_SCHEMA } from './agent/sessions.ts';
 import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
 import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
-import { closestName } from './closest-name.ts';
+import { didYouMean } from './closest-name.ts';
 import { CONFIG_CHECKS } from './config-checks.generated.ts';
 import { HubosError } from './errors.ts';
 import {
@@ -84,8 +84,7 @@ export function validateConfig<C extends object>(
   const problems = describeErrors(errors, config).map((line) => {
     const unknown = /^unknown property "([^".[]+)"/.exec(line)?.[1];
     if (!unknown) return line;
-    const guess = closestName(unknown, known);
-    return `unknown key "${unknown}"${guess ? ` (did you mean "${guess}"?)` : ''}; known keys: ${known.join(', ')}`;
+    return `unknown key "${unknown}"${didYouMean(unknown, known)}; known keys: ${known.join(', ')}`;
   });
   throw new HubosError(
     'CONFIG_INVALID',

@@ -128,6 +128,21 @@ export {
   toLanguageModel,
 } from './model/model.ts';
 export { type ModelProvider, ModelRegistry } from './model/registry.ts';
+export {
+  AddressGuard,
+  type AddressGuardOptions,
+  AddressRefusedError,
+  type DnsResolver,
+  type PinnedAddress,
+} from './net/address-guard.ts';
+export { AllowList } from './net/allow-list.ts';
+export { type AddressVerdict, classifyAddress } from './net/classify-address.ts';
+export {
+  type GuardedAgentOptions,
+  type GuardedFetch,
+  guardedAgent,
+  guardedFetch,
+} from './net/guarded-agent.ts';
 export { MIN_NODE_VERSION, NODE_ENGINES } from './node-version.ts';
 export {
   DEFAULT_APPROVAL_TIMEOUT_MS,

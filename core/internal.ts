@@ -11,7 +11,7 @@ export { addUsage, emptyUsage } from './agent/messages.ts';
 export { type GateDeps, gateToolCall } from './agent/permission-gate.ts';
 export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
 export { hasModuleSyntax } from './app-module-format.ts';
-export { closestName } from './closest-name.ts';
+export { closestName, didYouMean } from './closest-name.ts';
 export { resolveConfigExport } from './config.ts';
 export { matchesAnyGlob } from './glob.ts';
 export { createAjv, describeErrors, type ProblemWords, SchemaCompilers } from './json-schema.ts';

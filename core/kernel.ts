@@ -6,6 +6,7 @@ import type { AgentSpec } from './agent/spec.ts';
 import { selectTools } from './agent/tool-select.ts';
 import type { Bus } from './bus/bus.ts';
 import { DEFAULT_LEASE_MS, openBus } from './bus/open-bus.ts';
+import { didYouMean } from './closest-name.ts';
 import { Coalescer } from './coalescer.ts';
 import { type ConfigExport, resolveConfigExport } from './config.ts';
 import { type OwnedKey, validateConfig } from './config-schema.ts';
@@ -560,9 +561,13 @@ export class Kernel {
     const agent = this.#agents.get(id);
     if (!agent) {
       const known = [...this.#agents.keys()].join(', ') || 'none';
-      throw new HubosError('AGENT_NOT_FOUND', `no agent named "${id}" (agents: ${known})`, {
-        details: { agent: id },
-      });
+      throw new HubosError(
+        'AGENT_NOT_FOUND',
+        `no agent named "${id}"${didYouMean(id, this.#agents.keys())} (agents: ${known})`,
+        {
+          details: { agent: id },
+        },
+      );
     }
     return agent;
   }

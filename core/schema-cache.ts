@@ -3,19 +3,18 @@ import {
   closeSync,
   constants,
   fstatSync,
-  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
-  type Stats,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, parse } from 'node:path';
+import { dirname, join } from 'node:path';
 import { compileFunction } from 'node:vm';
 import type { Ajv, ValidateFunction } from 'ajv';
+import { isPrivateFolder, ownedBySelf, privateCodeFolder, writableByOthers } from './private-folder.ts';
 import { hubosPackageRoot, hubosVersion } from './version.ts';
 
 /**
@@ -53,12 +52,7 @@ const TRAILER = '\n//sha256:';
  * Refused (false) when another user owns or may write to it or to a folder above it.
  */
 export function enableSchemaCache(dir: string): boolean {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!privateFolder(dir) || !safeAncestors(dirname(dir))) return false;
-  } catch {
-    return false;
-  }
+  if (!privateCodeFolder(dir)) return false;
   base = dir;
   folder = undefined;
   kept = undefined;
@@ -76,7 +70,7 @@ function ownFolder(): string | undefined {
   try {
     const own = join(base, runtimeKey());
     mkdirSync(own, { mode: 0o700, recursive: true });
-    if (privateFolder(own)) folder = own;
+    if (isPrivateFolder(own)) folder = own;
     else base = undefined;
   } catch {
     base = undefined;
@@ -170,27 +164,3 @@ function readOwnFile(file: string): string | undefined {
     closeSync(fd);
   }
 }
-
-function privateFolder(path: string): boolean {
-  const stat = lstatSync(path);
-  return stat.isDirectory() && ownedBySelf(stat) && !writableByOthers(stat);
-}
-
-/**
- * Every folder from `path` up to the root is this user's or root's, and no one else may change
- * it, unless it is sticky (as /tmp is): as OpenSSH checks the folders above `authorized_keys`.
- */
-function safeAncestors(path: string): boolean {
-  for (let dir = path; ; dir = dirname(dir)) {
-    const stat = lstatSync(dir);
-    if (stat.isSymbolicLink()) return false;
-    const owner = ownedBySelf(stat) || stat.uid === 0;
-    if (!owner || (writableByOthers(stat) && (stat.mode & 0o1000) === 0)) return false;
-    if (dir === parse(dir).root) return true;
-  }
-}
-
-// Windows reports no owners and every folder as writable: there, the user's profile is private.
-const POSIX = process.platform !== 'win32';
-const ownedBySelf = (stat: Stats) => !POSIX || stat.uid === process.getuid?.();
-const writableByOthers = (stat: Stats) => POSIX && (stat.mode & 0o022) !== 0;

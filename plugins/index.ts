@@ -3,6 +3,7 @@
  * The HTTP kit for routes of your own is `hubos/server`.
  */
 export {
+  type BashConfig,
   type BashInput,
   type BashOptions,
   type BashResult,
@@ -16,6 +17,7 @@ export {
   type HttpToolOptions,
   type HttpToolResult,
   httpTools,
+  type ResourceLimits,
   registerAll,
   type SandboxOptions,
   type WebsearchBackendName,

@@ -18,6 +18,7 @@ export async function createPluginCommand(
   if (!name)
     throw new UsageError(
       'create-plugin needs a package name, e.g. "hubos create-plugin hubos-plugin-weather"',
+      'create-plugin',
     );
   if (!PACKAGE_NAME.test(name) || name.length > 214) {
     io.stderr.write(

@@ -37,7 +37,7 @@ export async function runCommand(
 ): Promise<number> {
   const [name, ...words] = positionals;
   if (!name || words.length === 0)
-    throw new UsageError('run needs an agent and a message, e.g. hubos run assistant "hello"');
+    throw new UsageError('run needs an agent and a message, e.g. hubos run assistant "hello"', 'run');
   const message = words.join(' ');
   const kernel = await loadKernel('run', flags, io);
   try {

@@ -1,4 +1,5 @@
 import { HubosError, type Kernel } from '../../core/index.ts';
+import { didYouMean } from '../../core/internal.ts';
 import type { StepShape, Workflow, WorkflowEvent, WorkflowRunResult } from '../../plugins/workflows/index.ts';
 import { type CliIO, UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
@@ -17,14 +18,24 @@ export async function workflowCommand(
   signal: AbortSignal,
 ): Promise<number> {
   const [sub, first, second, ...extra] = positionals;
-  if (extra.length > 0) throw new UsageError(`workflow: unexpected argument "${extra[0]}"`);
-  if (sub !== 'list' && sub !== 'run' && sub !== 'resume')
-    throw new UsageError(`workflow needs a subcommand: ${SUBCOMMANDS}`);
+  if (extra.length > 0) throw new UsageError(`workflow: unexpected argument "${extra[0]}"`, 'workflow');
+  if (sub !== 'list' && sub !== 'run' && sub !== 'resume') {
+    const guess = (name: string) => didYouMean(name, ['list', 'run', 'resume'], (s) => `hubos workflow ${s}`);
+    throw new UsageError(
+      sub === undefined
+        ? `workflow needs a subcommand: ${SUBCOMMANDS}`
+        : `workflow: unknown subcommand "${sub}"${guess(sub)}; its subcommands: ${SUBCOMMANDS}`,
+      'workflow',
+    );
+  }
   if (sub !== 'list' && !first)
-    throw new UsageError(`workflow ${sub} needs a ${sub === 'run' ? 'workflow name' : 'run id'}`);
+    throw new UsageError(
+      `workflow ${sub} needs a ${sub === 'run' ? 'workflow name' : 'run id'}${sub === 'run' ? ' (hubos workflow list shows them)' : ''}`,
+      'workflow',
+    );
   const input = sub === 'run' ? parseInput(second) : undefined;
   if (sub !== 'run' && second !== undefined)
-    throw new UsageError(`workflow ${sub}: unexpected argument "${second}"`);
+    throw new UsageError(`workflow ${sub}: unexpected argument "${second}"`, 'workflow');
   const kernel = await loadKernel('workflow', flags, io);
   try {
     const workflows = workflowsOf(kernel);
@@ -39,7 +50,7 @@ export async function workflowCommand(
         if (!workflow)
           throw new HubosError(
             'CONFIG_INVALID',
-            `no workflow "${first}" (workflows: ${[...workflows.keys()].join(', ') || 'none'})`,
+            `no workflow "${first}"${didYouMean(first!, workflows.keys())} (workflows: ${[...workflows.keys()].join(', ') || 'none'}): hubos workflow list shows them`,
           );
         result = await workflow.run(input, {
           signal,
@@ -66,6 +77,7 @@ function parseInput(text: string | undefined): unknown {
   } catch (error) {
     throw new UsageError(
       `workflow run: the input is not JSON (${(error as Error).message}); quote it, e.g. '{"topic": "otters"}'`,
+      'workflow',
     );
   }
 }

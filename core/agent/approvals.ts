@@ -69,7 +69,11 @@ interface Waiter {
   record: ApprovalRecord;
   /** Set once decided, expired or cancelled; the final record is being stored. */
   final?: ApprovalRecord;
+  /** Resolves once the request's write ended: true when it is stored (decisions then go through the store). */
+  stored: Promise<boolean>;
   settle(status: ApprovalStatus, reason?: string, answer?: Record<string, unknown>): void;
+  /** Settles with a final record a decision already stored (it won the store's compare-and-set). */
+  adopt(final: ApprovalRecord): void;
   written: Promise<ApprovalRecord>;
 }
 
@@ -119,31 +123,41 @@ export class Approvals {
     };
     const id = key(record.runId, record.callId);
     this.#listen();
-    let resolve!: (final: ApprovalRecord) => void;
-    const decided = new Promise<ApprovalRecord>((res) => {
+    let resolve!: (outcome: { final: ApprovalRecord; stored: boolean }) => void;
+    const decided = new Promise<{ final: ApprovalRecord; stored: boolean }>((res) => {
       resolve = res;
+    });
+    let markStored!: (stored: boolean) => void;
+    const stored = new Promise<boolean>((res) => {
+      markStored = res;
     });
     const onAbort = () => waiter.settle('cancelled');
     const timer = setTimeout(() => waiter.settle('expired'), timeoutMs);
-    const poll = this.#pollStore(record, (stored) =>
-      waiter.settle(stored.status, stored.reason, stored.answer),
-    );
+    const poll = this.#pollStore(record, (stored) => waiter.adopt(stored));
+    const finish = (final: ApprovalRecord, alreadyStored: boolean) => {
+      if (waiter.final) return;
+      waiter.final = final;
+      clearTimeout(timer);
+      clearInterval(poll);
+      signal.removeEventListener('abort', onAbort);
+      resolve({ final, stored: alreadyStored });
+    };
     const waiter: Waiter = {
       record,
+      stored,
       settle(status, reason, answer) {
-        if (waiter.final) return;
-        waiter.final = {
-          ...record,
-          status,
-          decidedAt: now(),
-          ...(reason ? { reason } : {}),
-          ...(answer && status === 'approved' ? { answer } : {}),
-        };
-        clearTimeout(timer);
-        clearInterval(poll);
-        signal.removeEventListener('abort', onAbort);
-        resolve(waiter.final);
+        finish(
+          {
+            ...record,
+            status,
+            decidedAt: now(),
+            ...(reason ? { reason } : {}),
+            ...(answer && status === 'approved' ? { answer } : {}),
+          },
+          false,
+        );
       },
+      adopt: (final) => finish(final, true),
       written: Promise.resolve(record),
     };
     // Registered before it is stored: a decision arriving meanwhile finds the waiter.
@@ -152,10 +166,12 @@ export class Approvals {
     if (signal.aborted) onAbort();
     waiter.written = (async () => {
       try {
-        await this.#write(record);
+        markStored(await this.#write(record));
         options.onOpen?.(record);
-        return await this.#settleStored(record, await decided);
+        const outcome = await decided;
+        return outcome.stored ? outcome.final : await this.#settleStored(record, outcome.final);
       } finally {
+        markStored(false); // a no-op once the write ended
         waiter.settle('cancelled'); // a no-op once settled; stops the timers if onOpen threw
         if (this.#waiting.get(id) === waiter) this.#waiting.delete(id);
       }
@@ -167,7 +183,9 @@ export class Approvals {
    * Decides a pending approval and resolves with its final record. Throws `APPROVAL_NOT_FOUND`,
    * `APPROVAL_DECIDED` (already decided, expired or cancelled), or `RUN_NOT_RUNNING` when no run of
    * this process waits for it: the decision is then recorded (a process still running the run
-   * picks it up), its record in `details.approval`.
+   * picks it up), its record in `details.approval`. The decision is one compare-and-set on the
+   * stored request: of two decisions made at once, on one instance or several, exactly one is
+   * recorded and resolves; the other throws `APPROVAL_DECIDED`.
    */
   async decide(
     runId: string,
@@ -176,14 +194,18 @@ export class Approvals {
     only?: { agent?: string },
   ): Promise<ApprovalRecord> {
     const status = decision.approved ? 'approved' : 'denied';
-    const waiter = this.#waiting.get(key(runId, callId));
-    if (waiter && (!only?.agent || waiter.record.agent === only.agent)) {
+    const id = key(runId, callId);
+    let waiter = this.#waiting.get(id);
+    if (waiter && only?.agent && waiter.record.agent !== only.agent) waiter = undefined;
+    if (waiter?.final) throw alreadyDecided(waiter.final);
+    // The store could not keep the request: it is decided in this process alone.
+    if (waiter && !(await waiter.stored)) {
       if (waiter.final) throw alreadyDecided(waiter.final);
       const answer = decision.approved ? checkAnswer(waiter.record, decision.content) : undefined;
       waiter.settle(status, decision.reason, answer);
       return waiter.written;
     }
-    const stored = await this.get(runId, callId);
+    const stored = waiter?.record ?? (await this.get(runId, callId));
     if (!stored || (only?.agent && stored.agent !== only.agent)) {
       throw new HubosError('APPROVAL_NOT_FOUND', `run "${runId}" has no approval request "${callId}"`, {
         details: { runId, callId },
@@ -200,16 +222,40 @@ export class Approvals {
       ...(decision.reason && !expired ? { reason: decision.reason } : {}),
       ...(answer && !expired ? { answer } : {}),
     };
-    // Atomic: of two instances deciding at once, one wins and the other hears it was decided.
-    const won = await this.#store.compareAndSet(
-      APPROVALS_NAMESPACE,
-      key(runId, callId),
-      stored as unknown as StoreValue,
-      recorded as unknown as StoreValue,
-    );
+    // Atomic: of two decisions at once (here or on another instance), one wins; the other hears it
+    // was decided. Whether this one won is the answer: the record is not read back to decide it.
+    const won = await this.#store
+      .compareAndSet(
+        APPROVALS_NAMESPACE,
+        id,
+        stored as unknown as StoreValue,
+        recorded as unknown as StoreValue,
+      )
+      .catch((error: unknown) => {
+        // A run of this process still hears the decision while the store is failing.
+        if (!waiter) throw error;
+        this.#options.onError?.(`could not store approval ${callId}: ${errorMessage(error)}`);
+        return undefined;
+      });
     if (!won) {
-      const now = await this.get(runId, callId);
-      throw alreadyDecided(now && now.status !== 'pending' ? now : recorded);
+      const current =
+        won === false ? await this.#store.get(APPROVALS_NAMESPACE, id).catch(() => undefined) : undefined;
+      const winner = current as ApprovalRecord | undefined;
+      const decidedElsewhere = winner?.requestedAt === stored.requestedAt && winner.status !== 'pending';
+      // The run waiting here follows the winner now rather than at its next poll.
+      if (decidedElsewhere) waiter?.adopt(winner);
+      else if (waiter && !waiter.final) {
+        // The store holds something other than this request (rewritten, or unreadable): decided here.
+        waiter.settle(recorded.status, recorded.reason, recorded.answer);
+        return waiter.written;
+      }
+      throw alreadyDecided(decidedElsewhere ? winner : (waiter?.final ?? recorded));
+    }
+    if (waiter) {
+      // A timeout or cancellation that settled it meanwhile finds this record stored and yields to it.
+      waiter.adopt(recorded);
+      if (expired) throw alreadyDecided(recorded);
+      return recorded;
     }
     if (expired) throw alreadyDecided(recorded);
     const bus = this.#options.bus;
@@ -301,8 +347,8 @@ export class Approvals {
       .subscribe(DECISIONS_CHANNEL, (message) => {
         const decided = message as unknown as ApprovalRecord;
         const waiter = this.#waiting.get(key(decided.runId, decided.callId));
-        if (waiter && waiter.record.requestedAt === decided.requestedAt)
-          waiter.settle(decided.status, decided.reason, decided.answer);
+        // Announced once stored: the run takes the record as it stands.
+        if (waiter && waiter.record.requestedAt === decided.requestedAt) waiter.adopt(decided);
       })
       .catch((error: unknown) => {
         this.#options.onError?.(`cannot hear approvals decided elsewhere: ${errorMessage(error)}`);
@@ -347,15 +393,18 @@ export class Approvals {
     return timer;
   }
 
-  async #write(record: ApprovalRecord): Promise<void> {
+  /** Stores a record; false when the store failed (told to `onError`). */
+  async #write(record: ApprovalRecord): Promise<boolean> {
     try {
       await this.#store.set(
         APPROVALS_NAMESPACE,
         key(record.runId, record.callId),
         record as unknown as StoreValue,
       );
+      return true;
     } catch (error) {
       this.#options.onError?.(`could not store approval ${record.callId}: ${errorMessage(error)}`);
+      return false;
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { Context } from '@opentelemetry/api';
+import { didYouMean } from '../closest-name.ts';
 import { errorMessage } from '../errors.ts';
 import { runWrapHook } from '../hook-utils.ts';
 import type { LanguageModel } from '../model/model.ts';
@@ -125,7 +126,7 @@ async function decideAndRun(
       ok: false,
       error: {
         code: 'TOOL_NOT_FOUND',
-        message: `no tool named "${ctx.call.name}" is available (available: ${known})`,
+        message: `no tool named "${ctx.call.name}" is available${didYouMean(ctx.call.name, deps.tools.keys())} (available: ${known})`,
       },
     };
   }

@@ -1,3 +1,4 @@
+import { didYouMean } from '../closest-name.ts';
 import { HubosError } from '../errors.ts';
 import { globToRegex } from '../glob.ts';
 import type { ToolReservation } from '../tools/registry.ts';
@@ -32,7 +33,10 @@ export function selectTools(
     const known = tools.map((tool) => tool.name).join(', ') || 'none';
     throw new HubosError(
       'AGENT_INVALID',
-      `agent "${agent}": no registered tool matches "${pattern}" (registered: ${known})`,
+      `agent "${agent}": no registered tool matches "${pattern}"${didYouMean(
+        pattern,
+        tools.map((tool) => tool.name),
+      )} (registered: ${known})`,
       { details: { agent, pattern } },
     );
   }

@@ -1,3 +1,4 @@
+import { didYouMean } from '../closest-name.ts';
 import { HubosError } from '../errors.ts';
 import { type LanguageModel, parseModelRef } from './model.ts';
 
@@ -34,9 +35,13 @@ export class ModelRegistry {
     const provider = this.#providers.get(id);
     if (!provider) {
       const known = [...this.#providers.keys()].join(', ') || 'none';
-      throw new HubosError('MODEL_NOT_FOUND', `no model provider "${id}" (registered: ${known})`, {
-        details: { provider: id },
-      });
+      throw new HubosError(
+        'MODEL_NOT_FOUND',
+        `no model provider "${id}"${didYouMean(id, this.#providers.keys())} (registered: ${known})`,
+        {
+          details: { provider: id },
+        },
+      );
     }
     return provider;
   }

@@ -1,3 +1,4 @@
+import { didYouMean } from '../closest-name.ts';
 import { errorMessage, HubosError } from '../errors.ts';
 import { SchemaCompilers } from '../json-schema.ts';
 import type { Validation } from '../standard-schema.ts';
@@ -230,7 +231,9 @@ export class Registry {
   #notFound(name: string): HubosError {
     const known = [...this.#tools.keys()];
     const list = known.length > 0 ? `known tools: ${known.join(', ')}` : 'no tools are registered';
-    return new HubosError('TOOL_NOT_FOUND', `no tool named "${name}" (${list})`, { details: { tool: name } });
+    return new HubosError('TOOL_NOT_FOUND', `no tool named "${name}"${didYouMean(name, known)} (${list})`, {
+      details: { tool: name },
+    });
   }
 }
 

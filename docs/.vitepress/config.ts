@@ -55,6 +55,8 @@ export default defineConfig({
         text: 'Connecting',
         items: [
           { text: 'MCP', link: '/guide/mcp' },
+          { text: 'A2A', link: '/guide/a2a' },
+          { text: 'AG-UI', link: '/guide/ag-ui' },
           { text: 'Deploying', link: '/guide/deploying' },
         ],
       },

@@ -9,7 +9,7 @@ import {
   type StoreValue,
   type Usage,
 } from '../../core/index.ts';
-import { addUsage, emptyUsage } from '../../core/internal.ts';
+import { addUsage, didYouMean, emptyUsage } from '../../core/internal.ts';
 import { type Claim, COSMOS_NAMESPACE, type Definition, Slots } from './definitions.ts';
 import { agentExists, COSMOS_ERROR_CODES, cosmosFull } from './errors.ts';
 import { type DestroyReason, getCosmosHooks } from './hooks.ts';
@@ -182,7 +182,7 @@ export class Cosmos {
       const known = Object.keys(this.templates).join(', ') || 'none';
       throw COSMOS_ERROR_CODES.create(
         'TEMPLATE_NOT_FOUND',
-        `no agent template "${templateId}" (templates: ${known})`,
+        `no agent template "${templateId}"${typeof templateId === 'string' ? didYouMean(templateId, Object.keys(this.templates)) : ''} (templates: ${known})`,
         {
           details: { template: templateId },
         },

@@ -7,6 +7,7 @@ import { HUBOS_ERROR_CODES } from './errors.ts';
 import type { HubOS } from './hubos.ts';
 import { errorResponse } from './kit/http-error.ts';
 import { apiKeyAuth } from './middleware/auth.ts';
+import { bodyTypeCheck } from './middleware/body-type-check.ts';
 import { hostCheck } from './middleware/host-check.ts';
 import { originCheck } from './middleware/origin-check.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -18,9 +19,11 @@ import { systemRoutes } from './routes/system.ts';
 import { uiRoutes } from './ui/index.ts';
 
 /**
- * Middleware in order (errors, headers, host check, CORS, origin check, shutdown, auth, rate limit,
- * body limit), then the routes.
+ * Middleware in order (errors, headers, host check, CORS, origin check, body type check, shutdown,
+ * auth, rate limit, body limit), then the routes.
  */
+const A2A_RPC_PATH = /^\/a2a\/[^/]+\/?$/;
+
 export async function buildApp(hubos: HubOS): Promise<void> {
   const { app, options } = hubos;
   app.onError((error, c) => errorResponse(c, error));
@@ -65,6 +68,11 @@ export async function buildApp(hubos: HubOS): Promise<void> {
       }),
     );
   app.use('*', originCheck(hubos.originPolicy));
+  // A2A's JSON-RPC posts are refused by the A2A route itself, in the shape A2A clients read.
+  app.use(
+    '*',
+    bodyTypeCheck((c) => c.req.method === 'POST' && A2A_RPC_PATH.test(c.req.path)),
+  );
   app.use('*', async (c, next) => {
     if (hubos.stopping && !hubos.passesWhileStopping(c)) {
       throw HUBOS_ERROR_CODES.create('SHUTTING_DOWN', 'the server is shutting down');

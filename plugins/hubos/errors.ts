@@ -21,4 +21,5 @@ export const HUBOS_ERROR_CODES = defineErrorCodes('hubos', {
   RATE_LIMITED: 429,
   SHUTTING_DOWN: { status: 503, headers: { 'retry-after': '5' } },
   INTERNAL: 500,
+  LISTEN_FAILED: 500,
 });

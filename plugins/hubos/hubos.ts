@@ -13,11 +13,13 @@ import {
   MemoryStore,
   type Store,
 } from '../../core/index.ts';
+import { didYouMean } from '../../core/internal.ts';
 import { type AcceptedKey, resolveApiKeys } from './api-keys.ts';
 import { buildApp } from './app.ts';
 import { getHubOSHooks } from './hooks.ts';
 import type { HubOSEnv, Principal } from './kit/principal.ts';
 import { type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
+import { listenError, portFromEnv } from './listen-port.ts';
 import type { AllowedHosts } from './middleware/host-check.ts';
 import { type OriginPolicy, originAllowed } from './middleware/origin-check.ts';
 import { type HubOSServerOptions, isLoopback } from './options.ts';
@@ -199,7 +201,10 @@ export class HubOS {
     const agent = this.#agents.get(name);
     if (!agent || (principal && !this.mayUse(agent, principal))) {
       const known = this.listAgents(principal).map((served) => served.id);
-      throw new HubosError('AGENT_NOT_FOUND', `no agent "${name}" (agents: ${known.join(', ') || 'none'})`);
+      throw new HubosError(
+        'AGENT_NOT_FOUND',
+        `no agent "${name}"${didYouMean(name, known)} (agents: ${known.join(', ') || 'none'})`,
+      );
     }
     return agent;
   }
@@ -280,10 +285,10 @@ export class HubOS {
     const adapter = import('@hono/node-server');
     await this.init();
     const { serve } = await adapter;
-    const port = this.options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000);
+    const port = this.options.port ?? portFromEnv() ?? 3000;
     const server = await new Promise<ServerType>((resolve, reject) => {
       const created = serve({ fetch: this.app.fetch, port, hostname: host }, () => resolve(created));
-      created.once('error', reject);
+      created.once('error', (error) => reject(listenError(error, host, port)));
     });
     this.#server = server;
     // Serving makes it an instance of the service: a heartbeat, the runs of dead instances marked,

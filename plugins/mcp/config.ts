@@ -35,6 +35,12 @@ export interface McpHttpServerConfig {
    * authorizes in a browser (authorization code with PKCE, HubOS registering itself). false: never.
    */
   auth?: McpClientAuthConfig | false;
+  /**
+   * Hosts the server may lead HubOS to though they are internal (its authorization server on a
+   * private network): names (`*.corp.example` for subdomains), IPs, CIDR ranges. A server named
+   * by a loopback or private address, or `localhost`, needs none.
+   */
+  allowHosts?: string[];
   prefix?: string;
   timeoutMs?: number;
   startTimeoutMs?: number;

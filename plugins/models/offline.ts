@@ -1,4 +1,13 @@
-import type { LanguageModel, Message, ModelChunk, ModelRequest, Plugin } from '../../core/index.ts';
+import type {
+  LanguageModel,
+  Message,
+  ModelChunk,
+  ModelRequest,
+  Plugin,
+  ToolDefinition,
+} from '../../core/index.ts';
+import { didYouMean } from '../../core/internal.ts';
+import { exampleFor } from './schema-example.ts';
 
 export const OFFLINE_HELP =
   'To use a real model, set OPENAI_API_KEY or ANTHROPIC_API_KEY, or set "model" in agent.config.ts ' +
@@ -31,22 +40,26 @@ export class OfflineModel implements LanguageModel {
     const available = request.tools.map((tool) => tool.name);
     if (!command) {
       const tools =
-        available.length > 0 ? ` Tools you can call: ${available.map((n) => `/${n}`).join(', ')}.` : '';
+        request.tools.length > 0
+          ? ` Type / then a tool's name and its input as JSON to call it, e.g.:\n${request.tools.map((tool) => `  ${exampleCall(tool)}`).join('\n')}\n`
+          : ' This agent has no tools: give it some with "tools" in agent.config.ts.';
       yield* reply(
-        `I am the offline demo model: I do not understand language, I only call tools. Type /<tool> {"input": "as JSON"} to call one.${tools} ${OFFLINE_HELP}`,
+        `I am the offline demo model: I do not understand language, I only call tools.${tools}${tools.endsWith('\n') ? '' : ' '}${OFFLINE_HELP}`,
       );
       return;
     }
     const [, name, json] = command as unknown as [string, string, string | undefined];
-    if (!available.includes(name)) {
-      yield* reply(`There is no tool "${name}" here. Available: ${available.join(', ') || 'none'}.`);
+    const tool = request.tools.find((candidate) => candidate.name === name);
+    if (!tool) {
+      const near = didYouMean(name, available, (found) => `/${found}`);
+      yield* reply(`There is no tool "${name}" here${near}. Available: ${available.join(', ') || 'none'}.`);
       return;
     }
     let input: unknown = {};
     try {
       input = json?.trim() ? JSON.parse(json) : {};
     } catch {
-      yield* reply(`The input after /${name} must be JSON, e.g. /${name} {"key": "value"}.`);
+      yield* reply(`The input after /${name} must be JSON, e.g. ${exampleCall(tool)}`);
       return;
     }
     const id = `offline_${request.messages.length}`;
@@ -54,6 +67,11 @@ export class OfflineModel implements LanguageModel {
     yield { type: 'tool-call', id, name, input };
     yield { type: 'finish', finishReason: 'tool-calls', usage };
   }
+}
+
+/** `/name {"input": …}`: a call that the tool's input schema accepts, to type as it is. */
+export function exampleCall(tool: Pick<ToolDefinition, 'name' | 'inputSchema'>): string {
+  return `/${tool.name} ${JSON.stringify(exampleFor(tool.inputSchema))}`;
 }
 
 /**

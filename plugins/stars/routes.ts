@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { HubosError, type KernelView } from '../../core/index.ts';
+import { didYouMean } from '../../core/internal.ts';
 import type { RunRecord } from '../hubos/index.ts';
 import {
   describeRoute,
@@ -84,7 +85,7 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>, hubos?: HubOS): H
     if (!stars)
       throw STARS_ERROR_CODES.create(
         'STARS_NOT_FOUND',
-        `no Stars team "${name}" (teams: ${[...teams.keys()].join(', ') || 'none'})`,
+        `no Stars team "${name}"${didYouMean(name, teams.keys())} (teams: ${[...teams.keys()].join(', ') || 'none'})`,
       );
     return stars;
   };

@@ -1,4 +1,5 @@
 import type { KernelView, Tool } from '../../core/index.ts';
+import { didYouMean } from '../../core/internal.ts';
 import type { TaskLimits } from './options.ts';
 import { runTask, type TaskSummary } from './run-task.ts';
 import type { SubagentTypes } from './subagent-types.ts';
@@ -74,7 +75,7 @@ export function createTaskTool({
       const type = types.get(tc.input.subagent_type);
       if (!type) {
         throw new Error(
-          `unknown subagent_type "${tc.input.subagent_type}": use one of ${names.map((n) => `"${n}"`).join(', ')}`,
+          `unknown subagent_type "${tc.input.subagent_type}"${didYouMean(String(tc.input.subagent_type), names)}: use one of ${names.map((n) => `"${n}"`).join(', ')}`,
         );
       }
       const name = uniqueName(parent.id, type.name);

@@ -8,7 +8,7 @@ import {
   type ToolCallContext,
   type Usage,
 } from '../../core/index.ts';
-import { abortable, gateToolCall } from '../../core/internal.ts';
+import { abortable, didYouMean, gateToolCall } from '../../core/internal.ts';
 import { sessionKey } from '../hubos/server.ts';
 import type { StarsEvent, StarsRunResult } from '../stars/index.ts';
 import { renderDeep, renderTemplate } from './template.ts';
@@ -84,7 +84,13 @@ async function runAgent(step: AgentStep, state: WorkflowState, ctx: LeafContext)
         .listAgents()
         .map((a) => a.id)
         .join(', ') || 'none';
-    throw new HubosError('AGENT_NOT_FOUND', `${at}: no agent "${step.agent}" (agents: ${known})`);
+    throw new HubosError(
+      'AGENT_NOT_FOUND',
+      `${at}: no agent "${step.agent}"${didYouMean(
+        step.agent,
+        ctx.deps.kernel.listAgents().map((a) => a.id),
+      )} (agents: ${known})`,
+    );
   }
   const message = await resolveText(step.input, state, at);
   const named = step.sessionId === undefined ? undefined : await resolveText(step.sessionId, state, at);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { HubosError, type KernelView } from '../../core/index.ts';
+import { didYouMean } from '../../core/internal.ts';
 import {
   canSee,
   describeRoute,
@@ -66,7 +67,7 @@ export function workflowRoutes(
     if (!workflow)
       throw WORKFLOW_ERROR_CODES.create(
         'WORKFLOW_NOT_FOUND',
-        `no workflow "${name}" (workflows: ${[...workflows.keys()].join(', ') || 'none'})`,
+        `no workflow "${name}"${didYouMean(name, workflows.keys())} (workflows: ${[...workflows.keys()].join(', ') || 'none'})`,
       );
     return workflow;
   };

@@ -80,6 +80,8 @@ describe('hubos serve', () => {
     const dir = await tempDir('hubos-serve-');
     const result = await hubos(['serve', '--port', 'eighty'], dir);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--port must be a whole number from 0 to 65535, got "eighty"');
+    expect(result.stderr).toContain(
+      '--port must be a whole number from 0 to 65535 (0 picks a free port), got "eighty"',
+    );
   });
 });

@@ -119,6 +119,14 @@ describe('cold commands load only what they need', () => {
     expect(modules).toEqual(['bin/hubos.ts', 'core/node-version.ts', 'bin/usage.ts']);
   });
 
+  it("a command's --help loads its help text, not the CLI or the kernel", async () => {
+    const { stdout, modules } = await loadedBy([HUBOS_BIN, 'serve', '--help']);
+    expect(stdout).toMatch(/^Usage: hubos serve /);
+    expect(modules).toEqual(expect.arrayContaining(['bin/help-command.ts', 'bin/command-help.ts']));
+    const heavier = /^(bin\/(cli|load-kernel)\.ts|bin\/commands\/|core\/index\.ts|plugins\/|node_modules\/)/;
+    expect(modules.filter((path) => heavier.test(path))).toEqual([]);
+  });
+
   it('a command loads its own module and not the other commands', async () => {
     const { modules } = await loadedBy([HUBOS_BIN, 'validate']);
     const commands = modules.filter((path) => path.startsWith('bin/commands/'));

@@ -2,17 +2,17 @@
 //
 // Each block is written to a temporary folder as a module of its own and all of them are compiled
 // in one TypeScript program, with tsconfig.json's options and 'hubos', 'hubos/plugins',
-// 'hubos/testing' and 'hubos/server' mapped to the sources. Conventions (see docs/contributing.md):
-// - ```ts partial: a deliberately partial block; it is not checked.
-// - ```ts file=src/index.ts: the block is that file, so other blocks of the same page can import
-//   it by a relative path ('../src/index.ts').
+// 'hubos/testing' and 'hubos/server' mapped to the sources. Each page's folder also holds the
+// local plugin `hubos init` writes (plugins/dice.ts), which blocks may import as an app would.
+// The fence's words (see snippets.ts and docs/contributing.md) say which block is partial, which
+// file it is, and how it runs: snippet-runs.test.ts runs those in an app made from the package.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CodeBlock, markdownFiles, parseMarkdown, ROOT, read, shown } from './markdown.ts';
-
-const CHECKED_LANGS = new Set(['ts', 'typescript']);
+import { appFiles } from '../../bin/templates/app.ts';
+import { ROOT, read, shown } from './markdown.ts';
+import { packagesImported, packagesInstalled, type Snippet, snippetPath, snippets } from './snippets.ts';
 
 /** Module names the docs import, mapped as tsconfig.json and vitest.config.ts map them in the repo. */
 const PATHS: Record<string, string[]> = {
@@ -20,47 +20,33 @@ const PATHS: Record<string, string[]> = {
   'hubos/plugins': ['plugins/index.ts'],
   'hubos/testing': ['testing/index.ts'],
   'hubos/server': ['plugins/hubos/server.ts'],
-  // The third-party plugin package the docs use as their example (a fixture of the test suite).
-  'hubos-plugin-clock': ['test/fixtures/packages/hubos-plugin-clock/index.d.ts'],
 };
 
-interface Case {
-  block: CodeBlock;
-  /** `README.md:82` */
-  name: string;
-  partial: boolean;
-  /** Where the block is written. */
-  path: string;
-}
-
-const blocks = markdownFiles().flatMap((file) =>
-  parseMarkdown(file, read(file)).blocks.filter((block) => CHECKED_LANGS.has(block.lang)),
+/** The files of the `hubos init` app that blocks may import. */
+const APP_FILES = Object.fromEntries(
+  Object.entries(appFiles('.ts')).filter(([path]) => path.startsWith('plugins/')),
 );
+
+const cases: (Snippet & { path: string })[] = snippets().map((snippet) => ({
+  ...snippet,
+  path: '',
+}));
 
 // Under node_modules/ so the blocks resolve the repo's dependencies (vitest, the MCP SDK, ...) as a
 // user's code would, and so neither Biome nor vitest ever picks a file up from there.
 const dir = mkdtempSync(join(ROOT, 'node_modules', '.cache-docs-blocks-'));
-const pageFolder = (file: string) => shown(file).replace(/\.md$/, '').replaceAll('/', '__');
-
-const cases: Case[] = blocks.map((block) => {
-  const fileMeta = block.meta.find((word) => word.startsWith('file='))?.slice('file='.length);
-  if (fileMeta !== undefined && (fileMeta.startsWith('/') || fileMeta.split('/').includes('..')))
-    throw new Error(
-      `${shown(block.file)}:${block.line}: file= must be a relative path inside the page's folder`,
-    );
-  return {
-    block,
-    name: `${shown(block.file)}:${block.line}`,
-    partial: block.meta.includes('partial'),
-    path: join(dir, pageFolder(block.file), fileMeta ?? `L${block.line}.ts`),
-  };
-});
+for (const c of cases) c.path = snippetPath(dir, c);
 
 let diagnostics = new Map<string, string[]>();
 
 beforeAll(() => {
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
   const seen = new Map<string, string>();
+  for (const page of new Set(cases.map((c) => c.page)))
+    for (const [path, content] of Object.entries(APP_FILES)) {
+      mkdirSync(dirname(join(dir, page, path)), { recursive: true });
+      writeFileSync(join(dir, page, path), content);
+    }
   for (const c of cases.filter((c) => !c.partial)) {
     const taken = seen.get(c.path);
     if (taken) throw new Error(`${c.name}: same file= as ${taken}`);
@@ -117,6 +103,27 @@ describe('TypeScript blocks of README.md and docs/', () => {
   it('names the blocks marked partial, which are not compiled', () => {
     const partial = cases.filter((c) => c.partial).map((c) => c.name);
     expect(partial.length, `partial blocks: ${partial.join(', ') || 'none'}`).toBeLessThan(cases.length);
+  });
+
+  // Each block says how it runs (run=) or why it does not (norun=), so none is left untried by accident.
+  it('says of every block how it runs, or why it does not', () => {
+    const problems = cases.filter((c) => c.problem).map((c) => `${c.name}: ${c.problem}`);
+    expect(problems).toEqual([]);
+  });
+
+  // A reader copies the npm install line with the block: every package it imports is named in one.
+  it('names every package a block imports in an npm install line of its page', () => {
+    const missing = cases
+      .filter((c) => !c.partial)
+      .flatMap((c) => {
+        const named = packagesInstalled(read(c.block.file));
+        return packagesImported(c.block.code)
+          .filter((pkg) => !named.has(pkg))
+          .map(
+            (pkg) => `${c.name}: imports ${pkg}, but no "npm install ... ${pkg}" line of its page names it`,
+          );
+      });
+    expect(missing).toEqual([]);
   });
 
   for (const c of cases.filter((block) => !block.partial)) {

@@ -32,7 +32,7 @@ export interface CodeBlock {
   line: number;
   /** The fence's language, lowercased (`ts`, `sh`, ...; '' for none). */
   lang: string;
-  /** The words after the language (`partial`, `file=src/index.ts`, ...). */
+  /** The words after the language (`partial`, `file=src/index.ts`, `expect="a b"` as `expect=a b`, ...). */
   meta: string[];
   /** The block's text, without the fence's indentation. */
   code: string;
@@ -81,7 +81,7 @@ export function parseMarkdown(file: string, text: string): { blocks: CodeBlock[]
         fence,
         line: index + 1,
         lang: lang.toLowerCase(),
-        meta: rest.split(/\s+/).filter(Boolean),
+        meta: metaWords(rest),
         body: [],
       };
       prose.push(null);
@@ -94,6 +94,11 @@ export function parseMarkdown(file: string, text: string): { blocks: CodeBlock[]
     throw new Error(`${shown(file)}:${line}: a code fence is never closed`);
   }
   return { blocks, prose };
+}
+
+/** The words after a fence's language; a value may be quoted to hold spaces: `expect="It is .*"`. */
+function metaWords(rest: string): string[] {
+  return [...rest.matchAll(/(?:[^\s"]+|"[^"]*")+/g)].map(([word]) => word.replace(/"([^"]*)"/g, '$1'));
 }
 
 /** The anchor VitePress gives a heading (@mdit-vue/shared's slugify). */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defineTool, type Kernel, type ModelChunk } from '../../core/index.ts';
-import offline, { OFFLINE_HELP, OfflineModel } from '../../plugins/models/offline.ts';
+import { defaultPlugins } from '../../plugins/defaults.ts';
+import offline, { exampleCall, OFFLINE_HELP, OfflineModel } from '../../plugins/models/offline.ts';
 import { bootKernel } from '../../testing/index.ts';
 
 const kernels: Kernel[] = [];
@@ -88,14 +89,17 @@ describe('offline model', () => {
     expect(result.text).toContain('I am the offline demo model');
     expect(result.text).toContain('OPENAI_API_KEY');
     expect(result.text).toContain(OFFLINE_HELP);
-    expect(result.text).toContain('Tools you can call: /notes_add, /clock_now, /broken.');
+    expect(result.text).toContain(
+      `Type / then a tool's name and its input as JSON to call it, e.g.:\n  /notes_add {"text":"text"}\n  /clock_now {}\n  /broken {}\n`,
+    );
   });
 
   it('lists no tools when the agent has none', async () => {
     const agent = await demoAgent(false);
     const result = await agent.run('hello');
     expect(result.text).toContain('offline demo model');
-    expect(result.text).not.toContain('Tools you can call');
+    expect(result.text).toContain('This agent has no tools: give it some with "tools" in agent.config.ts.');
+    expect(result.text).not.toContain('Type /');
   });
 
   it('answers a /command for a tool the agent does not have', async () => {
@@ -103,6 +107,10 @@ describe('offline model', () => {
     const result = await agent.run('/weather {"city": "Paris"}');
     expect(result.toolCalls).toEqual([]);
     expect(result.text).toBe('There is no tool "weather" here. Available: notes_add, clock_now, broken.');
+    const typo = await agent.run('/notes_ad {"text": "milk"}');
+    expect(typo.text).toBe(
+      'There is no tool "notes_ad" here (did you mean "/notes_add"?). Available: notes_add, clock_now, broken.',
+    );
   });
 
   it('answers input that is not JSON', async () => {
@@ -110,7 +118,28 @@ describe('offline model', () => {
     const agent = await demoAgent();
     const result = await agent.run('/notes_add buy milk');
     expect(save).not.toHaveBeenCalled();
-    expect(result.text).toBe('The input after /notes_add must be JSON, e.g. /notes_add {"key": "value"}.');
+    expect(result.text).toBe('The input after /notes_add must be JSON, e.g. /notes_add {"text":"text"}');
+  });
+
+  it('its hint, taken literally, calls each built-in tool with input its schema accepts', async () => {
+    const kernel = await bootKernel({
+      config: { model: 'offline', agents: { demo: { tools: ['*'] } }, subagents: {} },
+      plugins: defaultPlugins({ subagents: {} }),
+    });
+    kernels.push(kernel);
+    const agent = kernel.agent('demo');
+    const hint = (await agent.run('hello')).text;
+    const builtIn = kernel.registry.list();
+    expect(builtIn.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['filesystem_read', 'bash', 'task']),
+    );
+    for (const tool of builtIn) {
+      const line = hint.split('\n').find((text) => text.startsWith(`  /${tool.name} `));
+      expect(line, tool.name).toBe(`  ${exampleCall(tool)}`);
+      const input = JSON.parse(line!.slice(`  /${tool.name} `.length));
+      const check = await kernel.registry.validateInput(tool.name, input);
+      expect(check, `${tool.name} ${JSON.stringify(input)}`).toMatchObject({ ok: true });
+    }
   });
 
   it('lets the tool schema answer input of the wrong shape', async () => {

@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, tmpdir, userInfo } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -132,7 +132,8 @@ describe('bash in bubblewrap', () => {
       );
       expect(readFileSync('/proc/sys/kernel/core_pattern', 'utf8')).toBe(before);
       expect(output.stderr).toMatch(/core_pattern: (Read-only file system|Permission denied)/);
-      expect(output.stderr).toMatch(/shadow.*Permission denied/);
+      // Not mounted at all (only the /etc files commands need are), or not readable.
+      expect(output.stderr).toMatch(/shadow.*(No such file or directory|Permission denied)/);
       // A root server starts the sandbox as an unprivileged account (nobody), never as host root.
       if (ROOT) expect(output.stdout.trim()).toBe('65534');
     });
@@ -161,12 +162,13 @@ describe('bash in bubblewrap', () => {
       ['/etc', () => 'touch /etc/hubos-escaped'],
       ['/usr', () => 'touch /usr/hubos-escaped'],
       ['/usr/local/bin', () => 'touch /usr/local/bin/hubos-escaped'],
-    ])('cannot write to %s: the root is read-only', async (name, command) => {
+    ])('cannot write to %s: the host is read-only or not there', async (name, command) => {
       if (name.startsWith('a host folder') && !outside) return; // no such folder for this user
       const output = await sandboxed(command());
       expect(output.exitCode).not.toBe(0);
-      // Read-only mount, or (a root server's sandbox runs as nobody) not its folder to write.
-      expect(output.stderr).toMatch(/Read-only file system|Permission denied/);
+      // Read-only mount, not there at all (only an allow-list of the host is), or (a root
+      // server's sandbox runs as nobody) not its folder to write.
+      expect(output.stderr).toMatch(/Read-only file system|No such file or directory|Permission denied/);
     });
 
     it('leaves the host untouched', () => {
@@ -178,6 +180,27 @@ describe('bash in bubblewrap', () => {
     it('can still read the system (tools, libraries)', async () => {
       const output = await sandboxed('test -r /etc/os-release && command -v ls && ls /usr/lib > /dev/null');
       expect(output.exitCode).toBe(0);
+    });
+
+    it('runs everyday commands with only the allow-listed host: coreutils, grep, sed, git, node, npm, pipelines', async () => {
+      const tools = ['git', 'node', 'npm'].filter((name) => existsSync(`/usr/bin/${name}`));
+      const output = await sandboxed(
+        [
+          'printf "b\\na\\n" > list.txt && sort list.txt | grep -c a && sed -n 1p list.txt && ls -l list.txt | wc -l',
+          'id -un; date +%Y > /dev/null && echo date',
+          ...(tools.includes('git')
+            ? [
+                'git init -q repo && git -C repo -c user.name=a -c user.email=a@b commit -q --allow-empty -m x && echo git',
+              ]
+            : []),
+          ...(tools.includes('node') ? ['node -e "console.log(require(\'os\').cpus().length > 0)"'] : []),
+          ...(tools.includes('npm') ? ['npm --version > /dev/null && echo npm'] : []),
+        ].join('\n'),
+      );
+      expect(output.stderr).toBe('');
+      expect(output.stdout).toBe(
+        `1\nb\n1\n${ROOT ? 'nobody' : userInfo().username}\ndate\n${tools.includes('git') ? 'git\n' : ''}${tools.includes('node') ? 'true\n' : ''}${tools.includes('npm') ? 'npm\n' : ''}`,
+      );
     });
 
     it("gets a private /tmp: the host's is hidden, and what it writes there the host never sees", async () => {
@@ -281,6 +304,33 @@ describe('bash in bubblewrap', () => {
       expect(output.stdout).toBe(
         `${folders.map((folder) => `${folder}: 0\n`).join('')}${ws.dir.split('/')[2]}\n`,
       );
+    });
+
+    it('are not reachable anywhere outside the workspace: a world-writable socket under /srv', async (context) => {
+      if (!ROOT) return context.skip(`a socket under /srv ${NOT_ROOT}`);
+      // Not a runtime folder nor one of the server's: only an allow-list of what is mounted keeps it out.
+      const folder = mkdtempSync('/srv/hubos-sock-');
+      chmodSync(folder, 0o755);
+      const path = join(folder, 'service.sock');
+      const server = await socketServer(path);
+      const mine: Socket[] = [];
+      server.on('connection', (socket) => mine.push(socket));
+      chmodSync(path, 0o777);
+      try {
+        const probe = `test -e ${path} && echo "sees it"; ls /srv 2>&1 | head -3; ${curl(path)}`;
+        if (hasCurl) {
+          const reached = await sandboxed(probe, { sandbox: { kind: 'none' } });
+          expect(reached.stdout).toContain('host reached curl=0'); // so the check below means something
+        }
+        const output = await sandboxed(probe);
+        expect(output.stdout).not.toContain('sees it');
+        expect(output.stdout).not.toContain('host reached');
+        expect(output.stdout).not.toContain(basename(folder));
+      } finally {
+        for (const socket of mine) socket.destroy();
+        await new Promise((resolve) => server.close(resolve));
+        rmSync(folder, { recursive: true, force: true });
+      }
     });
 
     it.skipIf(!hasCurl)('cannot be connected to (curl --unix-socket)', async () => {

@@ -1,6 +1,7 @@
 import { defineTool, type Tool } from '../../../core/index.ts';
 import { cleanEnv } from './clean-env.ts';
 import { type Launcher, resolveLauncher } from './launcher.ts';
+import { DEFAULT_LIMITS, type ResourceLimits } from './limits.ts';
 import {
   type BashOptions,
   DEFAULT_KILL_GRACE_MS,
@@ -45,9 +46,10 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, BashResult>
   const shell = options.shell ?? DEFAULT_SHELL;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const { launcher } = resolveLauncher(options);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   return defineTool({
     name: 'bash',
-    description: describe(launcher, maxOutputBytes),
+    description: describe(launcher, maxOutputBytes, limits),
     inputSchema,
     permissions: ['shell:exec'],
     handler: ({ signal }, { input, sandbox }) =>
@@ -62,21 +64,26 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, BashResult>
         killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
         launcher,
         hide: options.hide,
+        limits: options.limits,
       }),
   });
 }
 
 /** Tells the model the rules it will otherwise discover by failing. */
-function describe(launcher: Launcher, maxOutputBytes: number): string {
+function describe(launcher: Launcher, maxOutputBytes: number, limits: Required<ResourceLimits>): string {
+  const mib = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MiB`;
   const lines = [
     'Runs a shell command with bash -c in the workspace folder and returns exitCode, stdout, stderr and durationMs.',
     'Non-interactive: stdin is empty, so never wait for input. Background processes are stopped when the command ends.',
     `Output over ${maxOutputBytes} bytes per stream keeps its start and end with a "[... N more bytes dropped]" marker between.`,
     `"timeout" is in milliseconds (default ${DEFAULT_TIMEOUT_MS}); a timed-out command is stopped and reports timedOut: true.`,
   ];
+  lines.push(
+    `Limits: ${limits.processes} processes, ${mib(limits.memoryBytes)} of memory and ${limits.cpuSeconds} s of CPU per process, files up to ${mib(limits.fileBytes)}.`,
+  );
   if (launcher.kind === 'bwrap') {
     lines.push(
-      `Sandboxed: only the workspace is writable, /tmp is private and empty, the rest of the system is read-only${launcher.sandbox.network ? '' : ', and there is no network'}.`,
+      `Sandboxed: only the workspace is writable, /tmp is private and empty, the system's programs and libraries are read-only and the rest of the host is not there${launcher.sandbox.network ? '' : ', and there is no network'}.`,
     );
   }
   return lines.join('\n');

@@ -4,7 +4,7 @@ import { hostView } from './host-view.ts';
 import { initCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
 import { type ProbeRun, runProbeCommand, runProbeCommandAsync } from './probe-run.ts';
-import { asSandboxUser, DEFAULT_SANDBOX_USER } from './sandbox-user.ts';
+import { asSandboxUser, DEFAULT_SANDBOX_USER, mustDropRoot } from './sandbox-user.ts';
 
 const INSTALL = 'install it with "apt-get install bubblewrap"';
 const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs'];
@@ -13,10 +13,12 @@ const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/
  * bubblewrap arguments that make a real boundary, as root too:
  * - an unprivileged user namespace with every capability dropped, so `mount` and friends fail;
  *   user namespaces cannot be nested (`--disable-userns`, where bwrap has it);
- * - the host read-only, only the workspace writable; runtime folders (`/run`, `/tmp`…) and the
- *   server's own folders (home, cwd, install folder) replaced by empty tmpfs: no host sockets;
+ * - an allow-list of the host, read-only (see `hostView`): the system's programs and libraries and
+ *   the /etc files commands need. Nothing else is mounted — no /home, /srv, /var or /run — so no host
+ *   Unix socket is there, wherever it lives; /tmp, /var/tmp, /run and /dev/shm are fresh and empty;
+ * - the workspace, the only writable folder, bound at its own path (from `source`, where root had
+ *   to show it elsewhere first: see `workspaceSource`);
  * - no network unless asked, its own PID namespace with a fresh /proc (no server environ to read).
- * The workspace is bound last, so a workspace under a hidden folder (/tmp) is still visible.
  * The command runs under our init as PID 1 (see ns-init.ts).
  */
 export function bwrapArgs(
@@ -24,8 +26,9 @@ export function bwrapArgs(
   workspace?: string,
   shell = DEFAULT_SHELL,
   hide: readonly string[] = [],
+  source = workspace,
 ): string[] {
-  const view = hostView({ workspace, shell, network: sandbox.network, expose: sandbox.expose, hide });
+  const view = hostView({ workspace, shell, expose: sandbox.expose, hide });
   const path = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
   // biome-ignore format: one flag and its values per line
   return [
@@ -34,15 +37,20 @@ export function bwrapArgs(
     ...(supportsDisableUserns(path) ? ['--disable-userns'] : []),
     '--cap-drop', 'ALL',
     ...(sandbox.network ? ['--share-net'] : []),
-    '--ro-bind', '/', '/',
+    ...view.readOnly.flatMap((readable) => ['--ro-bind-try', readable, readable]),
+    ...view.symlinks.flatMap(([target, link]) => ['--symlink', target, link]),
     '--dev', '/dev',
     '--proc', '/proc',
     // The kernel's global knobs stay read-only whoever the command is (bwrap's own cover of them
     // is skipped when it cannot write there, which is exactly when it matters).
     ...PROC_READ_ONLY.flatMap((path) => ['--ro-bind-try', path, path]),
+    ...['/tmp', '/var/tmp', '/run', '/dev/shm'].flatMap((folder) => ['--tmpfs', folder]),
+    '--symlink', '../run', '/var/run',
     ...view.hide.flatMap((folder) => ['--tmpfs', folder]),
-    ...view.readOnly.flatMap((readable) => ['--ro-bind', readable, readable]),
-    ...(workspace ? ['--bind', workspace, workspace, '--chdir', workspace] : []),
+    ...view.exposed.flatMap((readable) => ['--ro-bind-try', readable, readable]),
+    ...(workspace && source ? ['--bind', source, workspace, '--chdir', workspace] : []),
+    // The root bwrap built is read-only too: only the workspace and the fresh scratch folders take writes.
+    '--remount-ro', '/',
     '--as-pid-1',
     '--die-with-parent',
     // A new session: a command cannot push keystrokes into the server's terminal (TIOCSTI).
@@ -153,6 +161,17 @@ export function checkSandbox(options: BashOptions = {}): void {
     throw new HubosError(
       'CONFIG_INVALID',
       `sandbox.kind is "bwrap" but ${probe.reason}: ${INSTALL}, or set sandbox.bwrapPath`,
+      details,
+    );
+  }
+  const source = /Can't find source path (\S+?):/.exec(probe.reason)?.[1];
+  if (source) {
+    const who = mustDropRoot()
+      ? `uid ${(sandbox.user ?? DEFAULT_SANDBOX_USER).uid} (the sandbox's account)`
+      : "the server's user";
+    throw new HubosError(
+      'CONFIG_INVALID',
+      `sandbox.kind is "bwrap" but ${probe.reason}. The sandbox shows ${source} (it is in sandbox.expose, or the shell), but ${who} may not reach it: let it through every folder above it, or take it out of sandbox.expose`,
       details,
     );
   }

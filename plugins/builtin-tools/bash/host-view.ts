@@ -1,52 +1,102 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Scratch and runtime folders: where host Unix sockets (docker, databases, session buses) and other users' temp files live. */
-const RUNTIME = ['/tmp', '/var/tmp', '/run', '/var/run', '/dev/shm'];
+/**
+ * What a command runs with: the system's programs and libraries. On merged-/usr systems the
+ * top-level ones are symbolic links into /usr, and are made again as links.
+ */
+const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/nix/store'];
 
-/** Folders the system runs from: never hidden, even when the server's cwd or home is one of them. */
-const SYSTEM = new Set(
-  ['/', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/var', '/opt'].concat([
-    '/nix',
-    '/snap',
-    '/proc',
-    '/sys',
-    '/dev',
-    '/boot',
-    '/home',
-    '/srv',
-    '/mnt',
-    '/media',
-  ]),
-);
+/**
+ * The few files of /etc that ordinary commands read: users and groups (`id`, `ls -l`), name
+ * resolution, the dynamic linker's cache, time zones, TLS certificates, `update-alternatives` links
+ * (`editor`, `java`), shell start-up files. The rest of /etc (credentials, service configs) is not there.
+ */
+const ETC = [
+  'passwd',
+  'group',
+  'hosts',
+  'hostname',
+  'host.conf',
+  'resolv.conf',
+  'nsswitch.conf',
+  'gai.conf',
+  'services',
+  'protocols',
+  'networks',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'timezone',
+  'alternatives',
+  'ssl',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'pki',
+  'crypto-policies',
+  'os-release',
+  'lsb-release',
+  'debian_version',
+  'mime.types',
+  'magic',
+  'inputrc',
+  'bash.bashrc',
+  'profile',
+  'shells',
+  'locale.alias',
+  'locale.conf',
+  'terminfo',
+  'gitconfig',
+  'perl',
+].map((name) => `/etc/${name}`);
 
-/** What a sandboxed command sees of the host besides the read-only root. */
+/** What a sandboxed command sees of the host: an allow-list, not the host minus a deny-list. */
 export interface HostView {
-  /** Host folders covered by an empty tmpfs, parents first. */
-  hide: string[];
-  /** Host paths under a hidden folder bound back read-only. */
+  /** The system's host paths bound read-only at the same place, parents first. */
   readOnly: string[];
+  /** The shell and what `expose` names where not already there: bound read-only after `hide`. */
+  exposed: string[];
+  /** Symbolic links made inside: `[target, path]` (`/bin` → `usr/bin`). */
+  symlinks: [string, string][];
+  /**
+   * Folders inside what is bound that are covered by an empty tmpfs: the server's own (home, cwd,
+   * install folder, the plugin's `hide`) where they lie under a bound folder (a server installed in
+   * /usr/lib/node_modules).
+   */
+  hide: string[];
 }
 
 /**
- * Hides the runtime folders (no host sockets, no shared /tmp) and the server's own folders — its
- * home (keys, tokens, shell history), its cwd and install folder (config, `.env`, the store) —
- * except where the workspace or the shell lives. The workspace, bound after, stays visible
- * inside them. `expose` paths, and with network the resolver config, are bound back read-only.
+ * The host as a sandboxed command sees it: the system's programs and libraries, the /etc files
+ * commands need, the shell, and what `expose` names, all read-only. Nothing else of the host is
+ * there — no /home, /srv, /var, /run or /tmp, so no host Unix socket wherever it lives. The
+ * workspace, a fresh /tmp, /dev and /proc are added by the caller.
  */
 export function hostView(options: {
   workspace?: string | undefined;
   shell: string;
-  network?: boolean | undefined;
   expose?: readonly string[] | undefined;
   hide?: readonly string[] | undefined;
 }): HostView {
   const workspace = options.workspace && real(options.workspace);
-  const needed = [options.shell, '/bin/bash'].map(real).filter((path) => path !== undefined);
+  const symlinks: [string, string][] = [];
+  const bound: string[] = [];
+  for (const path of SYSTEM) {
+    const link = linkTarget(path);
+    if (link !== undefined) symlinks.push([link, path]);
+    else if (existsSync(path)) bound.push(path);
+  }
+  bound.push(...ETC.filter((path) => existsSync(path)));
+  const shell = [options.shell, '/bin/bash'].map(real).filter((path) => path !== undefined);
+  const extra = [...shell, ...(options.expose ?? []).map(real)].filter(
+    (path): path is string => path !== undefined && !bound.some((root) => within(path, root)),
+  );
+  const readOnly = sorted(bound);
+  const exposed = sorted(extra);
   const candidates = [
-    ...RUNTIME,
     process.env.XDG_RUNTIME_DIR,
     homedir(),
     process.cwd(),
@@ -55,23 +105,27 @@ export function hostView(options: {
   ];
   const hide: string[] = [];
   for (const path of sorted(candidates.map(real))) {
-    if (SYSTEM.has(path) || hide.some((parent) => within(path, parent))) continue;
-    // Never hide the workspace itself or what the command runs with. A workspace inside a hidden
-    // folder is fine: it is bound back on top.
-    if (workspace && within(path, workspace)) continue;
-    if (needed.some((file) => within(file, path))) continue;
+    if (!readOnly.some((root) => within(path, root) && path !== root)) continue; // not there anyway
+    if (hide.some((parent) => within(path, parent))) continue;
+    // Never what the command runs with or works in (the workspace is bound after, on top).
+    if (workspace && within(workspace, path)) continue;
+    if (shell.some((file) => within(file, path))) continue;
     hide.push(path);
   }
-  const wanted = [...(options.expose ?? []), ...(options.network ? ['/etc/resolv.conf'] : [])];
-  const readOnly = sorted(wanted.map(real)).filter(
-    (path) => hide.some((parent) => within(path, parent)) && !(workspace && within(path, workspace)),
-  );
-  return { hide, readOnly };
+  return { readOnly, exposed, symlinks, hide };
 }
 
 /** Whether `path` is `folder` or inside it. */
-function within(path: string, folder: string): boolean {
+export function within(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder === sep ? sep : `${folder}${sep}`);
+}
+
+function linkTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function real(path: string | undefined): string | undefined {
@@ -79,7 +133,7 @@ function real(path: string | undefined): string | undefined {
   try {
     return realpathSync(path);
   } catch {
-    return undefined; // absent here: nothing to hide or show
+    return undefined; // absent here: nothing to show or hide
   }
 }
 

@@ -1,8 +1,10 @@
 import { type BwrapProbe, bwrapArgs, probeBwrap, probeBwrapSoon } from './bwrap.ts';
-import { initCommand } from './ns-init.ts';
+import type { ResourceLimits } from './limits.ts';
+import { initCommand, limitedCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
 import { type PidNamespace, probePidNamespace, probePidNamespaceSoon } from './pid-namespace.ts';
-import { asSandboxUser, DEFAULT_SANDBOX_USER, handOverWorkspace } from './sandbox-user.ts';
+import { workspaceSource } from './private-parents.ts';
+import { asSandboxUser, DEFAULT_SANDBOX_USER, handOverWorkspace, mustDropRoot } from './sandbox-user.ts';
 
 /**
  * How commands are started, strongest first: in bubblewrap; unsandboxed in a PID namespace of
@@ -59,32 +61,43 @@ function unsandboxed(): Launcher {
     : { kind: 'process-group', reason: probe.reason };
 }
 
-/** The program and arguments that run `<shell> -c <command>` with this launcher. */
+/** The program and arguments that run `<shell> -c <command>` with this launcher, under `limits`. */
 export function commandLine(
   launcher: Launcher,
-  spec: { shell: string; command: string; cwd: string; hide?: readonly string[] | undefined },
+  spec: {
+    shell: string;
+    command: string;
+    cwd: string;
+    hide?: readonly string[] | undefined;
+    limits?: ResourceLimits | undefined;
+  },
 ): { file: string; args: string[] } {
+  const limits = spec.limits ?? {};
   switch (launcher.kind) {
     case 'bwrap': {
       const user = launcher.sandbox.user ?? DEFAULT_SANDBOX_USER;
       handOverWorkspace(spec.cwd, user);
-      return asSandboxUser(
+      const view = mustDropRoot() ? workspaceSource(spec.cwd, user) : { source: spec.cwd };
+      const command = asSandboxUser(
         {
           file: launcher.sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH,
           args: [
-            ...bwrapArgs(launcher.sandbox, spec.cwd, spec.shell, spec.hide),
-            ...initCommand(spec.shell, spec.command),
+            ...bwrapArgs(launcher.sandbox, spec.cwd, spec.shell, spec.hide, view.source),
+            ...initCommand(spec.shell, spec.command, limits),
           ],
         },
         user,
       );
+      return view.wrap ? view.wrap(command) : command;
     }
     case 'pid-namespace':
       return {
         file: launcher.namespace.unshare,
-        args: [...launcher.namespace.args, ...initCommand(spec.shell, spec.command)],
+        args: [...launcher.namespace.args, ...initCommand(spec.shell, spec.command, limits)],
       };
-    case 'process-group':
-      return { file: spec.shell, args: ['-c', spec.command] };
+    case 'process-group': {
+      const [file, ...args] = limitedCommand(spec.shell, spec.command, limits);
+      return { file: file!, args };
+    }
   }
 }

@@ -1,3 +1,5 @@
+import { type ResourceLimits, ulimitLine } from './limits.ts';
+
 /**
  * PID 1 of a command's PID namespace: a bash script that runs the command as its child and exits
  * with its status. The command must not be PID 1 itself: PID 1 ignores every signal it has no
@@ -20,7 +22,16 @@ const INIT_SCRIPT = [
 /** The shell the init script needs (bash: dash cannot give a background job its SIGINT back). */
 export const INIT_SHELL = '/bin/bash';
 
-/** `bash -c <init> hubos-init <shell> -c <command>`: the command line to start in a PID namespace. */
-export function initCommand(shell: string, command: string): string[] {
-  return [INIT_SHELL, '-c', INIT_SCRIPT, 'hubos-init', shell, '-c', command];
+/**
+ * `bash -c <init> hubos-init <shell> -c <command>`: the command line to start in a PID namespace.
+ * With `limits`, the init sets them first, so they hold for every process of the command.
+ */
+export function initCommand(shell: string, command: string, limits?: ResourceLimits): string[] {
+  const script = limits ? `${ulimitLine(limits)}\n${INIT_SCRIPT}` : INIT_SCRIPT;
+  return [INIT_SHELL, '-c', script, 'hubos-init', shell, '-c', command];
+}
+
+/** `bash -c <limits; exec> hubos-limits <shell> -c <command>`: the limits without a namespace. */
+export function limitedCommand(shell: string, command: string, limits: ResourceLimits): string[] {
+  return [INIT_SHELL, '-c', `${ulimitLine(limits)}; exec "$@"`, 'hubos-limits', shell, '-c', command];
 }

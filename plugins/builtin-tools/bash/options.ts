@@ -1,3 +1,5 @@
+import { LIMITS_CONFIG_SCHEMA, type ResourceLimits } from './limits.ts';
+
 /**
  * How the `bash` tool isolates commands. Unset: bubblewrap when it is installed and works, else
  * unsandboxed with a startup warning. `bwrap` insists on bubblewrap (startup fails without it);
@@ -10,8 +12,8 @@ export interface SandboxOptions {
   /** With `bwrap`: the bubblewrap binary (default `/usr/bin/bwrap`, where Debian installs it). */
   bwrapPath?: string;
   /**
-   * With `bwrap`: absolute host folders the sandbox hides (the server's home, its folders) that
-   * commands may still read, e.g. a tool installed under the home folder (`/home/me/.nvm`).
+   * With `bwrap`: absolute host paths commands may read besides the system's programs and
+   * libraries, e.g. a tool installed outside /usr (`/opt/tools`, `/home/me/.nvm`).
    */
   expose?: readonly string[];
   /**
@@ -33,11 +35,30 @@ export interface BashOptions {
   /** After SIGTERM, how long processes get before SIGKILL. Default 2000 ms. */
   killGraceMs?: number;
   /**
-   * More host folders the sandbox hides, besides the runtime folders and the server's home, cwd and
-   * install folder: the builtin-tools plugin adds the config file's folder and the store's.
+   * More of the server's folders the sandbox hides, besides its home, cwd and install folder, where
+   * they lie inside what the sandbox shows of the host: the builtin-tools plugin adds the config
+   * file's folder and the store's.
    */
   hide?: readonly string[];
+  /**
+   * rlimits of every command, sandboxed or not: processes, memory and CPU time per process, file
+   * size. Unset ones take their defaults (`DEFAULT_LIMITS`).
+   */
+  limits?: ResourceLimits;
 }
+
+/** The config key `bash`: what a config file may set of the bash tool besides its sandbox. */
+export interface BashConfig {
+  /** rlimits of every command (see `ResourceLimits`). */
+  limits?: ResourceLimits;
+}
+
+/** JSON Schema of the config key `bash`. */
+export const BASH_CONFIG_SCHEMA = {
+  type: 'object',
+  properties: { limits: LIMITS_CONFIG_SCHEMA },
+  additionalProperties: false,
+} as const;
 
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
 export const DEFAULT_SHELL = '/bin/bash';

@@ -3,6 +3,7 @@ import { constants as os } from 'node:os';
 import { errorMessage, HubosError } from '../../../core/index.ts';
 import { cancelledError } from './abort.ts';
 import { commandLine, type Launcher } from './launcher.ts';
+import type { ResourceLimits } from './limits.ts';
 import { signalNamespace } from './ns-signal.ts';
 import { DEFAULT_BWRAP_PATH } from './options.ts';
 import { OutputCap } from './output-cap.ts';
@@ -24,6 +25,8 @@ export interface RunSpec {
   launcher: Launcher;
   /** Host folders the sandbox hides besides its defaults (`BashOptions.hide`). */
   hide?: readonly string[] | undefined;
+  /** rlimits of the command's processes; unset ones take their defaults. */
+  limits?: ResourceLimits | undefined;
 }
 
 /** What the model sees. A non-zero exit is a normal result, not an error. */

@@ -1,8 +1,13 @@
-import { errorMessage, HubosError } from '../../../core/index.ts';
+import {
+  type AddressGuard,
+  AddressRefusedError,
+  errorMessage,
+  guardedAgent,
+  HubosError,
+} from '../../../core/index.ts';
 import { readBody } from './body.ts';
-import type { HostGuard, PinnedAddress } from './guard.ts';
-import { pinnedAgent } from './pinned-agent.ts';
 import { redirectTarget } from './redirect.ts';
+import { checkUrl } from './url-rule.ts';
 
 export interface OutgoingRequest {
   method: string;
@@ -29,31 +34,33 @@ export interface HttpToolResult {
 }
 
 /**
- * One tool call: every hop (the first request and each redirect) is checked by the guard and
- * connects to the address it checked. The whole call, body included, shares one deadline.
+ * One tool call: every hop (the first request and each redirect) has its URL checked, and each
+ * connection its address, by the guard, connecting to the address it checked. The whole call,
+ * body included, shares one deadline.
  */
 export async function guardedFetch(
   first: OutgoingRequest,
-  guard: HostGuard,
+  guard: AddressGuard,
   limits: FetchLimits,
   signal: AbortSignal,
 ): Promise<HttpToolResult> {
-  const pins = new Map<string, PinnedAddress[]>();
-  const agent = await pinnedAgent(pins, limits.timeoutMs);
+  const agent = await guardedAgent(guard, { timeoutMs: limits.timeoutMs });
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const both = AbortSignal.any([signal, deadline]);
   let current = first;
   try {
     for (let redirects = 0; ; redirects++) {
       const via = current === first ? undefined : current.url.href;
-      pins.set(current.url.hostname, await checked(guard, current.url, both, via));
-      const response = await agent.request({
-        origin: current.url.origin,
-        path: current.url.pathname + current.url.search,
-        method: current.method as 'GET',
-        headers: current.headers,
-        body: current.body,
-        signal: both,
+      const response = await checked(via, async () => {
+        checkUrl(current.url);
+        return agent.request({
+          origin: current.url.origin,
+          path: current.url.pathname + current.url.search,
+          method: current.method as 'GET',
+          headers: current.headers,
+          body: current.body,
+          signal: both,
+        });
       });
       const headers = flattenHeaders(response.headers);
       const next = redirectTarget(current, response.statusCode, headers.location);
@@ -89,14 +96,23 @@ export async function guardedFetch(
   }
 }
 
-/** Runs the guard, naming the redirect when it was one that led to a refused host. */
-async function checked(guard: HostGuard, url: URL, signal: AbortSignal, via: string | undefined) {
+/**
+ * Sends one hop; a refused URL or address becomes a model-readable error (`details.reason` is
+ * `blocked` for an internal address), naming the redirect when it was one that led there.
+ */
+async function checked<T>(via: string | undefined, send: () => Promise<T>): Promise<T> {
   try {
-    return await guard.check(url, signal);
+    return await send();
   } catch (error) {
-    if (!via || !HubosError.is(error)) throw error;
-    throw new HubosError('TOOL_FAILED', `redirect to ${via} refused: ${error.message}`, {
-      details: error.details,
+    const refusal =
+      error instanceof AddressRefusedError
+        ? new HubosError('TOOL_FAILED', error.message, {
+            ...(error.reason === 'blocked' ? { details: { reason: 'blocked' } } : {}),
+          })
+        : error;
+    if (!via || !HubosError.is(refusal)) throw refusal;
+    throw new HubosError('TOOL_FAILED', `redirect to ${via} refused: ${refusal.message}`, {
+      details: refusal.details,
     });
   }
 }

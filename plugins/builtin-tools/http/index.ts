@@ -1,8 +1,6 @@
-import { defineTool, type Tool } from '../../../core/index.ts';
-import { AllowList } from './allow-list.ts';
+import { AddressGuard, defineTool, type Tool } from '../../../core/index.ts';
 import { buildRequest } from './build-request.ts';
 import { guardedFetch, type HttpToolResult } from './fetch.ts';
-import { HostGuard, systemResolver } from './guard.ts';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_REDIRECTS,
@@ -11,8 +9,9 @@ import {
   MAX_TIMEOUT_MS,
 } from './options.ts';
 
+export type { DnsResolver } from '../../../core/index.ts';
 export type { HttpToolResult } from './fetch.ts';
-export { type DnsResolver, HTTP_CONFIG_SCHEMA, type HttpToolOptions } from './options.ts';
+export { HTTP_CONFIG_SCHEMA, type HttpToolOptions } from './options.ts';
 
 const METHODS = [
   ['http_get', 'GET', 'Fetch a URL with HTTP GET'],
@@ -27,7 +26,11 @@ const RETURNS =
 
 /** The http_get, http_post, http_put and http_delete tools, sharing one address policy. */
 export function httpTools(options: HttpToolOptions = {}): Tool[] {
-  const guard = new HostGuard(new AllowList(options.allowHosts), options.resolver ?? systemResolver);
+  const guard = new AddressGuard({
+    allowHosts: options.allowHosts ?? [],
+    setting: 'http.allowHosts',
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+  });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const inputSchema = httpInputSchema(Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS));

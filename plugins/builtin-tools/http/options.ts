@@ -1,5 +1,4 @@
-/** A DNS lookup: every address a hostname resolves to (tests inject one; the default is `dns.lookup`). */
-export type DnsResolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
+import type { DnsResolver } from '../../../core/index.ts';
 
 export interface HttpToolOptions {
   /**

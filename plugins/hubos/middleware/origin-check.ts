@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
 
-const CHANGES_STATE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The methods that change state: the ones a page on another site must not send here. */
+export const CHANGES_STATE: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export interface OriginPolicy {
   /** `server.cors.origin`: origins allowed besides the server's own (`'*'`: any). */
@@ -27,20 +28,22 @@ function corsAllows(origin: string, cors: OriginPolicy['cors']): boolean {
 
 /**
  * 403 `ORIGIN_NOT_ALLOWED` for a state-changing request (POST, PUT, PATCH, DELETE) from another
- * site's page: an `Origin` the server does not allow, or `Sec-Fetch-Site: cross-site` from an origin
- * `server.cors.origin` does not list. Clients that are not browsers send neither and pass. Reads need
- * no check: without CORS a page cannot read the answers.
+ * site's page: an `Origin` the server does not allow, or fetch metadata saying so even without an
+ * `Origin` — `Sec-Fetch-Site: cross-site` unless its `Origin` is one `server.cors.origin` lists,
+ * `same-site` (a sibling subdomain or port) unless its `Origin` is allowed. Clients that are not
+ * browsers send neither and pass; so do the server's own page (`same-origin`) and a typed URL
+ * (`none`). Reads need no check: without CORS a page cannot read the answers.
  */
 export function originCheck(policy: OriginPolicy): MiddlewareHandler {
   return async (c, next) => {
     if (!CHANGES_STATE.has(c.req.method)) return next();
     const origin = c.req.header('origin');
     if (origin !== undefined && !originAllowed(origin, c, policy)) throw refused(`the web page at ${origin}`);
-    if (
-      c.req.header('sec-fetch-site')?.toLowerCase() === 'cross-site' &&
-      !(origin && corsAllows(origin, policy.cors))
-    )
-      throw refused(`a page on another site (${origin ?? 'no Origin'})`);
+    const site = c.req.header('sec-fetch-site')?.toLowerCase();
+    if (site === 'cross-site' && !(origin && corsAllows(origin, policy.cors)))
+      throw refusedBySite(site, origin);
+    // An allowed Origin was checked above; without one, a sibling site is not let through.
+    if (site === 'same-site' && origin === undefined) throw refusedBySite(site, origin);
     return next();
   };
 }
@@ -49,5 +52,12 @@ function refused(who: string) {
   return HUBOS_ERROR_CODES.create(
     'ORIGIN_NOT_ALLOWED',
     `${who} may not send requests that change state to this server: add its origin to server.cors.origin to allow it`,
+  );
+}
+
+function refusedBySite(site: string, origin: string | undefined) {
+  return HUBOS_ERROR_CODES.create(
+    'ORIGIN_NOT_ALLOWED',
+    `the browser marked this request "Sec-Fetch-Site: ${site}" (a page on another site${origin ? `, ${origin}` : ', no Origin'}), and such pages may not send requests that change state to this server: add the page's origin to server.cors.origin to allow it; API clients send no Sec-Fetch-Site`,
   );
 }

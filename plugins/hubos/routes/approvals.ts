@@ -114,14 +114,16 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     // Another caller's approval is not there for this one: it can neither see nor decide it.
     if (asked && !canSee(c.get('principal'), asked.principal))
       throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+    // For a run of another instance (a shared bus), whether it still runs is read before deciding:
+    // once decided, the run may end at once because of this very decision.
+    const run = approvals.isWaiting(id, callId) ? undefined : await hubos.runs.get(id);
     try {
       const decided = await approvals.decide(id, callId, {
         approved: body.approved,
         ...(body.reason ? { reason: body.reason } : {}),
         ...(body.content !== undefined ? { content: body.content } : {}),
       });
-      // Decided for a run of another instance (a shared bus): it hears it, unless the run has ended.
-      const run = approvals.isWaiting(id, callId) ? undefined : await hubos.runs.get(id);
+      // It hears the decision, unless it had already ended.
       if (run && run.status !== 'running')
         return c.json(
           {

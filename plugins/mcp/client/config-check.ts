@@ -1,14 +1,17 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { errorMessage, HubosError } from '../../../core/index.ts';
+import { AllowList, errorMessage, HubosError } from '../../../core/index.ts';
 import type { McpClientAuthConfig, McpServerConfig } from '../config.ts';
 import { isHttp } from './transport-kind.ts';
 
 /**
- * What the config's schema cannot say about one server: its OAuth options must make one way of
- * signing in, and a private key must be one. Throws CONFIG_INVALID naming the key and the fix.
+ * What the config's schema cannot say about one server: its `allowHosts` ranges must be valid,
+ * its OAuth options must make one way of signing in, and a private key must be one. Throws CONFIG_INVALID naming the key and the fix.
  */
 export function checkServerConfig(name: string, config: McpServerConfig): void {
-  if (!isHttp(config) || !config.auth) return;
+  if (!isHttp(config)) return;
+  // A malformed range is refused at boot, not at the first connection.
+  new AllowList(config.allowHosts, `mcp.servers.${name}.allowHosts`);
+  if (!config.auth) return;
   const at = `mcp.servers.${name}.auth`;
   const auth = config.auth;
   const fail = (problem: string) => {

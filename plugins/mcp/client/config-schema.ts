@@ -89,6 +89,12 @@ export const MCP_SERVERS_SCHEMA = {
           url: { type: 'string', pattern: '^https?://' },
           headers: { type: 'object', additionalProperties: { type: 'string' } },
           auth: AUTH_SCHEMA,
+          allowHosts: {
+            type: 'array',
+            items: { type: 'string', minLength: 1 },
+            description:
+              'Hosts (names, IPs, CIDR ranges) the server may lead HubOS to though internal, such as its authorization server.',
+          },
           ...COMMON,
         },
         required: ['url'],

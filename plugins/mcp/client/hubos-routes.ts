@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { KernelView } from '../../../core/index.ts';
+import { didYouMean } from '../../../core/internal.ts';
 import { describeRoute, getHubOSHooks, type HubOSEnv, type Principal } from '../../hubos/server.ts';
 import { MCP_ERROR_CODES } from '../errors.ts';
 import type { McpClients } from './mcp-clients.ts';
@@ -45,7 +46,10 @@ export function mcpServerRoutes(clients: McpClients): Hono<HubOSEnv> {
               .join(', ') || 'none';
           throw MCP_ERROR_CODES.create(
             'MCP_SERVER_NOT_FOUND',
-            `no MCP server "${name}" is configured (servers: ${known})`,
+            `no MCP server "${name}" is configured${didYouMean(
+              name,
+              clients.list().map((server) => server.name),
+            )} (servers: ${known})`,
           );
         }
         return c.json(shownTo(c.get('principal'), status));

@@ -14,6 +14,7 @@ import type { McpConfig, McpRestartConfig, McpServerConfig } from '../config.ts'
 import { AuthorizationError } from './authorization-error.ts';
 import { DEFAULT_RESTART, givesUp, retryDelay } from './backoff.ts';
 import { type CallInFlight, CallsInFlight } from './calls-in-flight.ts';
+import { withheldEnvHint } from './child-env.ts';
 import {
   isConnectionError,
   messageWithCause,
@@ -212,7 +213,10 @@ export class McpServerConnection {
       tools = await withTimeout(
         this.#handshake(session, ms),
         ms,
-        () => new StartTimeoutError(`it did not finish starting within ${formatDelay(ms)} (startTimeoutMs)`),
+        () =>
+          new StartTimeoutError(
+            `it did not finish starting within ${formatDelay(ms)} (startTimeoutMs)${isHttp(this.config) ? '' : withheldEnvHint(this.config.env)}`,
+          ),
       );
     } catch (error) {
       if (this.#session !== session) return; // closed meanwhile

@@ -1,13 +1,24 @@
+import { isIP } from 'node:net';
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  AddressGuard,
+  AddressRefusedError,
+  classifyAddress,
+  type DnsResolver,
+  guardedFetch,
+} from '../../../core/index.ts';
 import type { HubosOAuthProvider } from './oauth-provider.ts';
-import { reachesPrivate } from './private-address.ts';
 
 export interface ServerFetchOptions {
   serverUrl: URL;
   /** The config's `headers`: meant for the server, so sent to its origin only. */
   headers?: Record<string, string> | undefined;
   oauth?: HubosOAuthProvider | undefined;
+  /** The config's `allowHosts`: internal hosts the server may lead HubOS to. */
+  allowHosts?: readonly string[] | undefined;
+  /** The DNS lookup of the address guard (tests inject one). Default: `dns.lookup`. */
+  resolver?: DnsResolver | undefined;
 }
 
 /**
@@ -16,22 +27,51 @@ export interface ServerFetchOptions {
  * the SDK adds them to every request, discovery and token requests to another origin included.
  * With OAuth, it readies the provider when the server answers 401 or 403 (before the SDK reads the
  * redirect address) and notes a 403 `insufficient_scope`, after which a refresh cannot help.
- * Another origin the server names (its metadata, its authorization server) must be https and on
- * the public internet, unless the server itself is on a private or loopback address: a server
- * cannot steer HubOS at the machines behind it (cloud metadata, local services).
+ *
+ * A remote server cannot steer HubOS at the machines behind it (cloud metadata, local services):
+ * every connection, redirects included, goes through the address guard HubOS's HTTP tools use,
+ * which connects to the address it checked; the server's own host, named in the config, is let
+ * through, as are the hosts its `allowHosts` lists, and another origin it names (its metadata,
+ * its authorization server) must be https.
+ * A server the config names by a loopback or private address, or `localhost`, is a local setup:
+ * the origins it names are not restricted.
  */
 export function serverFetch(options: ServerFetchOptions): FetchLike {
   const { serverUrl, oauth } = options;
   const names = Object.keys(options.headers ?? {}).map((name) => name.toLowerCase());
-  let serverIsLocal: Promise<boolean> | undefined;
+  const local = namedLocal(serverUrl.hostname);
+  const send = local
+    ? fetch
+    : guardedFetch(
+        new AddressGuard({
+          allowHosts: [serverUrl.hostname, ...(options.allowHosts ?? [])],
+          setting: "this server's allowHosts",
+          ...(options.resolver ? { resolver: options.resolver } : {}),
+        }),
+      );
   return async (input, init) => {
     const url = new URL(input);
     const sameOrigin = url.origin === serverUrl.origin;
-    if (!sameOrigin) {
-      serverIsLocal ??= reachesPrivate(serverUrl.hostname);
-      if (!(await serverIsLocal)) await checkPublic(url, serverUrl);
+    if (!sameOrigin && !local && url.protocol !== 'https:')
+      refuse(
+        url.origin,
+        serverUrl,
+        'it is not https (only a server the config names by a loopback or private address, or localhost, may name a plain http one)',
+      );
+    let response: Response;
+    try {
+      response = await send(url, sameOrigin || names.length === 0 ? init : without(init, names));
+    } catch (error) {
+      if (error instanceof AddressRefusedError && error.reason === 'blocked') {
+        // A redirect that led elsewhere is named as such: the request's own host was not the one refused.
+        const target =
+          error.hostname === url.hostname.replace(/^\[(.*)\]$/, '$1')
+            ? url.origin
+            : `${error.hostname} (a redirect from ${url.origin})`;
+        refuse(target, serverUrl, addressReason(error));
+      }
+      throw error;
     }
-    const response = await fetch(input, sameOrigin || names.length === 0 ? init : without(init, names));
     if (oauth && sameOrigin && url.pathname === serverUrl.pathname) {
       if (response.status === 401 || response.status === 403) await oauth.prepare();
       if (response.status === 403 && extractWWWAuthenticateParams(response).error === 'insufficient_scope')
@@ -41,14 +81,20 @@ export function serverFetch(options: ServerFetchOptions): FetchLike {
   };
 }
 
-async function checkPublic(url: URL, serverUrl: URL): Promise<void> {
-  const refuse = (why: string) => {
-    throw new Error(
-      `refused to contact ${url.origin} for the MCP server at ${serverUrl.origin}: ${why} (only a server on a private or loopback address may name one)`,
-    );
-  };
-  if (url.protocol !== 'https:') refuse('it is not https');
-  if (await reachesPrivate(url.hostname)) refuse('it is a private or loopback address');
+/** A host the config names as on this machine or its network: `localhost`, or an internal IP. */
+function namedLocal(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return isIP(host) !== 0 && classifyAddress(host) !== undefined;
+}
+
+/** The guard's reason: what was refused, and how to allow it. */
+function addressReason(error: AddressRefusedError): string {
+  return error.message.replace(/^blocked: /, '');
+}
+
+function refuse(target: string, serverUrl: URL, why: string): never {
+  throw new Error(`refused to contact ${target} for the MCP server at ${serverUrl.origin}: ${why}`);
 }
 
 function without(init: RequestInit | undefined, names: readonly string[]): RequestInit | undefined {

@@ -48,7 +48,7 @@ export function openTransport(
     const serverUrl = new URL(config.url);
     const transport = new StreamableHTTPClientTransport(serverUrl, {
       ...(config.headers ? { requestInit: { headers: config.headers } } : {}),
-      fetch: serverFetch({ serverUrl, headers: config.headers, oauth }),
+      fetch: serverFetch({ serverUrl, headers: config.headers, oauth, allowHosts: config.allowHosts }),
       ...(oauth ? { authProvider: oauth } : {}),
     });
     return { transport, kind: 'http', pid: () => null };

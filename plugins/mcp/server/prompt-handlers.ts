@@ -6,6 +6,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { PromptArgument, PromptResult } from '../../../core/index.ts';
+import { didYouMean } from '../../../core/internal.ts';
 import { toMcpError } from './mcp-errors.ts';
 import { page } from './pages.ts';
 import { checkPromptUse, resourceVerdict } from './resource-access.ts';
@@ -42,7 +43,7 @@ export function servePrompts(ctx: ServeContext): void {
       const known = [...served.keys()].join(', ') || 'none';
       throw new McpError(
         ErrorCode.InvalidParams,
-        `no prompt named "${name}" is served here (prompts: ${known})`,
+        `no prompt named "${name}" is served here${didYouMean(name, served.keys())} (prompts: ${known})`,
       );
     }
     checkArguments(target, args);

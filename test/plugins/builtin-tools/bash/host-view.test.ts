@@ -1,5 +1,5 @@
-/** What bubblewrap hides of the host: runtime folders (sockets, shared temp) and the server's own folders. */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+/** What bubblewrap shows of the host: an allow-list of the system, and nothing of the server's own folders. */
+import { existsSync, lstatSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,51 +15,52 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
+const shown = (paths: string[], path: string) =>
+  paths.some((root) => path === root || path.startsWith(`${root}/`));
+
 describe('hostView', () => {
-  it('hides /tmp, /var/tmp, /run and /dev/shm, and the server home, cwd and install folder', () => {
-    const { hide } = hostView({ workspace: ws, shell: SHELL });
-    // /var/run is hidden through /run where it is a symlink to it (most systems).
-    for (const folder of ['/tmp', '/var/tmp', '/run', '/var/run', '/dev/shm'])
-      expect(hide).toContain(realpathSync(folder));
-    // Hidden itself, or through a hidden folder holding it (a checkout under /tmp).
-    const hidden = (path: string) => hide.some((folder) => path === folder || path.startsWith(`${folder}/`));
-    expect(hidden(HOME)).toBe(true);
-    expect(hidden(CWD)).toBe(true); // the repository: also HubOS's install folder here
-  });
-
-  it('never hides the system, the workspace or a folder inside it', () => {
-    const inside = join(ws, 'sub');
-    mkdirSync(inside);
-    const previous = process.cwd();
-    process.chdir(inside);
-    try {
-      const { hide } = hostView({ workspace: ws, shell: SHELL });
-      expect(hide).not.toContain(inside);
-      expect(hide).not.toContain(ws);
-      for (const system of ['/', '/usr', '/etc', '/bin']) expect(hide).not.toContain(system);
-    } finally {
-      process.chdir(previous);
+  it('binds the system read-only: /usr, the top-level library folders (or their links), a few /etc files', () => {
+    const view = hostView({ workspace: ws, shell: SHELL });
+    expect(view.readOnly).toContain('/usr');
+    for (const top of ['/bin', '/lib']) {
+      if (lstatSync(top).isSymbolicLink()) expect(view.symlinks.map(([, path]) => path)).toContain(top);
+      else expect(view.readOnly).toContain(top);
     }
+    for (const file of ['/etc/passwd', '/etc/group'])
+      if (existsSync(file)) expect(view.readOnly).toContain(file);
   });
 
-  it('keeps a folder that holds the shell', () => {
-    const { hide } = hostView({ workspace: ws, shell: join(HOME, 'bin/bash') });
-    expect(hide).toContain(HOME); // no shell there: nothing to keep
-    const shellInCwd = join(CWD, 'package.json');
-    expect(hostView({ workspace: ws, shell: shellInCwd }).hide).not.toContain(CWD);
+  it('shows nothing else of the host: no /etc as a whole, /home, /srv, /var, /run, /tmp, server folders', () => {
+    const { readOnly, exposed } = hostView({ workspace: ws, shell: SHELL });
+    const all = [...readOnly, ...exposed];
+    for (const path of [
+      '/',
+      '/etc',
+      '/etc/shadow',
+      '/home',
+      '/srv',
+      '/var',
+      '/run',
+      '/tmp',
+      '/opt',
+      HOME,
+      CWD,
+      ws,
+    ])
+      expect(shown(all, path), path).toBe(false);
   });
 
-  it('lists each folder once, parents before what is inside them', () => {
-    const { hide } = hostView({ workspace: ws, shell: SHELL });
-    expect(new Set(hide).size).toBe(hide.length);
-    for (const [index, folder] of hide.entries()) {
-      expect(hide.slice(index + 1).some((other) => folder.startsWith(`${other}/`))).toBe(false);
-    }
-  });
-
-  it('binds back read-only what `expose` names under a hidden folder, nothing else', () => {
+  it('binds what `expose` names and a shell outside the system, after the hidden folders', () => {
     const exposed = join(CWD, 'node_modules');
     const view = hostView({ workspace: ws, shell: SHELL, expose: [exposed, '/usr/share', '/nonexistent'] });
-    expect(view.readOnly).toEqual([exposed]);
+    expect(view.exposed).toEqual([realpathSync(exposed)]); // /usr/share is there already
+    expect(hostView({ workspace: ws, shell: join(CWD, 'package.json') }).exposed).toEqual([
+      join(CWD, 'package.json'),
+    ]);
+  });
+
+  it('hides the server folders that lie inside a bound one, never the workspace or the shell', () => {
+    const view = hostView({ workspace: ws, shell: SHELL, hide: ['/usr/share/doc', '/usr/bin', ws] });
+    expect(view.hide).toEqual(['/usr/share/doc']);
   });
 });

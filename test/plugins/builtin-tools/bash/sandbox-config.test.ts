@@ -4,6 +4,7 @@ import { HubosError } from '../../../../core/index.ts';
 import { createAjv } from '../../../../core/internal.ts';
 import { probeBwrap } from '../../../../plugins/builtin-tools/bash/bwrap.ts';
 import {
+  BASH_CONFIG_SCHEMA,
   bashTool,
   checkSandbox,
   SANDBOX_CONFIG_SCHEMA,
@@ -33,6 +34,31 @@ describe('SANDBOX_CONFIG_SCHEMA', () => {
     ['a non-boolean network', { kind: 'bwrap', network: 'yes' }],
     ['an unknown key', { kind: 'bwrap', readOnly: true }],
     ['a relative path to expose', { kind: 'bwrap', expose: ['.nvm'] }],
+  ])('rejects %s', (_name, config) => {
+    expect(validate(config)).toBe(false);
+  });
+});
+
+describe('BASH_CONFIG_SCHEMA', () => {
+  const validate = createAjv().compile(BASH_CONFIG_SCHEMA);
+
+  it('accepts limits, each optional', () => {
+    expect(validate({})).toBe(true);
+    expect(validate({ limits: {} })).toBe(true);
+    expect(
+      validate({
+        limits: { processes: 256, memoryBytes: 4 * 1024 ** 3, cpuSeconds: 60, fileBytes: 1024 ** 2 },
+      }),
+    ).toBe(true);
+  });
+
+  it.each([
+    ['an unknown limit', { limits: { memory: 1024 } }],
+    ['a process limit a shell cannot live with', { limits: { processes: 1 } }],
+    ['memory too small to start a program', { limits: { memoryBytes: 1024 } }],
+    ['a fractional CPU time', { limits: { cpuSeconds: 1.5 } }],
+    ['a string', { limits: { fileBytes: '1G' } }],
+    ['an unknown key', { timeout: 5 }],
   ])('rejects %s', (_name, config) => {
     expect(validate(config)).toBe(false);
   });

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { classifyAddress } from '../../../../plugins/builtin-tools/http/address.ts';
-import { AllowList } from '../../../../plugins/builtin-tools/http/allow-list.ts';
-import { HostGuard } from '../../../../plugins/builtin-tools/http/guard.ts';
+import { AddressGuard, classifyAddress } from '../../../../core/index.ts';
 import { type DnsResolver, httpTools } from '../../../../plugins/builtin-tools/http/index.ts';
 import { call, failure, output } from './helpers.ts';
 import { type LocalServer, localServer } from './local-server.ts';
@@ -124,8 +122,8 @@ describe('hostnames are checked on the address they resolve to', () => {
   });
 
   it('a public answer passes, pinned to the address that was checked', async () => {
-    const guard = new HostGuard(new AllowList(), resolverOf({ 'example.test': ['93.184.216.34'] }));
-    const pinned = await guard.check(new URL('https://example.test/x'), new AbortController().signal);
+    const guard = new AddressGuard({ resolver: resolverOf({ 'example.test': ['93.184.216.34'] }) });
+    const pinned = await guard.addresses('example.test');
     expect(pinned).toEqual([{ address: '93.184.216.34', family: 4 }]);
   });
 

@@ -239,7 +239,11 @@ describe('bad input', () => {
 
   it('answers 404 JSON for an unknown agent before reading the body', async () => {
     served = await serveAgent([]);
-    const response = await fetch(`${served.url}/agui/nobody`, { method: 'POST', body: 'nope{' });
+    const response = await fetch(`${served.url}/agui/nobody`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'nope{',
+    });
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: { code: 'AGENT_NOT_FOUND' } });
   });

@@ -46,6 +46,21 @@ const record = defineWorkflow({
   ],
 });
 
+/** Waits until it is cancelled: a workflow run that stays running. */
+const hold = defineWorkflow({
+  name: 'hold',
+  steps: [
+    {
+      id: 'wait',
+      kind: 'function',
+      run: (_state, { signal }) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+        ),
+    },
+  ],
+});
+
 let kernel: Kernel | undefined;
 afterEach(async () => {
   await kernel?.close();
@@ -55,7 +70,7 @@ afterEach(async () => {
 });
 
 /**
- * The whole server a user runs: an agent that calls a tool when asked, Cosmos, a workflow and the
+ * The whole server a user runs: an agent that calls a tool when asked, Cosmos, workflows and the
  * MCP endpoint, listening on a real port.
  */
 export async function serveAll(
@@ -70,7 +85,7 @@ export async function serveAll(
     plugins: [
       sideEffects,
       cosmos(),
-      workflows([record]),
+      workflows([record, hold]),
       mcp(),
       hubos({ port: 0, rateLimit: false, ...server }),
     ],

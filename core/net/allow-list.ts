@@ -1,14 +1,17 @@
 import { BlockList, isIP } from 'node:net';
-import { HubosError } from '../../../core/index.ts';
+import { HubosError } from '../errors.ts';
 
-/** `http.allowHosts`: hostnames (`*.corp.example` for subdomains), IPs and CIDR ranges let through. */
+/**
+ * Hosts an AddressGuard lets through though they are internal: hostnames (`*.corp.example` for
+ * subdomains), IPs and CIDR ranges. `setting` names the config key in errors.
+ */
 export class AllowList {
   readonly #names = new Set<string>();
   readonly #suffixes: string[] = [];
   readonly #ips = new BlockList();
 
-  constructor(entries: readonly string[] = []) {
-    for (const entry of entries) this.#add(entry);
+  constructor(entries: readonly string[] = [], setting = 'allowHosts') {
+    for (const entry of entries) this.#add(entry, setting);
   }
 
   /** True when the hostname itself was listed (then every address it resolves to is allowed). */
@@ -23,7 +26,7 @@ export class AllowList {
     return family !== 0 && this.#ips.check(ip, family === 4 ? 'ipv4' : 'ipv6');
   }
 
-  #add(entry: string): void {
+  #add(entry: string, setting: string): void {
     const text = normalizeHost(entry);
     const slash = text.indexOf('/');
     if (slash >= 0) {
@@ -31,7 +34,7 @@ export class AllowList {
       const prefix = Number(text.slice(slash + 1));
       const family = isIP(network);
       if (family === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) {
-        throw new HubosError('CONFIG_INVALID', `http.allowHosts: "${entry}" is not a valid CIDR range`);
+        throw new HubosError('CONFIG_INVALID', `${setting}: "${entry}" is not a valid CIDR range`);
       }
       this.#ips.addSubnet(network, prefix, family === 4 ? 'ipv4' : 'ipv6');
     } else if (isIP(text)) {
@@ -44,7 +47,7 @@ export class AllowList {
   }
 }
 
-/** Lowercase, without IPv6 brackets or the trailing dot of a fully qualified name. */
+/** Lowercase, without IPv6 brackets or the trailing dot of a fully qualified name. @internal */
 export function normalizeHost(host: string): string {
   return host
     .trim()

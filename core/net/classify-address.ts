@@ -40,9 +40,20 @@ const RULES: readonly (readonly [kind: string, v4: readonly Range[], v6: readonl
     [
       ['240.0.0.0', 4], // includes 255.255.255.255
       ['192.0.0.0', 24],
-      ['198.18.0.0', 15],
+      ['192.0.2.0', 24], // documentation (TEST-NET-1, -2, -3)
+      ['198.51.100.0', 24],
+      ['203.0.113.0', 24],
+      ['192.88.99.0', 24], // 6to4 relays
+      ['198.18.0.0', 15], // benchmarking
     ],
-    [],
+    [
+      ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translates to this network's own IPv4 space
+      ['100::', 64], // discard
+      ['2001::', 23], // IETF protocol assignments: Teredo (an IPv4 address inside, obfuscated), ORCHID…
+      ['2001:db8::', 32], // documentation
+      ['3fff::', 20],
+      ['5f00::', 16], // segment routing
+    ],
   ],
 ];
 
@@ -53,7 +64,11 @@ const LISTS = RULES.map(([kind, v4, v6]) => {
   return { kind, list };
 });
 
-/** The reason `ip` must not be reached from a tool, or undefined for a public address. */
+/**
+ * Why `ip` must not be reached by a request a model, a remote server or a web page can steer, or
+ * undefined for a public address. IPv6 forms that carry an IPv4 address (mapped, compatible,
+ * NAT64, 6to4) are judged by that address.
+ */
 export function classifyAddress(ip: string): AddressVerdict | undefined {
   const family = isIP(ip);
   if (family === 0) return { kind: 'not a valid IP address' };
@@ -71,7 +86,8 @@ function check(ip: string, type: 'ipv4' | 'ipv6'): AddressVerdict | undefined {
 }
 
 /**
- * The IPv4 address an IPv6 one routes to: `::ffff:a.b.c.d` (mapped), `::a.b.c.d` (compatible),
+ * The IPv4 address an IPv6 one routes to: `::ffff:a.b.c.d` (mapped), `::ffff:0:a.b.c.d`
+ * (translated), `::a.b.c.d` (compatible),
  * `64:ff9b::a.b.c.d` (NAT64) and `2002:AABB:CCDD::` (6to4) all reach a.b.c.d.
  */
 function embeddedIPv4(ip: string): string | undefined {
@@ -80,6 +96,7 @@ function embeddedIPv4(ip: string): string | undefined {
   const zero = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
   const quad = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
   if (zero(0, 5) && w[5] === 0xffff) return quad(w[6]!, w[7]!);
+  if (zero(0, 4) && w[4] === 0xffff && w[5] === 0) return quad(w[6]!, w[7]!); // translated (SIIT)
   // Compatible form, but not ::/112, where :: and ::1 keep their IPv6 meaning.
   if (zero(0, 6) && w[6] !== 0) return quad(w[6]!, w[7]!);
   if (w[0] === 0x64 && w[1] === 0xff9b && zero(2, 6)) return quad(w[6]!, w[7]!);

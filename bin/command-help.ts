@@ -1,0 +1,137 @@
+// Each command's own --help: what it does, its arguments, its options and an example. Plain text
+// and nothing imported, so `hubos <command> --help` answers before the CLI or the kernel loads.
+
+interface CommandHelp {
+  synopsis: string;
+  summary: string;
+  arguments?: [string, string][];
+  options?: [string, string][];
+  examples: string[];
+  /** Whether it loads a config (then --config and --mode apply). */
+  config?: boolean;
+}
+
+const JSON_OPTION: [string, string] = ['--json', 'print it as JSON'];
+
+const HELP: Record<string, CommandHelp> = {
+  serve: {
+    synopsis: 'hubos serve [--port <n>] [--host <h>]',
+    summary:
+      "Serves the config's agents over HTTP (REST + SSE, A2A, AG-UI, chat page) until Ctrl-C or SIGTERM, which stop it gracefully.",
+    options: [
+      ['--port <n>', 'the port, 0 to 65535 (0 picks a free one); default: server.port, else PORT, else 3000'],
+      ['--host <h>', 'the address to listen on (default 127.0.0.1; another needs API keys)'],
+    ],
+    examples: ['hubos serve', 'hubos serve --port 8080', 'PORT=8080 hubos serve'],
+    config: true,
+  },
+  run: {
+    synopsis: 'hubos run <agent> <message> [--session <id>] [--json]',
+    summary:
+      'Runs an agent: the answer streams to stdout, tool calls to stderr. Exit 0 done, 1 failed, 130 interrupted.',
+    arguments: [
+      ['<agent>', 'a name from the config\'s "agents" (hubos validate lists problems)'],
+      ['<message>', 'what to ask; several words are joined with spaces'],
+    ],
+    options: [
+      ['--session <id>', 'continue (or start) this conversation'],
+      ['--json', 'print the run result as JSON instead of streaming'],
+    ],
+    examples: ['hubos run assistant "what is in README.md?"', 'hubos run assistant --session s1 "and then?"'],
+    config: true,
+  },
+  tools: {
+    synopsis: 'hubos tools [--json]',
+    summary: 'Lists the registered tools with their descriptions, permissions and input schemas.',
+    options: [JSON_OPTION],
+    examples: ['hubos tools', 'hubos tools --json'],
+    config: true,
+  },
+  plugins: {
+    synopsis: 'hubos plugins [--json]',
+    summary: "Lists the plugins in apply order, and each hook's taps in call order.",
+    options: [JSON_OPTION],
+    examples: ['hubos plugins'],
+    config: true,
+  },
+  validate: {
+    synopsis: 'hubos validate',
+    summary:
+      'Loads the config, boots it for real, and checks that the agents, tools, teams and workflows it names exist. Exit 0 when valid, 1 with the list of problems when not.',
+    examples: ['hubos validate', 'hubos validate --config staging.config.ts'],
+    config: true,
+  },
+  init: {
+    synopsis: 'hubos init [--force]',
+    summary:
+      'Makes the current folder a working app: agent.config.ts with an agent, a local tool plugin and its test, and package.json.',
+    options: [['--force', 'overwrite files that exist']],
+    examples: ['hubos init'],
+  },
+  workflow: {
+    synopsis: 'hubos workflow list | run <name> [<input JSON>] [--run-id <id>] | resume <runId> [--json]',
+    summary:
+      "Lists the config's workflows, runs one, or resumes a run: step progress to stderr, the output to stdout. Exit 0 completed, 1 failed, 130 interrupted.",
+    arguments: [
+      ['list', 'the workflows and their steps'],
+      ['run <name> [<input JSON>]', 'run a workflow with this input (default {})'],
+      ['resume <runId>', 'continue a run that did not complete'],
+    ],
+    options: [
+      ['--run-id <id>', 'the id of the new run (run only)'],
+      ['--json', 'print the list, or the whole run result, as JSON'],
+    ],
+    examples: [
+      'hubos workflow list',
+      `hubos workflow run release '{"version": "1.2.0"}'`,
+      'hubos workflow resume 01J9Z…',
+    ],
+    config: true,
+  },
+  mcp: {
+    synopsis: 'hubos mcp | hubos mcp list [--json]',
+    summary:
+      "Serves the config's tools to an MCP client over stdin/stdout; or, with list, shows the configured MCP servers, their state and tools (exit 1 when one is not ready).",
+    arguments: [['list', 'show the configured MCP servers instead of serving']],
+    options: [['--json', 'with list: print it as JSON']],
+    examples: ['hubos mcp', 'hubos mcp list'],
+    config: true,
+  },
+  'create-plugin': {
+    synopsis: 'hubos create-plugin <name> [--dir <folder>]',
+    summary: 'Scaffolds a tool plugin package that builds, with a passing test.',
+    arguments: [['<name>', 'an npm package name, e.g. hubos-plugin-weather or @me/weather']],
+    options: [['--dir <folder>', 'where to write it (default: the name without its scope)']],
+    examples: ['hubos create-plugin hubos-plugin-weather'],
+  },
+};
+
+/** The commands that have help: every command of the CLI. */
+export const COMMAND_NAMES = Object.keys(HELP);
+
+/** The help of a command, or undefined when there is no such command. */
+export function commandHelp(command: string): string | undefined {
+  if (!Object.hasOwn(HELP, command)) return undefined;
+  const help = HELP[command]!;
+  const options: [string, string][] = [
+    ...(help.options ?? []),
+    ...(help.config
+      ? ([
+          ['--config <file>', 'use this config instead of searching for agent.config.*'],
+          ['--mode <mode>', 'passed to config functions (default: NODE_ENV or development)'],
+        ] as [string, string][])
+      : []),
+    ['-h, --help', 'show this help'],
+  ];
+  const lines = [`Usage: ${help.synopsis}`, '', help.summary, ''];
+  if (help.arguments) lines.push('Arguments:', ...table(help.arguments), '');
+  lines.push('Options:', ...table(options), '');
+  lines.push(help.examples.length > 1 ? 'Examples:' : 'Example:', ...help.examples.map((e) => `  ${e}`));
+  return `${lines.join('\n')}\n`;
+}
+
+function table(rows: [string, string][]): string[] {
+  return rows.map(([name, text]) =>
+    name.length < 28 ? `  ${name.padEnd(28)}${text}` : `  ${name}\n  ${''.padEnd(28)}${text}`,
+  );
+}

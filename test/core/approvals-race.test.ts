@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { type ApprovalRecord, Approvals, HubosError, MemoryStore } from '../../core/index.ts';
+
+// Two Approvals on one store stand for two instances of a service: `here` runs the run that asks,
+// `there` only shares the store. Deciding on both at once must record one decision: the other is
+// told APPROVAL_DECIDED, and the run gets the recorded one.
+
+const request = (callId: string) => ({
+  runId: 'run-1',
+  agent: 'helper',
+  step: 1,
+  callId,
+  tool: 'write',
+  input: {},
+  permissions: ['fs:write'],
+});
+
+/** `won` when the decision was recorded: resolved, or RUN_NOT_RUNNING (recorded for another process). */
+async function outcome(decided: Promise<ApprovalRecord>): Promise<'won' | 'lost'> {
+  try {
+    await decided;
+    return 'won';
+  } catch (error) {
+    if (HubosError.is(error, 'RUN_NOT_RUNNING')) return 'won';
+    if (HubosError.is(error, 'APPROVAL_DECIDED')) return 'lost';
+    throw error;
+  }
+}
+
+describe('one approval decided in two processes at once', () => {
+  it('records exactly one decision, whichever is sent first, and the run gets it', async () => {
+    const store = new MemoryStore();
+    // No bus: the run here learns a decision recorded there from the store, polled every 5 ms.
+    const here = new Approvals(store, { pollMs: 5 });
+    const there = new Approvals(store, { pollMs: 5 });
+    // What each run was finally told.
+    const finals = new Map<string, ApprovalRecord>();
+    for (let trial = 0; trial < 40; trial++) {
+      const callId = `c${trial}`;
+      const asked = new Promise<void>((opened) => {
+        void here
+          .request(request(callId), {
+            signal: new AbortController().signal,
+            timeoutMs: 60_000,
+            onOpen: () => opened(),
+          })
+          .then((final) => finals.set(callId, final));
+      });
+      await asked;
+      // Which is sent first, and how many microtasks apart, varies by trial.
+      const gap = trial % 4;
+      const sendHere = () => here.decide('run-1', callId, { approved: true });
+      const sendThere = () => there.decide('run-1', callId, { approved: false, reason: 'no' });
+      const [first, second] = trial % 2 === 0 ? [sendHere, sendThere] : [sendThere, sendHere];
+      const firstSent = first();
+      for (let i = 0; i < gap; i++) await Promise.resolve();
+      const secondSent = second();
+      const [a, b] = await Promise.all([outcome(firstSent), outcome(secondSent)]);
+      const what = `trial ${trial}: ${a} then ${b}`;
+      expect([a, b].sort(), what).toEqual(['lost', 'won']);
+      const stored = await store.get<Record<string, string>>('approvals', `run-1/${callId}`);
+      const hereWon = (trial % 2 === 0 ? a : b) === 'won';
+      expect(stored?.status, what).toBe(hereWon ? 'approved' : 'denied');
+      await expect.poll(() => finals.get(callId)?.status, { message: what }).toBe(stored?.status);
+    }
+  });
+});
