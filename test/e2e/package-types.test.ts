@@ -91,13 +91,22 @@ beforeAll(async () => {
   expectOk(await npm(['install', '--prefer-offline', tarball], app), 'npm install of the tarball');
 }, 300_000);
 
+/** How a project resolves modules: Node's own way, or a bundler's (Vite and the like). */
+const RESOLUTION = {
+  nodenext: { module: 'nodenext' },
+  bundler: { module: 'preserve', moduleResolution: 'bundler' },
+};
+
 /** Compiles the project with its files in this order; returns tsc's output, empty when it passes. */
-async function compile(files: string[]): Promise<{ code: number; output: string }> {
+async function compile(
+  files: string[],
+  resolution: keyof typeof RESOLUTION = 'nodenext',
+): Promise<{ code: number; output: string }> {
   const tsconfig = {
     compilerOptions: {
       strict: true,
       exactOptionalPropertyTypes: true,
-      module: 'nodenext',
+      ...RESOLUTION[resolution],
       target: 'es2023',
       noEmit: true,
       // The declarations of the package itself are checked too, not skipped.
@@ -127,6 +136,17 @@ describe("augmenting 'hubos' in a project compiled against the packed package", 
     const { code, output } = await compile(['use.ts', 'billing.ts']);
     expect(output).toBe('');
     expect(code).toBe(0);
+  }, 300_000);
+
+  it('holds in a project that resolves modules as a bundler does, in either order', async () => {
+    for (const files of [
+      ['billing.ts', 'use.ts'],
+      ['use.ts', 'billing.ts'],
+    ]) {
+      const { code, output } = await compile(files, 'bundler');
+      expect(output, files.join(', ')).toBe('');
+      expect(code).toBe(0);
+    }
   }, 300_000);
 
   it('fails without the augmentation: the checks above can fail', async () => {
