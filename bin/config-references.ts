@@ -103,8 +103,9 @@ function mcpServeProblems(kernel: Kernel, known: Known): string[] {
 }
 
 /**
- * A rule matches a tool's name or one of its permissions; one that matches neither is most likely
- * a typo, and a mistyped `deny` silently allows what it meant to refuse.
+ * A rule matches a tool's name or one of its permissions; an exact one that matches neither is most
+ * likely a typo, and a mistyped `deny` silently allows what it meant to refuse. A glob (`mcp:*`)
+ * states a policy for what a config may add later, so it may match nothing today.
  */
 function permissionProblems(kernel: Kernel, known: Known): string[] {
   const layers: [string, PermissionsConfig | undefined][] = [
@@ -119,7 +120,11 @@ function permissionProblems(kernel: Kernel, known: Known): string[] {
   for (const [where, rules] of layers) {
     for (const list of ['deny', 'ask', 'allow'] as const) {
       for (const pattern of rules?.[list] ?? []) {
-        if (subjects.some((subject) => matchesAnyGlob(subject, [pattern])) || toolExists(pattern, known))
+        if (
+          /[*?]/.test(pattern) ||
+          subjects.some((subject) => matchesAnyGlob(subject, [pattern])) ||
+          toolExists(pattern, known)
+        )
           continue;
         const guess = didYouMean(pattern, subjects);
         problems.push(
