@@ -4,8 +4,8 @@
  * Names tagged `@internal` are exported for the built-in plugins (which import the core only from
  * here) and are not part of the public API: they may change in any release.
  */
-// First: on a Node.js too old for HubOS, this says so in one line before anything else loads.
-import './node-version.ts';
+// First: on a Node.js too old for HubOS, importing hubos throws an error saying so, before anything else loads.
+import './node-check.ts';
 
 export { abortable } from './abort.ts';
 export { Agent, type AgentDeps, type RunOptions } from './agent/agent.ts';
