@@ -11,7 +11,7 @@ interface LockEntry {
 }
 
 const read = (path: string) => JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8'));
-const pkg = read('package.json') as { engines: { node: string }; peerDependencies: Record<string, string> };
+const pkg = read('package.json') as { engines: { node: string }; peerDependencies?: Record<string, string> };
 const lock = read('package-lock.json') as { packages: Record<string, LockEntry> };
 
 /** Where `name`, required by the package at `from`, is installed: npm's lookup, nearest node_modules first. */
@@ -26,7 +26,7 @@ function resolve(from: string, name: string): string | undefined {
 /** The packages an app installs with hubos: its dependencies, and the optional peers with theirs. */
 function appPackages(): string[] {
   const found = new Set(Object.keys(lock.packages).filter((path) => path && !lock.packages[path]!.dev));
-  const queue = Object.keys(pkg.peerDependencies).map((name) => resolve('', name)!);
+  const queue = Object.keys(pkg.peerDependencies ?? {}).map((name) => resolve('', name)!);
   while (queue.length > 0) {
     const path = queue.pop()!;
     if (found.has(path) && !lock.packages[path]!.dev) continue;
