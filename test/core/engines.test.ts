@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { NODE_ENGINES } from '../../core/node-version.ts';
+import { lowestOfEachLine } from '../../scripts/install-matrix.ts';
 
 interface LockEntry {
   version?: string;
@@ -55,5 +56,27 @@ describe("HubOS's engines and its dependencies'", () => {
           `${path.replace(/^.*node_modules\//, '')}@${lock.packages[path]!.version} needs ${lock.packages[path]!.engines!.node}`,
       );
     expect(narrower, `hubos declares ${NODE_ENGINES}`).toEqual([]);
+  });
+});
+
+describe("the install matrix's Node.js versions", () => {
+  it('are the lowest release of each major line the range admits', () => {
+    const published = [
+      '20.20.2',
+      '22.18.0',
+      '22.19.0',
+      '22.23.3',
+      '23.11.1',
+      '24.0.0',
+      '24.21.0',
+      '26.0.0-rc.1',
+    ];
+    expect(lowestOfEachLine(NODE_ENGINES, [...published, '26.0.0', '26.10.0', '25.9.0', '25.0.0'])).toEqual([
+      '22.19.0',
+      '24.0.0',
+      '25.0.0',
+      '26.0.0',
+    ]);
+    expect(lowestOfEachLine('^22.19.0 || >=24.0.0', ['22.18.0', '23.0.0'])).toEqual([]);
   });
 });
