@@ -101,6 +101,17 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
     }
   });
 
+  it('a Redis bus in an app without its optional packages fails naming the npm install to run', async () => {
+    const validate = await run('npx', ['--no', 'hubos', 'validate'], {
+      cwd: app,
+      env: { ...env, HUBOS_REDIS_URL: 'redis://127.0.0.1:1' },
+      timeout: 120_000,
+    });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('the Redis bus needs the packages bullmq and ioredis');
+    expect(validate.stderr).toContain('run "npm install bullmq ioredis" in the app');
+  });
+
   it('bad options of the local plugin fail at load, naming the option', async () => {
     const config = readFileSync(join(app, 'agent.config.ts'), 'utf8');
     await writeFiles(app, {
