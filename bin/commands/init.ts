@@ -124,16 +124,18 @@ async function completePackageJson(
     changed.push('engines');
   }
   const scripts = (pkg.scripts ?? {}) as Record<string, string>;
-  const wanted = {
+  // npm init's placeholder test script only says there is none.
+  const ownTest = scripts.test !== undefined && !/no test specified/.test(scripts.test);
+  const wanted: Record<string, string> = {
     start: 'hubos serve',
-    // Loads the config first: on a Node.js too old for HubOS, that says so (and how to upgrade) in one line.
-    pretest: 'hubos validate',
-    test: `node --test "test/**/*.test${ext}"`,
+    // The config is loaded first: on a Node.js too old for HubOS, that says so in one line (the
+    // versions, how to upgrade) instead of node --test not finding the files. Not added before
+    // an app's own test script.
+    ...(ownTest ? {} : { pretest: 'hubos validate', test: `node --test "test/**/*.test${ext}"` }),
     typecheck: 'tsc',
   };
   for (const [name, command] of Object.entries(wanted)) {
-    // npm init's placeholder test script only says there is none.
-    if (!scripts[name] || /no test specified/.test(scripts[name]!)) {
+    if (!scripts[name] || (name === 'test' && !ownTest)) {
       scripts[name] = command;
       changed.push(`scripts.${name}`);
     }

@@ -104,6 +104,16 @@ describe('hubos init in folders that are not empty', () => {
     expect(tools.map((tool) => tool.name).at(-1)).toBe('dice_roll');
   });
 
+  it("keeps an app's own test script, and adds no pretest before it", async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'package.json': '{ "name": "mine", "type": "module", "scripts": { "test": "vitest run" } }\n',
+    });
+    expect((await hubos(['init'], dir)).code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(pkg.scripts).toEqual({ test: 'vitest run', start: 'hubos serve', typecheck: 'tsc' });
+  });
+
   it("names a new package after the folder, in npm's alphabet", async () => {
     const parent = await tempDir();
     const dir = join(parent, 'Été Agents!');
