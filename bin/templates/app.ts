@@ -13,7 +13,7 @@ export function appFiles(ext: '.ts' | '.mts' = '.ts'): Record<string, string> {
 }
 
 /**
- * The app's tsconfig.json, for the editor and \`npm run typecheck\` (tsc checks, Node.js runs the
+ * The app's tsconfig.json, for the editor and `npm run typecheck` (tsc checks, Node.js runs the
  * files as they are): what Node.js's type stripping runs (erasable syntax, imports with their .ts
  * extension), as ES modules resolved the way Node.js does.
  */

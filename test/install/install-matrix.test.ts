@@ -8,12 +8,18 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { matrixVersions, nodeBinDir } from '../../scripts/install-matrix.ts';
 import { cleanEnv, packedHubos } from '../helpers/packed-hubos.ts';
 import { type RunResult, run, tempDir } from '../helpers/run.ts';
 
 const versions = matrixVersions();
+
+/** Packed once, for every version. */
+let tarball: string;
+beforeAll(async () => {
+  tarball = await packedHubos();
+});
 
 /** Every file under node_modules that is a native addon, or would be built into one. */
 function nativeAddons(dir: string): string[] {
@@ -61,7 +67,7 @@ describe.each(versions)('Node.js %s', (version) => {
     try {
       expect((await step('node --version', 'node', ['--version'])).stdout.trim()).toBe(`v${version}`);
       await npm('npm init -y', ['init', '-y']);
-      const install = await npm('npm install <tarball>', ['install', await packedHubos()]);
+      const install = await npm('npm install <tarball>', ['install', tarball]);
       // Nothing to approve and no engine to complain about: hubos and what it brings fit this Node.js.
       expect(install.stderr, `Node.js ${version}: npm install <tarball>`).not.toMatch(
         /EBADENGINE|install-scripts/,
