@@ -16,8 +16,15 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Tests that need system packages (Chromium) run in `npm run test:system`; those on PostgreSQL
-    // and Redis in `npm run test:services`; the MCP conformance suite in `npm run test:conformance`.
-    exclude: [...configDefaults.exclude, 'test/system/**', 'test/services/**', 'test/conformance/**'],
+    // and Redis in `npm run test:services`; the MCP conformance suite in `npm run test:conformance`;
+    // the install matrix over Node.js versions in `npm run test:install`.
+    exclude: [
+      ...configDefaults.exclude,
+      'test/system/**',
+      'test/services/**',
+      'test/conformance/**',
+      'test/install/**',
+    ],
     testTimeout: 20_000,
     hookTimeout: 120_000,
   },

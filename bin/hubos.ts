@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// First and alone: on a Node.js too old for HubOS this says so in one line. The rest loads after it.
-import '../core/node-version.ts';
+// First and alone: on a Node.js too old for HubOS this says so in one line and exits. The rest loads after it.
+import './node-check.ts';
 import module from 'node:module';
 
 const [first] = process.argv.slice(2);

@@ -3,8 +3,8 @@
  * Every name here is public API; what the built-in plugins use beyond it is in core/internal.ts,
  * which is not an entry of the package.
  */
-// First: on a Node.js too old for HubOS, this says so in one line before anything else loads.
-import './node-version.ts';
+// First: on a Node.js too old for HubOS, importing hubos throws an error saying so, before anything else loads.
+import './node-check.ts';
 
 import type { SessionsConfig } from './agent/sessions.ts';
 import type { AgentTemplate } from './agent/spec.ts';

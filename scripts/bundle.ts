@@ -31,7 +31,7 @@ export async function bundle(outDir = join(root, 'dist')): Promise<void> {
     platform: 'node',
     // Packages are the installer's business, builtins Node's: only our own files go in.
     external: (id) => isBuiltin(id) || !(id.startsWith('.') || isAbsolute(id)),
-    // Our modules' order of evaluation is kept as written: node-version.ts must run first.
+    // Our modules' order of evaluation is kept as written: node-check.ts must run first.
     treeshake: { moduleSideEffects: true },
   });
   try {

@@ -6,7 +6,7 @@ import { hasModuleSyntax } from '../../core/internal.ts';
 import { defaultModelRef } from '../../plugins/index.ts';
 import { hubosDependency } from '../hubos-dependency.ts';
 import type { CliIO } from '../io.ts';
-import { appFiles } from '../templates/app.ts';
+import { APP_DEV_DEPENDENCIES, APP_TSCONFIG, appFiles } from '../templates/app.ts';
 
 /**
  * `hubos init`: turns the folder into a working app: a config with an agent, a local tool plugin
@@ -38,7 +38,8 @@ export async function initCommand(flags: { force?: boolean }, io: CliIO): Promis
   const extras = await writeIfMissing(io.cwd, {
     // npm then refuses to install on a Node.js older than `engines` says, naming both versions.
     '.npmrc': 'engine-strict=true\n',
-    '.gitignore': 'node_modules/\n.hubos/\n',
+    '.gitignore': 'node_modules/\n.hubos/\nworkspace/\n',
+    'tsconfig.json': APP_TSCONFIG,
   });
   io.stdout.write(summary(io.cwd, Object.keys(files), changes, extras, commonJs));
   return 0;
@@ -101,8 +102,10 @@ function commonJsScript(cwd: string): string | undefined {
 interface PackageChanges {
   created: boolean;
   changed: string[];
-  /** Set when hubos had to be added: `npm install` comes first. */
+  /** Set when hubos had to be added. */
   addedHubos?: string;
+  /** A dependency was added: `npm install` comes first. */
+  needsInstall: boolean;
 }
 
 async function completePackageJson(
@@ -122,10 +125,18 @@ async function completePackageJson(
     changed.push('engines');
   }
   const scripts = (pkg.scripts ?? {}) as Record<string, string>;
-  const wanted = { start: 'hubos serve', test: `node --test "test/**/*.test${ext}"` };
+  // npm init's placeholder test script only says there is none.
+  const ownTest = scripts.test !== undefined && !/no test specified/.test(scripts.test);
+  const wanted: Record<string, string> = {
+    start: 'hubos serve',
+    // The config is loaded first: on a Node.js too old for HubOS, that says so in one line (the
+    // versions, how to upgrade) instead of node --test not finding the files. Not added before
+    // an app's own test script.
+    ...(ownTest ? {} : { pretest: 'hubos validate', test: `node --test "test/**/*.test${ext}"` }),
+    typecheck: 'tsc',
+  };
   for (const [name, command] of Object.entries(wanted)) {
-    // npm init's placeholder test script only says there is none.
-    if (!scripts[name] || /no test specified/.test(scripts[name]!)) {
+    if (!scripts[name] || (name === 'test' && !ownTest)) {
       scripts[name] = command;
       changed.push(`scripts.${name}`);
     }
@@ -139,8 +150,20 @@ async function completePackageJson(
     pkg.dependencies = { ...dependencies, hubos: addedHubos };
     changed.push('dependencies.hubos');
   }
+  const addedDev = Object.entries(APP_DEV_DEPENDENCIES).filter(
+    ([name]) => !dependencies[name] && !devDependencies[name],
+  );
+  if (addedDev.length > 0) {
+    pkg.devDependencies = { ...devDependencies, ...Object.fromEntries(addedDev) };
+    changed.push(...addedDev.map(([name]) => `devDependencies.${name}`));
+  }
   await writeFile(join(cwd, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-  return { created: existing === undefined, changed, ...(addedHubos ? { addedHubos } : {}) };
+  return {
+    created: existing === undefined,
+    changed,
+    needsInstall: addedHubos !== undefined || addedDev.length > 0,
+    ...(addedHubos ? { addedHubos } : {}),
+  };
 }
 
 async function writeIfMissing(cwd: string, files: Record<string, string>): Promise<string[]> {
@@ -167,18 +190,21 @@ function summary(
       ? 'No API key is set, so the agent uses the offline demo model: it calls a tool when a message is\n"/<tool> <json>". Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or "model" in the config) for a real one.'
       : `The agent uses ${model}, since its API key is set in the environment.`;
   const packageLine = pkg.created
-    ? 'made: "type": "module", engines, scripts, hubos'
+    ? 'made: "type": "module", engines, scripts, hubos, TypeScript'
     : pkg.changed.length > 0
       ? `added ${pkg.changed.join(', ')}`
       : 'already had all it needs';
   const row = (path: string, what: string) => `  ${path.padEnd(20)}${what}`;
   const steps = [
-    ...(pkg.addedHubos
-      ? [`npm install                                   # installs hubos (${pkg.addedHubos})`]
+    ...(pkg.needsInstall
+      ? [
+          `npm install                                   # installs ${pkg.addedHubos ? `hubos (${pkg.addedHubos}) and ` : ''}TypeScript`,
+        ]
       : []),
     `npx hubos run assistant '/dice_roll {"count": 2}'`,
     'npx hubos serve                               # then chat at http://127.0.0.1:3000/',
-    "npm test                                      # the tool's test",
+    "npm test                                      # the config's check, then the tool's test",
+    'npm run typecheck                             # tsc, with tsconfig.json',
   ];
   return [
     `Created a HubOS app in ${cwd}:`,
@@ -186,14 +212,7 @@ function summary(
     row(plugin, 'a local tool plugin: dice_roll, with checked options'),
     row(test, 'its test (node --test)'),
     row('package.json', packageLine),
-    ...extras.map((path) =>
-      row(
-        path,
-        path === '.npmrc'
-          ? 'engine-strict: npm refuses a Node.js too old for HubOS'
-          : 'node_modules/ and .hubos/ (the local database)',
-      ),
-    ),
+    ...extras.map((path) => row(path, EXTRA_FILES[path] ?? '')),
     ...(commonJs
       ? [
           `"type" stays as it is: ${commonJs} is CommonJS, so the app's files are .mts (ES modules either way).`,
@@ -214,6 +233,13 @@ function summary(
     '',
   ].join('\n');
 }
+
+/** What each file written only when missing is for, as the summary says it. */
+const EXTRA_FILES: Record<string, string> = {
+  '.npmrc': 'engine-strict: npm refuses a Node.js too old for HubOS',
+  '.gitignore': 'node_modules/, .hubos/ (the local database) and workspace/ (where tools act)',
+  'tsconfig.json': 'for the editor and npm run typecheck: what Node.js runs, checked',
+};
 
 /** The folder's name as an npm package name (accents dropped: "Été" is "ete"). */
 function packageName(folder: string): string {

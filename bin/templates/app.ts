@@ -12,6 +12,34 @@ export function appFiles(ext: '.ts' | '.mts' = '.ts'): Record<string, string> {
   };
 }
 
+/**
+ * The app's tsconfig.json, for the editor and `npm run typecheck` (tsc checks, Node.js runs the
+ * files as they are): what Node.js's type stripping runs (erasable syntax, imports with their .ts
+ * extension), as ES modules resolved the way Node.js does.
+ */
+export const APP_TSCONFIG = `${JSON.stringify(
+  {
+    compilerOptions: {
+      target: 'ES2023',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      types: ['node'],
+      strict: true,
+      noEmit: true,
+      allowImportingTsExtensions: true,
+      erasableSyntaxOnly: true,
+      verbatimModuleSyntax: true,
+      skipLibCheck: true,
+    },
+    exclude: ['node_modules', 'workspace', '.hubos'],
+  },
+  null,
+  2,
+)}\n`;
+
+/** What the app's typecheck needs (TypeScript, and the types of Node.js for the test's node: imports). */
+export const APP_DEV_DEPENDENCIES = { typescript: '^6.0.3', '@types/node': '^24.0.0' };
+
 const CONFIG = `import { defineConfig } from 'hubos';
 import dice from './plugins/dice.ts';
 
@@ -22,6 +50,7 @@ export default defineConfig({
   plugins: [dice({ sides: 6 })],
   agents: {
     assistant: {
+      description: 'A friendly assistant that rolls dice on request.',
       instructions: 'You are a friendly assistant. When the user wants a random roll, use dice_roll.',
       tools: ['dice_roll'],
     },

@@ -125,7 +125,7 @@ export default defineConfig({
 });
 \`\`\`
 
-Working on it (Node.js >= 22.18): \`npm install\`, then \`npm run build\` compiles to \`dist/\` and
+Working on it (Node.js 22.19 or newer, or 24 or newer): \`npm install\`, then \`npm run build\` compiles to \`dist/\` and
 \`npm test\` runs the tests; \`npm pack\` makes the tarball an app can install.
 `,
   };

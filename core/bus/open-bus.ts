@@ -45,10 +45,27 @@ export async function openBus(config: BusConfig = {}, env: NodeJS.ProcessEnv = p
       'CONFIG_INVALID',
       'bus.driver is "redis" but no URL is set: add bus.url (e.g. "redis://127.0.0.1:6379") or HUBOS_REDIS_URL',
     );
-  // Loaded only when asked for: a single instance never pays for the Redis client.
-  const { RedisBus } = await import('./redis.ts');
+  // Loaded only when asked for: a single instance never pays for the Redis client, nor installs it.
+  const { RedisBus } = await import('./redis.ts').catch((error: unknown) => {
+    throw missingRedisPackages(error) ?? error;
+  });
   return RedisBus.open(url, {
     prefix: config.prefix ?? 'hubos',
     leaseMs: config.leaseMs ?? DEFAULT_LEASE_MS,
   });
+}
+
+/** The packages only the Redis bus uses: optional peer dependencies of hubos, which an app installs. */
+const REDIS_BUS_PACKAGES = ['bullmq', 'ioredis'] as const;
+
+/** The error naming what to install, when the Redis bus could not load because a package is missing. */
+function missingRedisPackages(error: unknown): HubosError | undefined {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const missing = REDIS_BUS_PACKAGES.find((name) => String(message).includes(`'${name}'`));
+  if (code !== 'ERR_MODULE_NOT_FOUND' || missing === undefined) return undefined;
+  return new HubosError(
+    'CONFIG_INVALID',
+    `the Redis bus needs the packages ${REDIS_BUS_PACKAGES.join(' and ')} (${missing} is not installed): run "npm install ${REDIS_BUS_PACKAGES.join(' ')}" in the app`,
+    { cause: error },
+  );
 }

@@ -16,6 +16,33 @@ describe('hubos init', () => {
     expect(tools).toHaveLength(12); // the eleven built-in tools, then the config's
   });
 
+  it('writes what an app needs around its files: tsconfig, ignores, scripts, an agent description', async () => {
+    const dir = await tempDir();
+    const init = await hubos(['init'], dir);
+    expect(init.code, init.stderr).toBe(0);
+    const tsconfig = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8'));
+    // What Node.js's type stripping runs: imports keep their .ts extension, erasable syntax only.
+    expect(tsconfig.compilerOptions).toMatchObject({
+      module: 'NodeNext',
+      noEmit: true,
+      allowImportingTsExtensions: true,
+      erasableSyntaxOnly: true,
+      types: ['node'],
+    });
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(
+      expect.arrayContaining(['node_modules/', '.hubos/', 'workspace/']),
+    );
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(pkg.scripts).toMatchObject({ pretest: 'hubos validate', typecheck: 'tsc' });
+    expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript']);
+    expect(init.stdout).toContain('tsconfig.json       for the editor and npm run typecheck');
+    expect(init.stdout).toContain('npm install                                   # installs hubos');
+    // The chat page shows it for the agent (test/e2e/first-hour.test.ts reads it from the server).
+    expect(readFileSync(join(dir, 'agent.config.ts'), 'utf8')).toContain(
+      "description: 'A friendly assistant that rolls dice on request.'",
+    );
+  });
+
   it('never overwrites an existing config without --force', async () => {
     const dir = await tempDir();
     await writeFiles(dir, { 'agent.config.ts': '// mine\n' });
@@ -75,6 +102,16 @@ describe('hubos init in folders that are not empty', () => {
     expect(pkg.scripts.test).toBe('node --test "test/**/*.test.mts"');
     const tools = JSON.parse((await hubos(['tools', '--json'], dir)).stdout) as { name: string }[];
     expect(tools.map((tool) => tool.name).at(-1)).toBe('dice_roll');
+  });
+
+  it("keeps an app's own test script, and adds no pretest before it", async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'package.json': '{ "name": "mine", "type": "module", "scripts": { "test": "vitest run" } }\n',
+    });
+    expect((await hubos(['init'], dir)).code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(pkg.scripts).toEqual({ test: 'vitest run', start: 'hubos serve', typecheck: 'tsc' });
   });
 
   it("names a new package after the folder, in npm's alphabet", async () => {

@@ -110,13 +110,13 @@ describe('cold commands load only what they need', () => {
   it('hubos --version loads the version guard and the version, nothing else', async () => {
     const { stdout, modules } = await loadedBy([HUBOS_BIN, '--version']);
     expect(stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
-    expect(modules).toEqual(['bin/hubos.ts', 'core/node-version.ts', 'core/version.ts']);
+    expect(modules).toEqual(['bin/hubos.ts', 'bin/node-check.ts', 'core/node-version.ts', 'core/version.ts']);
   });
 
   it('hubos --help loads the usage text, nothing else', async () => {
     const { stdout, modules } = await loadedBy([HUBOS_BIN, '--help']);
     expect(stdout).toContain('Usage: hubos');
-    expect(modules).toEqual(['bin/hubos.ts', 'core/node-version.ts', 'bin/usage.ts']);
+    expect(modules).toEqual(['bin/hubos.ts', 'bin/node-check.ts', 'core/node-version.ts', 'bin/usage.ts']);
   });
 
   it("a command's --help loads its help text, not the CLI or the kernel", async () => {

@@ -1,23 +1,30 @@
 import { readFileSync } from 'node:fs';
+import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { hasModuleSyntax } from '../../core/app-module-format.ts';
 import { NODE_ENGINES, unsupportedNodeMessage } from '../../core/node-version.ts';
 
 describe('the Node.js version guard', () => {
-  it('accepts 22.18 on, except 23 before 23.6, as package.json engines says', () => {
-    for (const ok of ['22.18.0', '22.21.1', '23.6.0', '23.11.1', '24.0.0', '25.2.0']) {
+  it('accepts 22.19 on the 22 line, then 24 on, as package.json engines says', () => {
+    for (const ok of ['22.19.0', '22.23.3', '24.0.0', '25.2.0', '26.10.0']) {
       expect(unsupportedNodeMessage(ok), ok).toBeUndefined();
     }
-    for (const old of ['18.20.0', '20.20.2', '22.17.9', '23.0.0', '23.5.0']) {
+    for (const old of ['18.20.0', '20.20.2', '22.18.0', '23.6.0', '23.11.1']) {
       expect(unsupportedNodeMessage(old), old).toContain(`and this is Node.js ${old}.`);
     }
-    expect(unsupportedNodeMessage('23.1.0')).toContain('(on Node.js 23, 23.6 or newer)');
+    expect(unsupportedNodeMessage('23.11.1')).toContain('or 24 or newer (Node.js 23 is not supported)');
     expect(unsupportedNodeMessage('20.20.2')).toMatch(
-      /^HubOS needs Node\.js 22\.18\.0 or newer, .* Install Node\.js 24 \(LTS\)/,
+      /^HubOS needs Node\.js 22\.19\.0 or newer, .* Install Node\.js 24 \(LTS\)/,
     );
     expect(unsupportedNodeMessage('20.20.2')).not.toContain('\n');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(pkg.engines.node).toBe(NODE_ENGINES);
+    // The guard and the range agree on every release of the lines around them.
+    for (const version of ['22.18.9', '22.19.0', '23.6.0', '23.99.0', '24.0.0', '27.0.0']) {
+      expect(unsupportedNodeMessage(version) === undefined, version).toBe(
+        semver.satisfies(version, NODE_ENGINES),
+      );
+    }
   });
 });
 

@@ -81,9 +81,10 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<html');
       const agents = (await (await fetch(`${server.url}/api/agents`)).json()) as {
-        agents: { name: string }[];
+        agents: { name: string; description?: string }[];
       };
       expect(agents.agents.map((agent) => agent.name)).toEqual(['assistant']);
+      expect(agents.agents[0]!.description).toBe('A friendly assistant that rolls dice on request.');
       const response = await fetch(`${server.url}/api/agents/assistant/run`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -98,6 +99,17 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
     } finally {
       await stopServe(server);
     }
+  });
+
+  it('a Redis bus in an app without its optional packages fails naming the npm install to run', async () => {
+    const validate = await run('npx', ['--no', 'hubos', 'validate'], {
+      cwd: app,
+      env: { ...env, HUBOS_REDIS_URL: 'redis://127.0.0.1:1' },
+      timeout: 120_000,
+    });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('the Redis bus needs the packages bullmq and ioredis');
+    expect(validate.stderr).toContain('run "npm install bullmq ioredis" in the app');
   });
 
   it('bad options of the local plugin fail at load, naming the option', async () => {
@@ -181,25 +193,39 @@ describe.skipIf(!oldNode)(`on the machine's Node.js older than ${MIN_NODE_VERSIO
   const old = oldNode!;
   const expected = `HubOS needs Node.js ${MIN_NODE_VERSION} or newer, and this is Node.js ${old?.version}.`;
 
-  it('the hubos command and import "hubos" fail with one line naming both versions and how to upgrade', async () => {
+  it('the hubos command fails with one line naming both versions and how to upgrade', async () => {
     const oldEnv = { ...env, PATH: `${dirname(old.path)}${delimiter}${process.env.PATH ?? ''}` };
+    const result = await run(old.path, [join(app, 'node_modules/hubos/dist/bin/hubos.js'), 'tools'], {
+      cwd: app,
+      env: oldEnv,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n'), result.stderr).toEqual([expect.stringContaining(expected)]);
+    expect(result.stderr).toContain('Install Node.js 24');
+  });
+
+  it('importing hubos throws an error that an embedding app catches, naming both versions', async () => {
+    const caught = (load: string) =>
+      `try { ${load}; } catch (error) { console.log(error.code + ': ' + error.message); process.exit(3); }`;
     const cases: [string, string[]][] = [
-      ['the CLI', [join(app, 'node_modules/hubos/dist/bin/hubos.js'), 'tools']],
-      ["import 'hubos'", ['--input-type=module', '-e', "import 'hubos';"]],
-      [
-        "import 'hubos/testing'",
-        ['--input-type=module', '-e', "import { bootKernel } from 'hubos/testing';"],
-      ],
-      ["require('hubos/plugins')", ['-e', "require('hubos/plugins')"]],
+      ["import('hubos')", ['--input-type=module', '-e', caught("await import('hubos')")]],
+      ["import('hubos/testing')", ['--input-type=module', '-e', caught("await import('hubos/testing')")]],
+      ["require('hubos/plugins')", ['-e', caught("require('hubos/plugins')")]],
     ];
     for (const [what, args] of cases) {
-      const result = await run(old.path, args, { cwd: app, env: oldEnv });
-      expect(result.code, what).toBe(1);
-      const lines = result.stderr.trim().split('\n');
-      expect(lines, `${what}: ${result.stderr}`).toHaveLength(1);
-      expect(lines[0]).toContain(expected);
-      expect(lines[0]).toContain('Install Node.js 24');
+      const result = await run(old.path, args, { cwd: app, env });
+      expect(result.code, `${what}: ${result.stderr}`).toBe(3);
+      expect(result.stdout, what).toContain(`NODE_UNSUPPORTED: ${expected}`);
+      expect(result.stdout, what).toContain('Install Node.js 24');
     }
+  });
+
+  it("the app's npm test names both versions and how to upgrade, not missing test files", async () => {
+    const oldEnv = { ...env, PATH: `${dirname(old.path)}${delimiter}${process.env.PATH ?? ''}` };
+    const test = await run('npm', ['test'], { cwd: app, env: oldEnv, timeout: 120_000 });
+    expect(test.code).not.toBe(0);
+    expect(test.stderr).toContain(expected);
+    expect(`${test.stdout}${test.stderr}`).not.toContain('Could not find');
   });
 
   it("npm refuses to install the app's dependencies on it, naming the versions (engine-strict)", async () => {
