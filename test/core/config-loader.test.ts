@@ -227,7 +227,13 @@ describe('loadConfigFile: broken configs', () => {
   it('a config that throws while loading is CONFIG_LOAD_FAILED naming the file and the cause', async () => {
     const root = await tree({ 'agent.config.ts': "throw new Error('OPENAI_API_KEY is not set');\n" });
     const error = await expectHubosRejection(loadConfigFile({ cwd: root }), 'CONFIG_LOAD_FAILED');
-    expect(error.message).toBe(`cannot load ${join(root, 'agent.config.ts')}: OPENAI_API_KEY is not set`);
+    // The throw's place in the config, and its line with a caret under the column.
+    const file = join(root, 'agent.config.ts');
+    expect(error.message).toBe(
+      `cannot load ${file}: OPENAI_API_KEY is not set at ${file}:1:7\n` +
+        "  1 | throw new Error('OPENAI_API_KEY is not set');\n" +
+        '    |       ^',
+    );
     expect((error.cause as Error).message).toBe('OPENAI_API_KEY is not set');
   });
 
