@@ -123,12 +123,18 @@ export default defineConfig(({ mode }) => ({
     maxConcurrentRuns: 8,
   },
   // One machine: SQLite at .hubos/hubos.db and an in-process bus, nothing to set. Many: set
-  // HUBOS_DATABASE_URL (postgres://...) and HUBOS_REDIS_URL (redis://...) and start several
+  // HUBOS_DATABASE_URL (postgres://...) and HUBOS_REDIS_URL (redis://...; an app adds the optional
+  // packages with `npm install bullmq ioredis`) and start several
   // `hubos serve` behind a load balancer: a run is read, streamed, approved and cancelled through
   // any of them, and the runs of an instance that dies are marked interrupted after leaseMs.
   bus: { leaseMs: 15_000 },
   // No `sandbox` key: bash runs in bubblewrap wherever it works (no capabilities even as root, only
-  // the workspace writable, no network, nothing left running), and the server warns where it cannot.
+  // an allow-list of system folders and the workspace visible, only the workspace writable, no
+  // network, nothing left running), and the server warns where it cannot, or leaves bash out when
+  // the sandbox cannot reach the workspace.
+  // Each command runs under limits that stop a fork bomb or a runaway allocation (these are the
+  // defaults but the CPU time, which is cut from 600 s here).
+  bash: { limits: { processes: 1024, memoryBytes: 2 * 1024 ** 3, cpuSeconds: 120, fileBytes: 1024 ** 3 } },
   // Built-in tools act in ./workspace. Reading is free, changing files and running commands
   // waits for a human (the chat page shows Approve / Deny), deleting is refused.
   permissions: {
