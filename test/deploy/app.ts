@@ -4,9 +4,11 @@
  * account the server runs as.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { link, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanEnv, expectOk, npm } from '../helpers/packed-hubos.ts';
+import { ROOT } from '../helpers/run.ts';
 import type { Owner } from './replay-image.ts';
 
 /** A config an agent can run `bash` and file tools with, in bubblewrap or not at all. */
@@ -19,13 +21,18 @@ export default defineConfig({
 `;
 
 /** Writes the app and its lockfile, as its developer commits them. */
-export async function writeApp(dir: string, tarball: string, config = SANDBOXED_CONFIG): Promise<void> {
+export async function writeApp(
+  dir: string,
+  tarball: string,
+  config = SANDBOXED_CONFIG,
+  dependencies: Record<string, string> = {},
+): Promise<void> {
   await mkdir(dir, { recursive: true });
   const pkg = {
     name: 'my-agents',
     private: true,
     type: 'module',
-    dependencies: { hubos: `file:${tarball}` },
+    dependencies: { hubos: `file:${tarball}`, ...dependencies },
   };
   await writeFile(join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   await writeFile(join(dir, 'agent.config.ts'), config);
@@ -67,4 +74,15 @@ export async function nodeFor(dir: string): Promise<string> {
   const node = join(bin, 'node');
   await link(process.execPath, node).catch(() => execFileSync('cp', [process.execPath, node]));
   return bin;
+}
+
+/**
+ * The optional packages of the Redis bus (an app on Redis installs them), at the versions the repo
+ * tests with, so npm finds them in its cache.
+ */
+export function redisPackages(): Record<string, string> {
+  const repo = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
+  return { bullmq: repo.devDependencies.bullmq!, ioredis: repo.devDependencies.ioredis! };
 }

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { env, nodeFor, serverAccount, writeApp } from '../deploy/app.ts';
+import { env, nodeFor, redisPackages, serverAccount, writeApp } from '../deploy/app.ts';
 import { type ReplayedImage, replayImage } from '../deploy/replay-image.ts';
 import { type Started, startServer } from '../deploy/start-server.ts';
 import { packedHubos } from '../helpers/packed-hubos.ts';
@@ -81,6 +81,8 @@ export default defineConfig({
   agents: { assistant: { instructions: 'You are a concise assistant.' } },
 });
 `,
+    // The Redis bus's optional packages, as the deploying guide tells a Redis app to add them.
+    redisPackages(),
   );
   await mkdir(join(dir, 'image'));
   const build = compose.services.hubos!.build!;
