@@ -191,12 +191,16 @@ export class Approvals {
     runId: string,
     callId: string,
     decision: ApprovalDecision,
-    only?: { agent?: string },
+    only?: { agent?: string; principal?: (owner: string | undefined) => boolean },
   ): Promise<ApprovalRecord> {
     const status = decision.approved ? 'approved' : 'denied';
     const id = key(runId, callId);
+    // `only` narrows what this caller may decide: one agent's approvals, or those of the principals
+    // it may see, checked on the very record decided (not on an earlier read).
+    const mine = (record: ApprovalRecord) =>
+      (!only?.agent || record.agent === only.agent) && (!only?.principal || only.principal(record.principal));
     let waiter = this.#waiting.get(id);
-    if (waiter && only?.agent && waiter.record.agent !== only.agent) waiter = undefined;
+    if (waiter && !mine(waiter.record)) waiter = undefined;
     if (waiter?.final) throw alreadyDecided(waiter.final);
     // The store could not keep the request: it is decided in this process alone.
     if (waiter && !(await waiter.stored)) {
@@ -206,7 +210,7 @@ export class Approvals {
       return waiter.written;
     }
     const stored = waiter?.record ?? (await this.get(runId, callId));
-    if (!stored || (only?.agent && stored.agent !== only.agent)) {
+    if (!stored || !mine(stored)) {
       throw new HubosError('APPROVAL_NOT_FOUND', `run "${runId}" has no approval request "${callId}"`, {
         details: { runId, callId },
       });

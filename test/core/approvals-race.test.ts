@@ -65,3 +65,32 @@ describe('one approval decided in two processes at once', () => {
     }
   });
 });
+
+describe('a decision limited to the principals a caller may see', () => {
+  it('is checked on the record decided: another principal’s request is not found, here or in another process', async () => {
+    const store = new MemoryStore();
+    const here = new Approvals(store, { pollMs: 5 });
+    const there = new Approvals(store, { pollMs: 5 });
+    const mineOnly = { principal: (owner: string | undefined) => owner === 'key-a' };
+    const asked = new Promise<void>((opened) => {
+      void here.request(
+        { ...request('owned'), principal: 'key-b' },
+        { signal: new AbortController().signal, timeoutMs: 60_000, onOpen: () => opened() },
+      );
+    });
+    await asked;
+    for (const approvals of [here, there]) {
+      const refused = await approvals.decide('run-1', 'owned', { approved: true }, mineOnly).catch((e) => e);
+      expect(HubosError.is(refused, 'APPROVAL_NOT_FOUND'), String(refused)).toBe(true);
+    }
+    expect((await there.get('run-1', 'owned'))?.status).toBe('pending');
+    // Its own caller decides it.
+    const decided = await here.decide(
+      'run-1',
+      'owned',
+      { approved: true },
+      { principal: (owner) => owner === 'key-b' },
+    );
+    expect(decided.status).toBe('approved');
+  });
+});

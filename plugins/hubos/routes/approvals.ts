@@ -118,11 +118,17 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     // once decided, the run may end at once because of this very decision.
     const run = approvals.isWaiting(id, callId) ? undefined : await hubos.runs.get(id);
     try {
-      const decided = await approvals.decide(id, callId, {
-        approved: body.approved,
-        ...(body.reason ? { reason: body.reason } : {}),
-        ...(body.content !== undefined ? { content: body.content } : {}),
-      });
+      const decided = await approvals.decide(
+        id,
+        callId,
+        {
+          approved: body.approved,
+          ...(body.reason ? { reason: body.reason } : {}),
+          ...(body.content !== undefined ? { content: body.content } : {}),
+        },
+        // Checked again on the record decided: one stored after the read above is not another's to decide.
+        { principal: (owner) => canSee(c.get('principal'), owner) },
+      );
       // It hears the decision, unless it had already ended.
       if (run && run.status !== 'running')
         return c.json(
