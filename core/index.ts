@@ -143,6 +143,7 @@ export {
   guardedAgent,
   guardedFetch,
 } from './net/guarded-agent.ts';
+export { type RedirectHop, redirectHop } from './net/redirect.ts';
 export { MIN_NODE_VERSION, NODE_ENGINES } from './node-version.ts';
 export {
   DEFAULT_APPROVAL_TIMEOUT_MS,
