@@ -1,6 +1,7 @@
 /**
  * A server the config names by a hostname is remote, whatever its DNS answers: it is reached
- * through the address guard, works as any other, and cannot steer HubOS's OAuth discovery at
+ * through the address guard (here `mcp.remote.test`, resolved to 127.0.0.1, is let through by the
+ * config's `allowHosts`, as an operator would allow an internal host), works as any other, and cannot steer HubOS's OAuth discovery at
  * loopback or cloud metadata (refused before any request goes there, with an error that says
  * so). A server named by a loopback address signs in against one there (client-oauth.test.ts).
  */
@@ -72,7 +73,7 @@ describe('mcp client: a server reached by name', () => {
       const server = await protectedServer((port) => `http://mcp.remote.test:${port}`, as(trap.port));
       const url = `http://mcp.remote.test:${server.port}/mcp`;
       const kernel = await bootMcp({
-        servers: { r: { url } },
+        servers: { r: { url, allowHosts: ['mcp.remote.test'] } },
         restart: { maxAttempts: 1 },
         onAuthorize: () => {
           throw new Error('no authorization may be asked for');
@@ -96,7 +97,7 @@ describe('mcp client: a server reached by name', () => {
     const url = `http://mcp.remote.test:${server.port}/mcp`;
     const model = new ScriptedModel([{ toolCalls: [{ name: 'web_echo', input: { text: 'hi' } }] }, 'done']);
     const kernel = await bootMcp(
-      { servers: { web: { url } } },
+      { servers: { web: { url, allowHosts: ['mcp.remote.test'] } } },
       { config: { agents: { dev: { model, tools: ['web_*'] } } } },
     );
     expect(kernel.service('mcp').clients.get('web')).toMatchObject({ state: 'ready', target: url });

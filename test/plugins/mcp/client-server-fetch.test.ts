@@ -98,15 +98,15 @@ describe("an MCP server's fetch: other origins it names", () => {
   it("a redirect from the server's own origin is checked again: it cannot lead to loopback", async () => {
     const trap = await listening();
     const server = await listening((_req, res) => {
-      res.writeHead(302, { location: `http://127.0.0.1:${trap.port}/latest/meta-data` }).end();
+      res.writeHead(302, { location: `https://127.0.0.1:${trap.port}/latest/meta-data` }).end();
     });
-    // The server is named by a hostname: remote, whatever its DNS answers.
+    // The server is named by a hostname: remote, whatever its DNS answers (allowed by name here).
     const dns = answerDns((name) => (name === 'mcp.remote.test' ? '127.0.0.1' : undefined));
     cleanups.push(dns.restore);
     const serverUrl = new URL(`http://mcp.remote.test:${server.port}/mcp`);
-    const fetchFor = serverFetch({ serverUrl });
+    const fetchFor = serverFetch({ serverUrl, allowHosts: ['mcp.remote.test'] });
     await expect(fetchFor(new URL('/.well-known/oauth-protected-resource', serverUrl))).rejects.toThrow(
-      `refused to contact 127.0.0.1 (a redirect from ${serverUrl.origin}) for the MCP server at ${serverUrl.origin}: 127.0.0.1 is a loopback address`,
+      `refused to contact https://127.0.0.1:${trap.port} (a redirect from ${serverUrl.origin}) for the MCP server at ${serverUrl.origin}: 127.0.0.1 is a loopback address`,
     );
     expect(server.connections()).toBe(1);
     expect(trap.connections()).toBe(0);
@@ -126,6 +126,22 @@ describe("an MCP server's fetch: other origins it names", () => {
       'fetch failed',
     );
     expect(other.connections()).toBe(1);
+  });
+
+  it('a server named by a hostname is itself checked: DNS answering loopback is refused unless allowHosts lists it', async () => {
+    // Whoever controls the name's DNS could point it at loopback or cloud metadata after start.
+    const server = await listening();
+    const dns = answerDns((name) => (name === 'mcp.remote.test' ? '127.0.0.1' : undefined));
+    cleanups.push(dns.restore);
+    const serverUrl = new URL(`http://mcp.remote.test:${server.port}/mcp`);
+    await expect(serverFetch({ serverUrl })(serverUrl)).rejects.toThrow(
+      `refused to contact ${serverUrl.origin} for the MCP server at ${serverUrl.origin}: mcp.remote.test resolves to 127.0.0.1, which is a loopback address (add mcp.remote.test to this server's allowHosts to allow it)`,
+    );
+    expect(server.connections()).toBe(0);
+    // The operator's decision: listed, it is reached.
+    const response = await serverFetch({ serverUrl, allowHosts: ['mcp.remote.test'] })(serverUrl);
+    expect(await response.json()).toEqual({ issuer: 'local' });
+    expect(server.connections()).toBe(1);
   });
 
   it('a server the config names by a private or loopback address may name others there (a local setup)', async () => {
