@@ -1,5 +1,4 @@
-import { lchownSync, lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 
 /** The account sandboxed commands run as when the server runs as root: `nobody`, by default. */
 export interface SandboxUser {
@@ -9,6 +8,7 @@ export interface SandboxUser {
 
 export const DEFAULT_SANDBOX_USER: SandboxUser = Object.freeze({ uid: 65534, gid: 65534 });
 const SETPRIV = '/usr/bin/setpriv';
+const CHOWN = '/bin/chown';
 
 /**
  * Whether commands must leave root before bubblewrap starts. A user namespace made by root maps
@@ -47,15 +47,17 @@ const handedOver = new Set<string>();
 /**
  * Gives a root server's workspace to the sandbox's account, once per workspace and process, so
  * commands can write there (and only there). The file tools keep what they create owned the same
- * way (see the filesystem tools' `adoptWorkspaceOwner`). Symbolic links are changed, not followed.
+ * way (see the filesystem tools' `adoptWorkspaceOwner`). That account's processes may be changing
+ * the tree meanwhile, so it is not walked by path: coreutils' `chown -R -P -h` opens each folder
+ * relative to its parent's descriptor, never through a symbolic link, and changes links themselves,
+ * so a folder swapped for a link to elsewhere mid-walk does not lead root out of the workspace.
  */
 export function handOverWorkspace(workspace: string, user: SandboxUser): void {
   if (!mustDropRoot() || handedOver.has(workspace)) return;
-  const walk = (path: string) => {
-    const stat = lstatSync(path);
-    if (stat.uid !== user.uid || stat.gid !== user.gid) lchownSync(path, user.uid, user.gid);
-    if (stat.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
-  };
-  walk(workspace);
+  // biome-ignore format: one flag per line
+  execFileSync(CHOWN, [
+    '-R', '-P', '--no-dereference',
+    '--', `${user.uid}:${user.gid}`, workspace,
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
   handedOver.add(workspace);
 }
