@@ -28,7 +28,8 @@ export function bwrapArgs(
   hide: readonly string[] = [],
   source = workspace,
 ): string[] {
-  const view = hostView({ workspace, shell, expose: sandbox.expose, hide });
+  const user = mustDropRoot() ? (sandbox.user ?? DEFAULT_SANDBOX_USER) : undefined;
+  const view = hostView({ workspace, shell, expose: sandbox.expose, hide, user });
   const path = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
   // biome-ignore format: one flag and its values per line
   return [
@@ -37,7 +38,7 @@ export function bwrapArgs(
     ...(supportsDisableUserns(path) ? ['--disable-userns'] : []),
     '--cap-drop', 'ALL',
     ...(sandbox.network ? ['--share-net'] : []),
-    ...view.readOnly.flatMap((readable) => ['--ro-bind-try', readable, readable]),
+    ...view.readOnly.flatMap(([source, readable]) => ['--ro-bind-try', source, readable]),
     ...view.symlinks.flatMap(([target, link]) => ['--symlink', target, link]),
     '--dev', '/dev',
     '--proc', '/proc',

@@ -1,7 +1,8 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_SANDBOX_USER, mustDropRoot } from './sandbox-user.ts';
 
 /**
  * What a command runs with: the system's programs and libraries. On merged-/usr systems the
@@ -12,7 +13,8 @@ const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', 
 /**
  * The few files of /etc that ordinary commands read: users and groups (`id`, `ls -l`), name
  * resolution, the dynamic linker's cache, time zones, TLS certificates, `update-alternatives` links
- * (`editor`, `java`), shell start-up files. The rest of /etc (credentials, service configs) is not there.
+ * (`editor`, `java`), shell start-up files. The rest of /etc (credentials, private keys, service
+ * configs) is not there.
  */
 const ETC = [
   'passwd',
@@ -32,10 +34,15 @@ const ETC = [
   'localtime',
   'timezone',
   'alternatives',
-  'ssl',
+  // The CA trust stores only: /etc/ssl/private and /etc/pki/tls/private hold the host's own keys.
+  'ssl/certs',
+  'ssl/openssl.cnf',
   'ca-certificates',
   'ca-certificates.conf',
-  'pki',
+  'pki/ca-trust',
+  'pki/tls/certs',
+  'pki/tls/cert.pem',
+  'pki/tls/openssl.cnf',
   'crypto-policies',
   'os-release',
   'lsb-release',
@@ -55,8 +62,12 @@ const ETC = [
 
 /** What a sandboxed command sees of the host: an allow-list, not the host minus a deny-list. */
 export interface HostView {
-  /** The system's host paths bound read-only at the same place, parents first. */
-  readOnly: string[];
+  /**
+   * The system's host paths bound read-only, parents first: `[source, path]`, the source being
+   * what `path` resolves to here (`/etc/resolv.conf` → `/run/systemd/resolve/stub-resolv.conf`),
+   * so bubblewrap follows no link of its own, whichever mount namespace it starts in.
+   */
+  readOnly: [string, string][];
   /** The shell and what `expose` names where not already there: bound read-only after `hide`. */
   exposed: string[];
   /** Symbolic links made inside: `[target, path]` (`/bin` → `usr/bin`). */
@@ -80,21 +91,37 @@ export function hostView(options: {
   shell: string;
   expose?: readonly string[] | undefined;
   hide?: readonly string[] | undefined;
+  /**
+   * The account bubblewrap runs as: a system path it may change is not shown. Default: `nobody`
+   * for a root server, else this process's.
+   */
+  user?: Account | undefined;
 }): HostView {
   const workspace = options.workspace && real(options.workspace);
+  const own = { uid: process.getuid?.() ?? -1, gid: process.getgid?.() ?? -1 };
+  const user = options.user ?? (mustDropRoot() ? DEFAULT_SANDBOX_USER : own);
   const symlinks: [string, string][] = [];
-  const bound: string[] = [];
+  const sources = new Map<string, string>();
+  const add = (path: string) => {
+    const source = real(path);
+    // A link that leads into the workspace, or anywhere the command's account may change, would
+    // show whatever a command makes it show.
+    if (source === undefined || (workspace && within(source, workspace))) return;
+    if (changeableBy(source, user)) return;
+    sources.set(path, source);
+  };
   for (const path of SYSTEM) {
     const link = linkTarget(path);
     if (link !== undefined) symlinks.push([link, path]);
-    else if (existsSync(path)) bound.push(path);
+    else add(path);
   }
-  bound.push(...ETC.filter((path) => existsSync(path)));
+  for (const path of ETC) add(path);
+  const bound = [...sources.keys()];
   const shell = [options.shell, '/bin/bash'].map(real).filter((path) => path !== undefined);
   const extra = [...shell, ...(options.expose ?? []).map(real)].filter(
     (path): path is string => path !== undefined && !bound.some((root) => within(path, root)),
   );
-  const readOnly = sorted(bound);
+  const readOnly = sorted(bound).map((path): [string, string] => [sources.get(path)!, path]);
   const exposed = sorted(extra);
   const candidates = [
     process.env.XDG_RUNTIME_DIR,
@@ -105,7 +132,7 @@ export function hostView(options: {
   ];
   const hide: string[] = [];
   for (const path of sorted(candidates.map(real))) {
-    if (!readOnly.some((root) => within(path, root) && path !== root)) continue; // not there anyway
+    if (!bound.some((root) => within(path, root) && path !== root)) continue; // not there anyway
     if (hide.some((parent) => within(path, parent))) continue;
     // Never what the command runs with or works in (the workspace is bound after, on top).
     if (workspace && within(workspace, path)) continue;
@@ -113,6 +140,32 @@ export function hostView(options: {
     hide.push(path);
   }
   return { readOnly, exposed, symlinks, hide };
+}
+
+/** Who owns a path, for the mode bits. */
+export interface Account {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * Whether `user` owns, or may write in, `path` or a folder above it (by the mode bits): it could
+ * then put something else there. A sticky folder above (/tmp) lets it add names, not replace others'.
+ */
+function changeableBy(path: string, user: Account): boolean {
+  for (let at = path; ; at = dirname(at)) {
+    let stat: ReturnType<typeof statSync>;
+    try {
+      stat = statSync(at);
+    } catch {
+      return true;
+    }
+    if (stat.uid === user.uid) return true;
+    const write = stat.gid === user.gid ? 0o020 : 0o002;
+    const sticky = at !== path && (stat.mode & 0o1000) !== 0;
+    if ((stat.mode & write) !== 0 && !sticky) return true;
+    if (dirname(at) === at) return false;
+  }
 }
 
 /** Whether `path` is `folder` or inside it. */

@@ -1,11 +1,15 @@
-import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, rmdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { SandboxUser } from './sandbox-user.ts';
 
 const MOUNT_PATHS = ['/usr/bin/mount', '/bin/mount'];
 const UNSHARE_PATHS = ['/usr/bin/unshare', '/bin/unshare'];
-/** Host folders the workspace can be shown at, in a mount namespace of the launch alone. */
-const MOUNT_POINTS = ['/run', '/mnt', '/media', '/srv', '/opt', '/var'];
+/**
+ * Where root makes the empty folder the workspace is shown at, in a mount namespace of the launch
+ * alone: never over a real host folder, whose paths (`/run/systemd/...`, the target of
+ * `/etc/resolv.conf`) would then lead into the workspace.
+ */
+const VIEW_PARENTS = ['/run', '/var/tmp', '/tmp'];
 
 /**
  * `<mount> --rbind <workspace> <point>`, then the rest of the arguments: run as root in a mount
@@ -45,8 +49,9 @@ function enterable(dir: string, user: SandboxUser): boolean {
  * How bubblewrap, started as the unprivileged sandbox user, finds a root server's workspace. It
  * resolves every path it binds as that user (`--bind-fd` too: it resolves the descriptor's path),
  * so a workspace under a folder only root may enter (`/root/app/workspace`, a `mkdtemp` folder)
- * cannot be bound by its path. Root then binds it, in a mount namespace of this launch only, on a
- * folder the user can reach, and bubblewrap binds it from there to the workspace's own path.
+ * cannot be bound by its path. Root then binds it, in a mount namespace of this launch only, on an
+ * empty folder of its own the user can reach (see `viewFolder`), and bubblewrap binds it from there
+ * to the workspace's own path.
  */
 export function workspaceSource(
   workspace: string,
@@ -58,7 +63,7 @@ export function workspaceSource(
   if (reachableBy(workspace, user)) return { source: workspace };
   const unshare = UNSHARE_PATHS.find((path) => existsSync(path));
   const mount = MOUNT_PATHS.find((path) => existsSync(path));
-  const point = MOUNT_POINTS.find((path) => isDirectory(path) && reachableBy(`${path}/x`, user));
+  const point = viewFolder(user);
   // Without them bwrap reports the folder it cannot enter, and the startup probe says how to fix it.
   if (!unshare || !mount || !point) return { source: workspace };
   return {
@@ -75,9 +80,42 @@ export function workspaceSource(
   };
 }
 
-function isDirectory(path: string): boolean {
+let madeView: string | undefined;
+
+/**
+ * This process's view folder: fresh (`mkdtemp`), root's, mode 0711, under a folder `user` can
+ * reach; empty on the host, removed when the process exits. Undefined when none can be made.
+ */
+function viewFolder(user: SandboxUser): string | undefined {
+  if (madeView && isOwnFolder(madeView)) return madeView;
+  for (const parent of VIEW_PARENTS) {
+    if (!isOwnFolder(parent) || !reachableBy(join(parent, 'x'), user)) continue;
+    try {
+      const folder = mkdtempSync(join(parent, 'hubos-workspace-'));
+      chmodSync(folder, 0o711);
+      if (madeView === undefined) process.once('exit', removeView);
+      madeView = folder;
+      return folder;
+    } catch {
+      // read-only or full: the next place
+    }
+  }
+  return undefined;
+}
+
+function removeView(): void {
   try {
-    return statSync(path).isDirectory();
+    if (madeView) rmdirSync(madeView);
+  } catch {
+    // already gone, or a launch's namespace still holds it: an empty folder is left
+  }
+}
+
+/** A real folder (not a link) that root owns. */
+function isOwnFolder(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() && stat.uid === 0;
   } catch {
     return false;
   }

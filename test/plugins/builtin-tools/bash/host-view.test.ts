@@ -17,26 +17,37 @@ afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
 const shown = (paths: string[], path: string) =>
   paths.some((root) => path === root || path.startsWith(`${root}/`));
+const paths = (binds: [string, string][]) => binds.map(([, path]) => path);
 
 describe('hostView', () => {
   it('binds the system read-only: /usr, the top-level library folders (or their links), a few /etc files', () => {
     const view = hostView({ workspace: ws, shell: SHELL });
-    expect(view.readOnly).toContain('/usr');
+    expect(paths(view.readOnly)).toContain('/usr');
     for (const top of ['/bin', '/lib']) {
       if (lstatSync(top).isSymbolicLink()) expect(view.symlinks.map(([, path]) => path)).toContain(top);
-      else expect(view.readOnly).toContain(top);
+      else expect(paths(view.readOnly)).toContain(top);
     }
     for (const file of ['/etc/passwd', '/etc/group'])
-      if (existsSync(file)) expect(view.readOnly).toContain(file);
+      if (existsSync(file)) expect(paths(view.readOnly)).toContain(file);
+  });
+
+  it('binds each path from what it resolves to here, so bubblewrap follows no link itself', () => {
+    for (const [source, path] of hostView({ workspace: ws, shell: SHELL }).readOnly)
+      expect(source, path).toBe(realpathSync(path));
   });
 
   it('shows nothing else of the host: no /etc as a whole, /home, /srv, /var, /run, /tmp, server folders', () => {
     const { readOnly, exposed } = hostView({ workspace: ws, shell: SHELL });
-    const all = [...readOnly, ...exposed];
+    const all = [...paths(readOnly), ...readOnly.map(([source]) => source), ...exposed];
     for (const path of [
       '/',
       '/etc',
       '/etc/shadow',
+      // The host's TLS keys: only the CA trust stores are there.
+      '/etc/ssl',
+      '/etc/ssl/private',
+      '/etc/pki',
+      '/etc/pki/tls/private',
       '/home',
       '/srv',
       '/var',
