@@ -94,6 +94,15 @@ describe('configured limits', () => {
     expect(output.stdout).toBe(`head=${128 + 25}\n${1024 * 1024}\n`);
   });
 
+  it('cap what the in-memory scratch folders hold, all files together, at the file-size limit', async () => {
+    // Two files under the limit each, more than it together: the second write runs out of space.
+    const output = await run(
+      'for d in /tmp /var/tmp /run /dev/shm; do head -c 700K /dev/zero > $d/a; head -c 700K /dev/zero > $d/b 2>/dev/null; echo "$d=$?"; done',
+      { sandbox: { kind: 'bwrap' }, limits: { fileBytes: 1024 * 1024 } },
+    );
+    expect(output.stdout).toBe('/tmp=1\n/var/tmp=1\n/run=1\n/dev/shm=1\n');
+  });
+
   it('hold unsandboxed too (sandbox kind "none"): memory, CPU time and file size', async () => {
     const none: BashOptions = {
       sandbox: { kind: 'none' },

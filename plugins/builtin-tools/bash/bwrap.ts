@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { HubosError } from '../../../core/index.ts';
 import { hostView } from './host-view.ts';
+import { DEFAULT_LIMITS } from './limits.ts';
 import { initCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
 import { type ProbeRun, runProbeCommand, runProbeCommandAsync } from './probe-run.ts';
@@ -15,7 +16,8 @@ const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/
  *   user namespaces cannot be nested (`--disable-userns`, where bwrap has it);
  * - an allow-list of the host, read-only (see `hostView`): the system's programs and libraries and
  *   the /etc files commands need. Nothing else is mounted — no /home, /srv, /var or /run — so no host
- *   Unix socket is there, wherever it lives; /tmp, /var/tmp, /run and /dev/shm are fresh and empty;
+ *   Unix socket is there, wherever it lives; /tmp, /var/tmp, /run and /dev/shm are fresh and empty,
+ *   in memory, each capped at `scratchBytes` (where bwrap has `--size`) so they cannot fill the RAM;
  * - the workspace, the only writable folder, bound at its own path (from `source`, where root had
  *   to show it elsewhere first: see `workspaceSource`);
  * - no network unless asked, its own PID namespace with a fresh /proc (no server environ to read).
@@ -27,6 +29,7 @@ export function bwrapArgs(
   shell = DEFAULT_SHELL,
   hide: readonly string[] = [],
   source = workspace,
+  scratchBytes = DEFAULT_LIMITS.fileBytes,
 ): string[] {
   const user = mustDropRoot() ? (sandbox.user ?? DEFAULT_SANDBOX_USER) : undefined;
   const view = hostView({ workspace, shell, expose: sandbox.expose, hide, user });
@@ -45,7 +48,7 @@ export function bwrapArgs(
     // The kernel's global knobs stay read-only whoever the command is (bwrap's own cover of them
     // is skipped when it cannot write there, which is exactly when it matters).
     ...PROC_READ_ONLY.flatMap((path) => ['--ro-bind-try', path, path]),
-    ...['/tmp', '/var/tmp', '/run', '/dev/shm'].flatMap((folder) => ['--tmpfs', folder]),
+    ...['/tmp', '/var/tmp', '/run', '/dev/shm'].flatMap((folder) => [...sized(path, scratchBytes), '--tmpfs', folder]),
     '--symlink', '../run', '/var/run',
     ...view.hide.flatMap((folder) => ['--tmpfs', folder]),
     ...view.exposed.flatMap((readable) => ['--ro-bind-try', readable, readable]),
@@ -84,9 +87,9 @@ export async function probeBwrapSoon(sandbox: SandboxOptions, shell = DEFAULT_SH
   if (known) return known;
   const bwrap = sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH;
   // Asked first, so building the probe's arguments finds the answer rather than asking again.
-  if (!disableUserns.has(bwrap) && isExecutable(bwrap)) {
-    const answer = helpSays(await runProbeCommandAsync(bwrap, ['--help'], 5_000));
-    if (answer !== undefined && !disableUserns.has(bwrap)) disableUserns.set(bwrap, answer);
+  if (!helps.has(bwrap) && isExecutable(bwrap)) {
+    const help = helpText(await runProbeCommandAsync(bwrap, ['--help'], 5_000));
+    if (help !== undefined && !helps.has(bwrap)) helps.set(bwrap, help);
   }
   const plan = probePlan(sandbox, shell);
   const probe =
@@ -183,26 +186,46 @@ export function checkSandbox(options: BashOptions = {}): void {
   );
 }
 
-const disableUserns = new Map<string, boolean>();
+/** Each bwrap's `--help`, kept once it answered: which options this version has. */
+const helps = new Map<string, string>();
 
-/** `--disable-userns` came with bubblewrap 0.8; older ones refuse unknown options. */
-function supportsDisableUserns(bwrap: string): boolean {
-  let supported = disableUserns.get(bwrap);
-  if (supported === undefined) {
-    const answer = helpSays(runProbeCommand(bwrap, ['--help'], 5_000));
-    if (answer !== undefined) disableUserns.set(bwrap, answer);
-    supported = answer ?? true;
+function bwrapHelp(bwrap: string): string | undefined {
+  let help = helps.get(bwrap);
+  if (help === undefined) {
+    help = helpText(runProbeCommand(bwrap, ['--help'], 5_000));
+    if (help !== undefined) helps.set(bwrap, help);
   }
-  return supported;
+  return help;
 }
 
 /**
- * Whether `bwrap --help` lists `--disable-userns`; undefined when it did not answer (it could not
- * run, failed, or timed out under load). Not remembered then, and taken as yes: a bwrap that refuses the
- * option fails its sandbox, where leaving the option out would quietly allow nested namespaces.
+ * `--disable-userns` came with bubblewrap 0.8; older ones refuse unknown options. Taken as yes when
+ * `--help` did not answer: a bwrap that refuses the option fails its sandbox, where leaving the
+ * option out would quietly allow nested namespaces.
+ */
+function supportsDisableUserns(bwrap: string): boolean {
+  const help = bwrapHelp(bwrap);
+  return help === undefined ? true : help.includes('--disable-userns');
+}
+
+/**
+ * `--size <bytes>` before a `--tmpfs`, where this bwrap has the option (0.8 and later); taken as no
+ * when `--help` did not answer, since an unknown option would fail every command.
+ */
+function sized(bwrap: string, bytes: number): string[] {
+  return bwrapHelp(bwrap)?.includes('--size') ? ['--size', String(bytes)] : [];
+}
+
+/** `bwrap --help`'s text; undefined when it did not answer (it could not run, failed, or timed out under load). */
+function helpText(run: ProbeRun): string | undefined {
+  return run.exitCode === 0 ? run.stdout : undefined;
+}
+
+/**
+ * Whether `bwrap --help` lists `--disable-userns`; undefined when it did not answer. Not remembered
+ * then (see `supportsDisableUserns`).
  * @internal
  */
 export function helpSays(run: ProbeRun): boolean | undefined {
-  if (run.exitCode !== 0) return undefined;
-  return run.stdout.includes('--disable-userns');
+  return helpText(run)?.includes('--disable-userns');
 }

@@ -1,5 +1,5 @@
 import { type BwrapProbe, bwrapArgs, probeBwrap, probeBwrapSoon } from './bwrap.ts';
-import type { ResourceLimits } from './limits.ts';
+import { DEFAULT_LIMITS, type ResourceLimits } from './limits.ts';
 import { initCommand, limitedCommand } from './ns-init.ts';
 import { type BashOptions, DEFAULT_BWRAP_PATH, DEFAULT_SHELL, type SandboxOptions } from './options.ts';
 import { type PidNamespace, probePidNamespace, probePidNamespaceSoon } from './pid-namespace.ts';
@@ -82,7 +82,15 @@ export function commandLine(
         {
           file: launcher.sandbox.bwrapPath ?? DEFAULT_BWRAP_PATH,
           args: [
-            ...bwrapArgs(launcher.sandbox, spec.cwd, spec.shell, spec.hide, view.source),
+            ...bwrapArgs(
+              launcher.sandbox,
+              spec.cwd,
+              spec.shell,
+              spec.hide,
+              view.source,
+              // The scratch folders hold, each, what one file may: they live in memory.
+              limits.fileBytes ?? DEFAULT_LIMITS.fileBytes,
+            ),
             ...initCommand(spec.shell, spec.command, limits),
           ],
         },
