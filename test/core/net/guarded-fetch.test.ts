@@ -3,8 +3,7 @@
  * checked, and the socket goes to exactly those answers. 127.0.0.2, allowed by the guard's list,
  * stands for a public address; 127.0.0.1 (not allowed) is where an attacker aims.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AddressGuard,
@@ -13,6 +12,7 @@ import {
   type DnsResolver,
   guardedFetch,
 } from '../../../core/index.ts';
+import { countingServer } from '../../helpers/counting-server.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -20,22 +20,10 @@ afterEach(async () => {
 });
 
 /** An HTTP server on `host` that names itself in its answers and counts its connections. */
-async function serverOn(host: string, port = 0, handler?: Parameters<typeof createServer>[1]) {
-  const server: Server = createServer(handler ?? ((_req, res) => res.end(host)));
-  let connections = 0;
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { port: (server.address() as AddressInfo).port, connections: () => connections };
+async function serverOn(host: string, port = 0, handler: RequestListener = (_req, res) => res.end(host)) {
+  const server = await countingServer(handler, { host, port });
+  cleanups.push(server.close);
+  return server;
 }
 
 /** A resolver whose first answer for a name is `first`, and every later one `then`. */

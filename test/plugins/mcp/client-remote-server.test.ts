@@ -5,11 +5,12 @@
  * loopback or cloud metadata (refused before any request goes there, with an error that says
  * so). A server named by a loopback address signs in against one there (client-oauth.test.ts).
  */
-import { createServer, type Server } from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../../testing/index.ts';
 import { startHttpMcpServer } from '../../fixtures/mcp/http-server.ts';
+import { countingServer } from '../../helpers/counting-server.ts';
 import { answerDns } from '../../helpers/dns-answers.ts';
 import { bootMcp } from './client-helpers.ts';
 
@@ -18,19 +19,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function listening(handler: Parameters<typeof createServer>[1]) {
-  const server: Server = createServer(handler);
-  let connections = 0;
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { port: (server.address() as AddressInfo).port, connections: () => connections };
+async function listening(handler: RequestListener) {
+  const server = await countingServer(handler);
+  cleanups.push(server.close);
+  return server;
 }
 
 /** An MCP endpoint that asks for OAuth and names `authorizationServer` in its resource metadata. */

@@ -1,23 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serverFetch } from '../../../plugins/mcp/client/server-fetch.ts';
+import { countingServer } from '../../helpers/counting-server.ts';
 import { answerDns } from '../../helpers/dns-answers.ts';
 
-/** A server on 127.0.0.1 that counts the connections it gets (a request or a TLS hello alike). */
-async function listening(handler?: Parameters<typeof createServer>[1]) {
-  const server: Server = createServer(handler ?? ((_req, res) => res.end('{"issuer":"local"}')));
-  let connections = 0;
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { port: (server.address() as AddressInfo).port, connections: () => connections };
+/** A server on 127.0.0.1 that counts the connections it gets, closed after the test. */
+async function listening(handler: RequestListener = (_req, res) => res.end('{"issuer":"local"}')) {
+  const server = await countingServer(handler);
+  cleanups.push(server.close);
+  return server;
 }
 
 const cleanups: (() => unknown)[] = [];
