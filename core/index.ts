@@ -164,6 +164,7 @@ export {
   type PluginOptionsOf,
   type PluginOptionsSchema,
 } from './plugin.ts';
+export { ANONYMOUS, canSee, keyPrincipal, LOCAL, type Principal, sessionKey } from './principal.ts';
 export type { Prompt, PromptArgument, PromptContext, PromptMessage, PromptResult } from './prompts/prompt.ts';
 export { PromptRegistry } from './prompts/registry.ts';
 export { type ResourceMatch, ResourceRegistry } from './resources/registry.ts';

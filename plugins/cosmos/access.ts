@@ -1,6 +1,5 @@
-import type { AgentTemplate } from '../../core/index.ts';
+import { type AgentTemplate, canSee, type Principal } from '../../core/index.ts';
 import { matchesAnyGlob } from '../../core/internal.ts';
-import { canSee, type Principal } from '../hubos/server.ts';
 import { COSMOS_ERROR_CODES } from './errors.ts';
 import type { CreateOptions } from './types.ts';
 

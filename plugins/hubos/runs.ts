@@ -1,8 +1,6 @@
 import type { Agent, AgentEvent, Bus, Instance, RunOptions, Store, StoreValue } from '../../core/index.ts';
-import { errorMessage, HubosError } from '../../core/index.ts';
+import { canSee, errorMessage, HubosError, type Principal, sessionKey } from '../../core/index.ts';
 import { HUBOS_ERROR_CODES } from './errors.ts';
-import { canSee, type Principal } from './kit/principal.ts';
-import { sessionKey } from './kit/session-key.ts';
 import { RunEvents, type RunFollow, type RunLogEntry } from './run-events.ts';
 import { newRunId } from './run-id.ts';
 import {

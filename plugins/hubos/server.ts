@@ -19,13 +19,14 @@ declare module 'hubos' {
   }
 }
 
+// The caller's identity is the kernel's (exported by `hubos` too); here beside the routes that read it.
+export { canSee, keyPrincipal, type Principal, sessionKey } from '../../core/index.ts';
 export type { AcceptedKey } from './api-keys.ts';
 export { onClientGone } from './kit/client-gone.ts';
 export { errorResponse, HttpError } from './kit/http-error.ts';
-export { canSee, type HubOSEnv, keyPrincipal, type Principal } from './kit/principal.ts';
+export type { HubOSEnv } from './kit/principal.ts';
 export { readBody, readJson } from './kit/read-body.ts';
 export { describeRoute, type RouteDescription, type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
-export { sessionKey } from './kit/session-key.ts';
 export { sseEventWriter, sseResponse } from './kit/sse.ts';
 export type { AllowedHosts } from './middleware/host-check.ts';
 export type { OriginPolicy } from './middleware/origin-check.ts';

@@ -4,12 +4,12 @@ import {
   HubosError,
   type KernelView,
   type Policy,
+  sessionKey,
   type Tool,
   type ToolCallContext,
   type Usage,
 } from '../../core/index.ts';
 import { abortable, didYouMean, gateToolCall } from '../../core/internal.ts';
-import { sessionKey } from '../hubos/server.ts';
 import type { StarsEvent, StarsRunResult } from '../stars/index.ts';
 import { renderDeep, renderTemplate } from './template.ts';
 import { stepInteraction } from './tool-interaction.ts';

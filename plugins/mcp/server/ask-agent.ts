@@ -10,10 +10,10 @@ import {
   type KernelView,
   type Logger,
   type RunResult,
+  sessionKey,
   type ToolInteraction,
 } from '../../../core/index.ts';
 import { createAjv, describeErrors, matchesAnyGlob } from '../../../core/internal.ts';
-import { sessionKey } from '../../hubos/server.ts';
 import { askApproval, canElicit } from './approval.ts';
 
 import { errorResult } from './tool-result.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Principal } from '../../hubos/server.ts';
+import type { Principal } from '../../../core/index.ts';
 import { DrainableTransport } from './drainable-transport.ts';
 import { type EventStoreLimits, SessionEventStore } from './event-store.ts';
 

@@ -3,8 +3,8 @@ import {
   type KernelView,
   type ResourceInfo,
   type ResourceTemplate,
+  sessionKey,
 } from '../../../core/index.ts';
-import { sessionKey } from '../../hubos/server.ts';
 
 /** Session ids as callers name them (the REST routes' and `ask_<agent>`'s rule). */
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
