@@ -4,7 +4,6 @@
  * server says at startup when the sandbox cannot reach the workspace. Needs Debian's bubblewrap;
  * the root cases skip, saying so, when not run as root.
  */
-import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -14,20 +13,18 @@ import {
   readFileSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../core/index.ts';
 import { bashTool } from '../../plugins/builtin-tools/bash/index.ts';
 import { invokeTool } from '../../testing/index.ts';
+import { childScripts } from '../fixtures/bash/child-scripts.ts';
 import { outputOf } from '../fixtures/bash/workspace.ts';
 
 const ROOT = process.getuid?.() === 0;
 const NOT_ROOT = 'needs root (CI runs as root)';
-const REPO = join(import.meta.dirname, '../..');
 const AS_NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups', '--'];
 const NOBODY = 65534;
 
@@ -74,33 +71,14 @@ describe('a root server, the workspace under a folder only root may enter', () =
 
 /** Node scripts run as another user or with fewer capabilities: they print one JSON line. */
 describe('in other setups (child processes)', () => {
-  let dir: string;
+  let children: ReturnType<typeof childScripts>;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'hubos-scripts-'));
-    chmodSync(dir, 0o755);
+    children = childScripts();
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  function script(name: string, body: string): string {
-    const file = join(dir, `${name}.mjs`);
-    const prelude = `const repo = (path) => import(${JSON.stringify(pathToFileURL(REPO).href)} + '/' + path);\n`;
-    writeFileSync(file, prelude + body);
-    chmodSync(file, 0o644);
-    return file;
-  }
-
-  function run(command: string[]): unknown {
-    const result = spawnSync(command[0]!, command.slice(1), {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
-      timeout: 60_000,
-    });
-    const line = result.stdout.trim().split('\n').at(-1) ?? '';
-    if (result.status !== 0 || !line.startsWith('{')) {
-      throw new Error(`${command.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`);
-    }
-    return JSON.parse(line);
-  }
+  afterAll(() => children.remove());
+  const script = (name: string, body: string) => children.script(name, body);
+  // No home: the scripts find nothing of root's.
+  const run = (command: string[]) => children.run(command, { HOME: '/nonexistent' }).json;
 
   const CALL = `const [ws, command] = process.argv.slice(2);
 const { bashTool } = await repo('plugins/builtin-tools/bash/index.ts');

@@ -23,11 +23,11 @@ import {
 import { createServer, type Server, type Socket } from 'node:net';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { basename, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HubosError } from '../../core/index.ts';
 import { type BashOptions, bashTool, checkSandbox } from '../../plugins/builtin-tools/bash/index.ts';
 import { invokeTool } from '../../testing/index.ts';
+import { childScripts } from '../fixtures/bash/child-scripts.ts';
 import { outputOf, tempWorkspace } from '../fixtures/bash/workspace.ts';
 import { killAll, marker, processesWith } from '../plugins/builtin-tools/bash/processes.ts';
 
@@ -431,34 +431,13 @@ describe('bash in bubblewrap', () => {
 
 /** Node scripts run as another user or with bwrap hidden: they print one JSON line. */
 describe('in other setups (child processes)', () => {
-  let dir: string;
+  let children: ReturnType<typeof childScripts>;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'hubos-scripts-'));
-    chmodSync(dir, 0o755);
+    children = childScripts();
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  /** Writes `body` as a module that has `repo(path)` to import the repository's files. */
-  function script(name: string, body: string): string {
-    const file = join(dir, `${name}.mjs`);
-    const prelude = `const repo = (path) => import(${JSON.stringify(pathToFileURL(REPO).href)} + '/' + path);\n`;
-    writeFileSync(file, prelude + body);
-    chmodSync(file, 0o644);
-    return file;
-  }
-
-  function run(command: string[], env: Record<string, string> = {}): { json: unknown; stderr: string } {
-    const result = spawnSync(command[0]!, command.slice(1), {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
-      timeout: 60_000,
-    });
-    const line = result.stdout.trim().split('\n').at(-1) ?? '';
-    if (result.status !== 0 || !line.startsWith('{')) {
-      throw new Error(`${command.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`);
-    }
-    return { json: JSON.parse(line), stderr: result.stderr };
-  }
+  afterAll(() => children.remove());
+  const script = (name: string, body: string) => children.script(name, body);
+  const run = (command: string[], env?: Record<string, string>) => children.run(command, env);
 
   describe('as an unprivileged user (nobody)', () => {
     const PROBE = `const [ws, kind, secret] = process.argv.slice(2);
