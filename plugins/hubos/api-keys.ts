@@ -1,5 +1,4 @@
-import { HubosError } from '../../core/index.ts';
-import { keyPrincipal, type Principal } from './kit/principal.ts';
+import { HubosError, keyPrincipal, type Principal } from '../../core/index.ts';
 import type { ApiKeyEntry } from './options.ts';
 
 /** A key the server accepts and the principal it stands for. */

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { ServerType } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
+import type { Principal } from '../../core/index.ts';
 import {
   type Agent,
   type Approvals,
@@ -17,7 +18,7 @@ import { didYouMean } from '../../core/internal.ts';
 import { type AcceptedKey, resolveApiKeys } from './api-keys.ts';
 import { buildApp } from './app.ts';
 import { getHubOSHooks } from './hooks.ts';
-import type { HubOSEnv, Principal } from './kit/principal.ts';
+import type { HubOSEnv } from './kit/principal.ts';
 import { type RouteDoc, routeDocsOf } from './kit/route-doc.ts';
 import { listenError, portFromEnv } from './listen-port.ts';
 import type { AllowedHosts } from './middleware/host-check.ts';

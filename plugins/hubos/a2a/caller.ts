@@ -1,5 +1,5 @@
 import type { ServerCallContext, User } from '@a2a-js/sdk/server';
-import { ANONYMOUS, type Principal } from '../kit/principal.ts';
+import { ANONYMOUS, type Principal } from '../../../core/index.ts';
 
 /** The A2A SDK's view of a HubOS caller: its `userName` is the principal id tasks are owned by. */
 export class PrincipalUser implements User {

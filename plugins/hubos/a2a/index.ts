@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
+import type { Principal } from '../../../core/index.ts';
 import { HubosError } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
-import type { Principal } from '../kit/principal.ts';
 import type { A2AHandlers } from './handlers.ts';
 
 /**

@@ -16,8 +16,8 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
+import type { Principal } from '../../../core/index.ts';
 import { HubosError } from '../../../core/index.ts';
-import type { Principal } from '../kit/principal.ts';
 import { isJsonContentType, parseJsonText } from '../kit/read-body.ts';
 import { PrincipalUser } from './caller.ts';
 import type { A2AEndpoint } from './endpoints.ts';

@@ -2,7 +2,7 @@ import { type ListTasksRequest, type ListTasksResponse, Task, TaskState } from '
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { ApprovalRecord, Store, StoreValue } from '../../../core/index.ts';
-import { canSee } from '../kit/principal.ts';
+import { canSee } from '../../../core/index.ts';
 import type { RunRecord } from '../run-record.ts';
 import { asksNow } from './asks-now.ts';
 import { callerOf } from './caller.ts';

@@ -1,7 +1,5 @@
 import type { Principal } from '../../../core/index.ts';
 
-export { ANONYMOUS, canSee, keyPrincipal, LOCAL, type Principal } from '../../../core/index.ts';
-
 /** The Hono environment of HubOS routes: `new Hono<HubOSEnv>()` types `c.get('principal')`. */
 export interface HubOSEnv {
   Variables: { principal: Principal };

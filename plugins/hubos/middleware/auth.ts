@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Bus } from '../../../core/index.ts';
+import { ANONYMOUS, LOCAL, type Principal } from '../../../core/index.ts';
 import type { AcceptedKey } from '../api-keys.ts';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
-import { ANONYMOUS, LOCAL, type Principal } from '../kit/principal.ts';
 import { clientAddress } from './client-address.ts';
 import { windowsOn } from './shared-windows.ts';
 

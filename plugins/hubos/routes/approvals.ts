@@ -1,8 +1,7 @@
 import type { Context, Hono } from 'hono';
-import { type ApprovalRecord, type Approvals, HubosError } from '../../../core/index.ts';
+import { type ApprovalRecord, type Approvals, canSee, HubosError } from '../../../core/index.ts';
 import { HUBOS_ERROR_CODES } from '../errors.ts';
 import type { HubOS } from '../hubos.ts';
-import { canSee } from '../kit/principal.ts';
 import { readBody } from '../kit/read-body.ts';
 
 export const DECISION_BODY = {
