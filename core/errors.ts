@@ -101,6 +101,14 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   RUN_CANCELLED: 409,
   RUN_FAILED: 500,
   RUN_NOT_RUNNING: 409,
+  RUN_NOT_FOUND: 404,
+  RUN_ENDED: 409,
+  // Deleting a run that has not ended: cancel it first.
+  RUN_ACTIVE: 409,
+  RUN_INTERRUPTED: 503,
+  RUN_TIMEOUT: 504,
+  // A list of runs asked with a filter, limit or cursor that makes no sense.
+  RUN_QUERY_INVALID: 400,
   APPROVAL_NOT_FOUND: 404,
   APPROVAL_DECIDED: 409,
   // An answer to a question (an approval request carrying one) that does not fit its schema.

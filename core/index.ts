@@ -176,6 +176,25 @@ export type {
   ResourceTemplate,
 } from './resources/resource.ts';
 export { matchUriTemplate } from './resources/uri-template.ts';
+export {
+  type RecordedRunOptions,
+  type RunDriver,
+  RunEngine,
+  type RunEngineOptions,
+  type RunListener,
+  type RunStartOptions,
+} from './runs/run-engine.ts';
+export type { RunFollow, RunLogEntry } from './runs/run-events.ts';
+export { newRunId } from './runs/run-id.ts';
+export {
+  isFinal,
+  RUN_STATES,
+  RUN_SURFACES,
+  type RunRecord,
+  type RunState,
+  type RunSurface,
+} from './runs/run-record.ts';
+export type { RunQuery, RunStep, RunTable } from './runs/run-table.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';

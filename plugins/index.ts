@@ -44,6 +44,7 @@ export {
   type SpawnContext as CosmosSpawnContext,
 } from './cosmos/index.ts';
 export { defaultPlugins } from './defaults.ts';
+export type { RunManager } from './hubos/index.ts';
 export {
   default as hubos,
   HUBOS_ERROR_CODES,
@@ -60,7 +61,6 @@ export {
   type RunState as RunRecordState,
   type RunSurface,
 } from './hubos/index.ts';
-export type { RunManager } from './hubos/runs.ts';
 export type { McpClientsOptions } from './mcp/client/mcp-clients.ts';
 export type { TransportKind as McpTransportKind } from './mcp/client/transport.ts';
 export {

@@ -1,3 +1,5 @@
+import { RUNS_POSTGRES_SQL } from '../runs/run-schema.ts';
+
 /** One step of the PostgreSQL schema. Applied once each, in order, and recorded in `hubos_migrations`. */
 export interface PostgresMigration {
   /** Increasing, never reused: a shipped migration is never edited, a change is a new one. */
@@ -22,4 +24,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   PRIMARY KEY (namespace, key)
 )`,
   },
+  { version: 2, name: 'create hubos_runs and hubos_run_steps', sql: RUNS_POSTGRES_SQL },
 ];

@@ -181,6 +181,15 @@ export class PostgresStore implements Store {
     );
   }
 
+  /**
+   * Runs one statement as every operation of the store does (retried while PostgreSQL is away),
+   * for the tables of the run engine (core/runs). Statements must leave the same data run twice.
+   * @internal
+   */
+  query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.#query<R>(sql, params);
+  }
+
   async close(): Promise<void> {
     this.#ended ??= this.#pool.end();
     await this.#ended;

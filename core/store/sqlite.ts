@@ -68,6 +68,15 @@ export class SqliteStore implements Store {
     }
   }
 
+  /**
+   * The open connection, for the tables of the run engine (core/runs): one file, one connection.
+   * @internal
+   */
+  get database(): DatabaseSync {
+    this.#flush();
+    return this.#db;
+  }
+
   async get<T extends StoreValue = StoreValue>(namespace: string, key: string): Promise<T | undefined> {
     // A write not yet committed is what this process reads back.
     const id = `${namespace}\0${key}`;

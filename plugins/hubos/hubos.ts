@@ -12,6 +12,7 @@ import {
   type KernelView,
   LocalBus,
   MemoryStore,
+  RunEngine,
   type Store,
 } from '../../core/index.ts';
 import { didYouMean } from '../../core/internal.ts';
@@ -25,7 +26,6 @@ import type { AllowedHosts } from './middleware/host-check.ts';
 import { type OriginPolicy, originAllowed } from './middleware/origin-check.ts';
 import { type HubOSServerOptions, isLoopback } from './options.ts';
 import { isPublicPath } from './public-paths.ts';
-import { RunManager } from './runs.ts';
 
 export interface HubOSOptions extends HubOSServerOptions {
   /** Shown in /health, the OpenAPI title and A2A cards. */
@@ -45,7 +45,7 @@ export class HubOS {
   readonly name: string;
   readonly version: string;
   readonly app = new Hono();
-  readonly runs: RunManager;
+  readonly runs: RunEngine;
   readonly #passWhileStopping: ((c: Context) => boolean)[] = [];
   readonly #agentGuards: ((agent: Agent, principal: Principal) => boolean)[] = [];
   readonly docs: RouteDoc[] = [];
@@ -66,7 +66,7 @@ export class HubOS {
     const store = options.store ?? options.kernel?.store ?? new MemoryStore();
     const kernel = options.kernel;
     this.#instance = kernel && !options.store ? kernel.instance : new Instance(store, 15_000);
-    this.runs = new RunManager({
+    this.runs = new RunEngine({
       store,
       bus: options.bus ?? kernel?.bus ?? new LocalBus(),
       instance: this.#instance,

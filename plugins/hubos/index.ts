@@ -2,20 +2,22 @@ import type { KernelView, Plugin } from '../../core/index.ts';
 import { HubOS } from './hubos.ts';
 import { type HubOSServerOptions, SERVER_CONFIG_SCHEMA } from './options.ts';
 
-export { HUBOS_ERROR_CODES } from './errors.ts';
-export { HubOS, type HubOSOptions } from './hubos.ts';
-export type { HubOSServerOptions } from './options.ts';
-export type { RunFollow, RunLogEntry } from './run-events.ts';
+// The run engine is the kernel's (hubos): named here too for code written against the server.
 export type {
   RecordedRunOptions,
   RunDriver,
+  RunEngine as RunManager,
+  RunEngineOptions as RunManagerOptions,
+  RunFollow,
   RunListener,
-  RunManager,
-  RunManagerOptions,
+  RunLogEntry,
   RunRecord,
   RunState,
   RunSurface,
-} from './runs.ts';
+} from '../../core/index.ts';
+export { HUBOS_ERROR_CODES } from './errors.ts';
+export { HubOS, type HubOSOptions } from './hubos.ts';
+export type { HubOSServerOptions } from './options.ts';
 export * from './server.ts';
 
 declare module 'hubos' {

@@ -19,6 +19,7 @@ declare module 'hubos' {
   }
 }
 
+export type { RunListener, RunStartOptions, RunSurface } from '../../core/index.ts';
 // The caller's identity is the kernel's (exported by `hubos` too); here beside the routes that read it.
 export { canSee, keyPrincipal, type Principal, sessionKey } from '../../core/index.ts';
 export type { AcceptedKey } from './api-keys.ts';
@@ -31,4 +32,3 @@ export { sseEventWriter, sseResponse } from './kit/sse.ts';
 export type { AllowedHosts } from './middleware/host-check.ts';
 export type { OriginPolicy } from './middleware/origin-check.ts';
 export type { ApiKeyEntry } from './options.ts';
-export type { RunListener, RunStartOptions, RunSurface } from './runs.ts';

@@ -4,7 +4,7 @@
 // is taken for dead, and the instances serve new runs (and cross-instance cancels) afterwards.
 // These tests stop and start the machine's services (../shared/DESIGN.md §6b): always brought back.
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunRecord } from '../../plugins/hubos/run-record.ts';
+import type { RunRecord } from '../../core/runs/run-record.ts';
 import {
   describeAnswers,
   FINAL,

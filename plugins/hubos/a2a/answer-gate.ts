@@ -1,8 +1,8 @@
 import type { Message } from '@a2a-js/sdk';
 import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
+import type { RunEngine as RunManager, RunRecord } from '../../../core/index.ts';
 import { type Agent, type ApprovalRecord, canSee, HubosError } from '../../../core/index.ts';
-import type { RunManager, RunRecord } from '../runs.ts';
 import { chooseRequest, decisionFor, readAnswer } from './answer.ts';
 import { callerOf } from './caller.ts';
 import type { FollowedTasks } from './followed-tasks.ts';

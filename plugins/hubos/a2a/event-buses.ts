@@ -8,8 +8,8 @@ import {
   type FinishedListener,
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
+import type { RunEngine as RunManager } from '../../../core/index.ts';
 import { type Approvals, errorMessage } from '../../../core/index.ts';
-import type { RunManager } from '../runs.ts';
 import type { FollowedTasks } from './followed-tasks.ts';
 import { RunTranslator } from './run-translator.ts';
 import type { HubOSTaskStore } from './task-store.ts';

@@ -6,9 +6,8 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import type { Agent } from '../../../core/index.ts';
+import type { Agent, RunLogEntry } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
-import type { RunLogEntry } from '../run-events.ts';
 import type { AnswerGate } from './answer-gate.ts';
 import { callerOf } from './caller.ts';
 import type { FollowedTasks } from './followed-tasks.ts';

@@ -1,4 +1,4 @@
-import type { RunLogEntry } from '../run-events.ts';
+import type { RunLogEntry } from '../../../core/index.ts';
 
 /**
  * A local run's events as its listener hears them, read in order by one reader. `close` drops

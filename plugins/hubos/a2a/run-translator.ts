@@ -1,5 +1,4 @@
-import type { ApprovalRecord } from '../../../core/index.ts';
-import type { RunLogEntry } from '../run-events.ts';
+import type { ApprovalRecord, RunLogEntry } from '../../../core/index.ts';
 import type { AskedRequest } from './input-required.ts';
 import type { TaskUpdates } from './task-updates.ts';
 

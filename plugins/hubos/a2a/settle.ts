@@ -1,5 +1,5 @@
 import { type Task, TaskState } from '@a2a-js/sdk';
-import type { RunRecord } from '../run-record.ts';
+import type { RunRecord } from '../../../core/index.ts';
 import { agentMessage, textPart } from './parts.ts';
 
 /** The task as its ended run leaves it: completed with the answer, canceled, or failed with the reason. */

@@ -1,9 +1,8 @@
 import { type ListTasksRequest, type ListTasksResponse, Task, TaskState } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import type { ApprovalRecord, Store, StoreValue } from '../../../core/index.ts';
+import type { ApprovalRecord, RunRecord, Store, StoreValue } from '../../../core/index.ts';
 import { canSee } from '../../../core/index.ts';
-import type { RunRecord } from '../run-record.ts';
 import { asksNow } from './asks-now.ts';
 import { callerOf } from './caller.ts';
 import type { FollowedTasks } from './followed-tasks.ts';

@@ -1,7 +1,6 @@
 import { type Message, type Part, type Task, TaskState } from '@a2a-js/sdk';
 import { AgentEvent as A2AEvent, type ExecutionEventBus } from '@a2a-js/sdk/server';
-import type { AgentEvent, ApprovalResultEvent } from '../../../core/index.ts';
-import type { RunRecord } from '../runs.ts';
+import type { AgentEvent, ApprovalResultEvent, RunRecord } from '../../../core/index.ts';
 import { toolContentParts } from './content-parts.ts';
 import { type AskedRequest, inputRequiredMessage } from './input-required.ts';
 import { agentMessage, capJson, dataPart, textPart } from './parts.ts';

@@ -2,9 +2,8 @@ import type { Event as AguiEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
-import type { Principal } from '../../../core/index.ts';
+import type { Principal, RunEngine as RunManager } from '../../../core/index.ts';
 import { type Agent, HubosError } from '../../../core/index.ts';
-import type { RunManager } from '../runs.ts';
 import type { AguiRun } from './input.ts';
 import { AguiTranslator } from './translate.ts';
 

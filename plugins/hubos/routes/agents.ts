@@ -1,8 +1,7 @@
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { type Agent, type AgentEvent, errorCodeSpec } from '../../../core/index.ts';
-import { HUBOS_ERROR_CODES } from '../errors.ts';
+import { type Agent, type AgentEvent, errorCodeSpec, HubosError } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import { onClientGone } from '../kit/client-gone.ts';
 import { readBody } from '../kit/read-body.ts';
@@ -134,7 +133,7 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
     clearTimeout(timer);
     unwatch();
     if (done.status === 'cancelled' && timedOut) {
-      throw HUBOS_ERROR_CODES.create(
+      throw new HubosError(
         'RUN_TIMEOUT',
         `the run took longer than ${hubos.requestTimeoutMs} ms: use ?async=true for long runs`,
       );

@@ -1,6 +1,5 @@
 import type { Context, Hono } from 'hono';
 import { type ApprovalRecord, type Approvals, canSee, HubosError } from '../../../core/index.ts';
-import { HUBOS_ERROR_CODES } from '../errors.ts';
 import type { HubOS } from '../hubos.ts';
 import { readBody } from '../kit/read-body.ts';
 
@@ -97,7 +96,7 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     const approvals = hubos.approvals;
     const records = approvals ? visible(c, await approvals.list(id, { all: true })) : [];
     if (records.length === 0 && !(await hubos.runs.get(id, c.get('principal'))))
-      throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+      throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
     const shown = wantsAll(c) ? records : records.filter((record) => record.status === 'pending');
     return c.json({ runId: id, approvals: shown.map((record) => view(approvals!, record)) });
   });
@@ -107,12 +106,12 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     const callId = c.req.param('callId');
     const body = await readBody<DecisionBody>(c, DECISION_BODY);
     const approvals = hubos.approvals;
-    if (!approvals) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+    if (!approvals) throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
     // The live request first (its record may not be stored yet, or its write may have failed).
     const asked = await approvals.get(id, callId);
     // Another caller's approval is not there for this one: it can neither see nor decide it.
     if (asked && !canSee(c.get('principal'), asked.principal))
-      throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+      throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
     // For a run of another instance (a shared bus), whether it still runs is read before deciding:
     // once decided, the run may end at once because of this very decision.
     const run = approvals.isWaiting(id, callId) ? undefined : await hubos.runs.get(id);
@@ -146,7 +145,7 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
         const known =
           visible(c, await approvals.list(id, { all: true })).length > 0 ||
           (await hubos.runs.get(id, c.get('principal')));
-        if (!known) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+        if (!known) throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
       }
       // A decision that came too late is answered as its code declares (409), with the approval as it stands.
       if (HubosError.is(error, 'APPROVAL_DECIDED') || HubosError.is(error, 'RUN_NOT_RUNNING')) {

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { HUBOS_ERROR_CODES } from '../errors.ts';
+import { HubosError } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 
 /** A client resuming says the last event number it saw; anything else starts from the first. */
@@ -45,7 +45,7 @@ export function runRoutes(app: Hono, hubos: HubOS): void {
 
   app.get(`${api}/runs/:id`, async (c) => {
     const record = await hubos.runs.get(c.req.param('id'), c.get('principal'));
-    if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${c.req.param('id')}"`);
+    if (!record) throw new HubosError('RUN_NOT_FOUND', `no run "${c.req.param('id')}"`);
     return c.json(record);
   });
 
@@ -53,14 +53,14 @@ export function runRoutes(app: Hono, hubos: HubOS): void {
     const id = c.req.param('id');
     // Another caller's run does not exist for this one: looked up first, so it cannot be cancelled.
     const record = await hubos.runs.get(id, c.get('principal'));
-    if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+    if (!record) throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
     return c.json(await hubos.runs.cancel(id));
   });
 
   app.get(`${api}/runs/:id/events`, async (c) => {
     const id = c.req.param('id');
     const record = await hubos.runs.get(id, c.get('principal'));
-    if (!record) throw HUBOS_ERROR_CODES.create('RUN_NOT_FOUND', `no run "${id}"`);
+    if (!record) throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
     const after = lastEventId(c.req.header('last-event-id') ?? c.req.query('after'));
     return streamSSE(c, async (stream) => {
       const gone = new AbortController();

@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INSTANCES_NAMESPACE } from '../../../core/instance.ts';
+import { openRunTable } from '../../../core/runs/open-run-table.ts';
+import type { RunRecord } from '../../../core/runs/run-record.ts';
 import { SqliteStore } from '../../../core/store/sqlite.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
-import { ACTIVE_NAMESPACE, RUNS_NAMESPACE, type RunRecord } from '../../../plugins/hubos/run-record.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
 import { type Served, serveHelper, testTools } from './helpers.ts';
 
@@ -69,12 +70,13 @@ describe('durable run records', () => {
   it('gives a JSON run a record from its first moment, readable and cancellable by id', async () => {
     const served = await serve([{ toolCalls: [{ name: 'wait' }] }, 'never']);
     const answer = post(`${served.url}/api/agents/helper/run`, { input: 'wait' });
+    const table = await openRunTable(served.kernel.store);
     const running = await until(
-      async () => (await served.kernel.store.list(ACTIVE_NAMESPACE)).length,
-      (n) => n === 1,
+      () => table.list({ status: 'running', limit: 10 }),
+      (runs) => runs.length === 1,
     );
-    expect(running).toBe(1);
-    const [id] = await served.kernel.store.list(ACTIVE_NAMESPACE);
+    expect(running).toHaveLength(1);
+    const id = running[0]!.id;
     const live = await record(served.url, id!);
     expect(live).toMatchObject({ status: 'running', agent: 'helper', owner: 'local', via: 'rest' });
     expect(live.instance).toBe(served.kernel.instance.id);
@@ -82,9 +84,9 @@ describe('durable run records', () => {
     expect(cancelled.status).toBe(200);
     expect(((await cancelled.json()) as RunRecord).status).toBe('cancelled');
     await answer;
-    const stored = (await served.kernel.store.get(RUNS_NAMESPACE, id!)) as unknown as RunRecord;
-    expect(stored.status).toBe('cancelled');
-    expect(await served.kernel.store.list(ACTIVE_NAMESPACE)).toEqual([]);
+    const stored = await table.get(id);
+    expect(stored?.status).toBe('cancelled');
+    expect(await table.list({ status: 'running', limit: 10 })).toEqual([]);
   });
 
   it('counts finished steps in the record as the run goes', async () => {
@@ -138,9 +140,9 @@ describe('GET /api/runs/:id/events', () => {
       status: 'completed',
       createdAt: new Date().toISOString(),
     };
-    await served.kernel.store.set(RUNS_NAMESPACE, old.id, old as never);
+    await (await openRunTable(served.kernel.store)).insert(old);
     const ended = await frames(await fetch(`${served.url}/api/runs/old-run/events`, { headers: alice }));
-    expect(ended).toEqual([{ event: 'run-end', data: old }]);
+    expect(ended).toEqual([{ event: 'run-end', data: { ...old, steps: 0, via: 'rest' } }]);
   });
 });
 
@@ -218,7 +220,8 @@ describe('a run whose instance died', () => {
       createdAt: now,
     };
     for (const run of [running, queued]) {
-      await store.set(ACTIVE_NAMESPACE, run.id, run as never);
+      // As HubOS kept runs before they had tables: key/value records, moved into tables at start.
+      await store.set('hubos:runs:active', run.id, run as never);
     }
     await store.set('hubos:runs:queued', 'r-queued', { input: 'go on' });
     // The interrupted run was waiting for a human: its approval will never be acted on.
@@ -268,6 +271,7 @@ describe('a run whose instance died', () => {
     );
     expect(picked).toMatchObject({ status: 'completed', instance: kernel.instance.id });
     expect(picked.result?.text).toBe('picked up');
-    expect(await kernel.store.list(ACTIVE_NAMESPACE)).toEqual([]);
+    expect(await kernel.store.list('hubos:runs:active')).toEqual([]);
+    expect(await kernel.store.list('hubos:runs:queued')).toEqual([]);
   });
 });

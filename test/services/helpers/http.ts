@@ -1,4 +1,4 @@
-import type { RunRecord } from '../../../plugins/hubos/run-record.ts';
+import type { RunRecord } from '../../../core/runs/run-record.ts';
 import { pollUntil } from './poll.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.

@@ -1,5 +1,7 @@
-import type { AgentEvent, Bus, StoreValue } from '../../core/index.ts';
-import { errorMessage } from '../../core/index.ts';
+import type { AgentEvent } from '../agent/events.ts';
+import type { Bus } from '../bus/bus.ts';
+import { errorMessage } from '../errors.ts';
+import type { StoreValue } from '../store/store.ts';
 import { isFinal, type RunRecord } from './run-record.ts';
 
 /** One entry of a run's event log: an agent event with its number in the run, or the run's end. */

@@ -1,0 +1,171 @@
+import type { RunRecord } from './run-record.ts';
+import {
+  fromRow,
+  listFilter,
+  RUN_COLUMNS,
+  type RunClaim,
+  type RunQuery,
+  type RunRow,
+  type RunStep,
+  type RunTable,
+  STEP_COLUMNS,
+  type StepRow,
+  stepFromRow,
+  stepToRow,
+  toRow,
+} from './run-table.ts';
+
+/** Runs one statement (retried by the store while PostgreSQL is unreachable). */
+export type PostgresQuery = <R>(
+  sql: string,
+  params: unknown[],
+) => Promise<{ rows: R[]; rowCount: number | null }>;
+
+/** `?` placeholders as PostgreSQL numbers them, from `$first`. */
+function numbered(sql: string, first = 1): string {
+  let n = first - 1;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/**
+ * The runs tables on PostgreSQL. A queued run is taken with `FOR UPDATE SKIP LOCKED`, so instances
+ * claiming at once each get other runs and none waits on another's lock; every other write is one
+ * statement whose WHERE says where the run must still be.
+ */
+export class PostgresRunTable implements RunTable {
+  readonly #query: PostgresQuery;
+  readonly #runs: string;
+  readonly #steps: string;
+
+  constructor(query: PostgresQuery, schema: string) {
+    this.#query = query;
+    const quoted = `"${schema.replaceAll('"', '""')}"`;
+    this.#runs = `${quoted}.hubos_runs`;
+    this.#steps = `${quoted}.hubos_run_steps`;
+  }
+
+  async insert(record: RunRecord): Promise<void> {
+    await this.#query(
+      `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?')})
+       ON CONFLICT (id) DO NOTHING`,
+      toRow(record),
+    );
+  }
+
+  async get(id: string): Promise<RunRecord | undefined> {
+    const { rows } = await this.#query<RunRow>(`SELECT ${RUN_COLUMNS} FROM ${this.#runs} WHERE id = $1`, [
+      id,
+    ]);
+    return rows[0] && fromRow(rows[0]);
+  }
+
+  async progress(id: string, instance: string, steps: number, at: number): Promise<void> {
+    await this.#query(
+      `UPDATE ${this.#runs} SET steps = $1, updated_at = $2 WHERE id = $3 AND instance = $4 AND status = 'running'`,
+      [steps, at, id, instance],
+    );
+  }
+
+  async replace(record: RunRecord, from: RunClaim): Promise<boolean> {
+    const row = toRow(record);
+    const { rowCount } = await this.#query(
+      `UPDATE ${this.#runs} SET status = $1, instance = $2, steps = $3, result = $4, error = $5, started_at = $6,
+         updated_at = $7, finished_at = $8, cancel_requested = 0
+       WHERE id = $9 AND status = $10 AND ($11::text IS NULL OR instance = $11)`,
+      [
+        record.status,
+        record.instance ?? null,
+        record.steps ?? 0,
+        row[9],
+        row[10],
+        row[12],
+        row[13],
+        row[14],
+        record.id,
+        from.status,
+        from.instance ?? null,
+      ],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async claimQueued(instance: string, limit: number, at: number): Promise<RunRecord[]> {
+    if (limit <= 0) return [];
+    const { rows } = await this.#query<RunRow>(
+      `UPDATE ${this.#runs} SET status = 'running', instance = $1, started_at = $2, updated_at = $2
+       WHERE id IN (
+         SELECT id FROM ${this.#runs} WHERE status = 'queued' ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED
+       ) AND status = 'queued'
+       RETURNING ${RUN_COLUMNS}`,
+      [instance, at, limit],
+    );
+    return rows.map(fromRow).sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  async activeElsewhere(instance: string): Promise<RunRecord[]> {
+    const { rows } = await this.#query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM ${this.#runs}
+       WHERE status IN ('queued', 'running') AND (instance IS NULL OR instance <> $1)`,
+      [instance],
+    );
+    return rows.map(fromRow);
+  }
+
+  async cancelRequested(instance: string): Promise<string[]> {
+    const { rows } = await this.#query<{ id: string }>(
+      `SELECT id FROM ${this.#runs} WHERE status IN ('queued', 'running') AND instance = $1 AND cancel_requested = 1`,
+      [instance],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async requestCancel(id: string): Promise<boolean> {
+    const { rowCount } = await this.#query(
+      `UPDATE ${this.#runs} SET cancel_requested = 1 WHERE id = $1 AND status = 'running'`,
+      [id],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async list(query: RunQuery): Promise<RunRecord[]> {
+    const { where, values } = listFilter(query);
+    const { rows } = await this.#query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM ${this.#runs} ${numbered(where)} ORDER BY id DESC LIMIT $${values.length + 1}`,
+      [...values, query.limit],
+    );
+    return rows.map(fromRow);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { rows } = await this.#query<{ deleted: number | string }>(
+      `WITH steps AS (DELETE FROM ${this.#steps} WHERE run_id = $1),
+         gone AS (DELETE FROM ${this.#runs} WHERE id = $1 RETURNING 1)
+       SELECT count(*) AS deleted FROM gone`,
+      [id],
+    );
+    return Number(rows[0]?.deleted ?? 0) > 0;
+  }
+
+  async addSteps(steps: readonly RunStep[]): Promise<void> {
+    if (steps.length === 0) return;
+    const values: unknown[] = [];
+    const tuples = steps.map((step) => {
+      const row = stepToRow(step);
+      const start = values.length + 1;
+      values.push(...row);
+      return `(${row.map((_, i) => `$${start + i}`).join(', ')})`;
+    });
+    await this.#query(
+      `INSERT INTO ${this.#steps} (${STEP_COLUMNS}) VALUES ${tuples.join(', ')} ON CONFLICT (run_id, seq) DO NOTHING`,
+      values,
+    );
+  }
+
+  async steps(runId: string): Promise<RunStep[]> {
+    const { rows } = await this.#query<StepRow>(
+      `SELECT ${STEP_COLUMNS} FROM ${this.#steps} WHERE run_id = $1 ORDER BY seq`,
+      [runId],
+    );
+    return rows.map(stepFromRow);
+  }
+}

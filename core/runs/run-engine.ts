@@ -1,0 +1,627 @@
+import type { Agent, RunOptions } from '../agent/agent.ts';
+import type { AgentEvent } from '../agent/events.ts';
+import type { Bus } from '../bus/bus.ts';
+import { errorMessage, HubosError } from '../errors.ts';
+import type { Instance } from '../instance.ts';
+import { canSee, type Principal, sessionKey } from '../principal.ts';
+import type { Store, StoreValue } from '../store/store.ts';
+import { openRunTable } from './open-run-table.ts';
+import { RunEvents, type RunFollow, type RunLogEntry } from './run-events.ts';
+import { newRunId } from './run-id.ts';
+import { isFinal, type RunRecord, type RunSurface } from './run-record.ts';
+import type { RunQuery, RunStep, RunTable } from './run-table.ts';
+import { StepRecorder } from './step-recorder.ts';
+
+/** How a run starts: for whom, in which session, and what may stop it. */
+export interface RunStartOptions {
+  /** The caller: the run, its session and its approvals are theirs. */
+  principal: Principal;
+  /** The caller's session to continue (its own: the same name from another caller is another session). */
+  sessionId?: string | undefined;
+  /** Cancels the run (e.g. the client disconnecting). */
+  signal?: AbortSignal | undefined;
+  /** Where it was started (default `rest`). */
+  via?: RunSurface;
+  /** Hears each event of the run from the first (with its number in the run). */
+  listener?: RunListener;
+  /** More options for the agent's run (AG-UI's client tools and tool results). */
+  run?: Omit<RunOptions, 'runId' | 'signal' | 'principal' | 'sessionId' | 'onEvent'>;
+}
+
+/** What a recorded run does: runs under the record's id and signal, reporting its events. */
+export type RunDriver = (ctx: {
+  runId: string;
+  signal: AbortSignal;
+  onEvent: (event: AgentEvent) => void;
+}) => Promise<unknown>;
+
+/** A run that is not one agent's turn (a Stars team run, say), recorded like the others. */
+export interface RecordedRunOptions extends RunStartOptions {
+  /** What the record names as the agent: e.g. `stars:<team>`. */
+  name: string;
+  /** What the record shows as the run's input. */
+  input?: string;
+}
+
+export interface RunEngineOptions {
+  store: Store;
+  bus: Bus;
+  instance: Instance;
+  /** The agent a queued run names, on this instance (undefined when it serves none by that name). */
+  resolveAgent: (name: string) => Agent | undefined;
+  /** How long a finished run's events stay readable by `follow` (default 60 s). */
+  eventsTtlMs?: number;
+  onError?: (message: string) => void;
+}
+
+export type RunListener = (event: AgentEvent, seq: number) => void;
+
+interface LiveRun {
+  record: RunRecord;
+  controller: AbortController;
+  done: Promise<void>;
+  listeners: Set<RunListener>;
+  seq: number;
+  steps: StepRecorder;
+  /** Store writes of this run, one after another. */
+  writes: Promise<void>;
+  /** Stops listening to the caller's signal. */
+  release?: () => void;
+  /** When the record was last written while running: progress is written at most once a second. */
+  savedAt: number;
+}
+
+/** Wakes instances that may take a queued run (a shared bus; else each looks every third of a lease). */
+const QUEUED_CHANNEL = 'runs:queued';
+/** Tells the instance running a run that a cancel was asked (the record's flag says it too). */
+const CANCEL_CHANNEL = 'runs:cancel';
+
+/**
+ * The run engine: every run, from its first moment, whichever face started it. Its record is a row
+ * of the runs table before the caller hears of it, updated as steps finish and final at the end;
+ * its finished model and tool calls are rows of the steps table; its events go to the bus, so any
+ * instance can stream them. Queued runs are claimed from the table by whichever instance has room;
+ * a cancel is a flag on the record, heard at once over the bus and read again every third of a
+ * lease; runs of an instance that died are marked `interrupted` by the first instance to notice.
+ */
+export class RunEngine {
+  readonly #live = new Map<string, LiveRun>();
+  readonly #tracked = new Set<{ controller: AbortController; done: Promise<unknown> }>();
+  readonly #options: RunEngineOptions;
+  readonly #events: RunEvents;
+  readonly #endListeners = new Set<(record: RunRecord) => void>();
+  #table: RunTable | undefined;
+  #opening: Promise<RunTable> | undefined;
+  /** Queued runs this instance takes at once (0: it takes none). */
+  #concurrency = 0;
+  /** Queued runs this instance took that are still running. */
+  #taken = 0;
+  #claiming: Promise<void> | undefined;
+  #claimAgain = false;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #unsubscribe: Promise<(() => Promise<void>) | undefined>[] = [];
+  #listening = false;
+  #draining = false;
+
+  constructor(options: RunEngineOptions) {
+    this.#options = options;
+    this.#events = new RunEvents(options.bus, options.eventsTtlMs ?? 60_000, options.onError);
+  }
+
+  /** Where run records are kept: plugins keep what belongs with runs (A2A tasks) beside them. */
+  get store(): Store {
+    return this.#options.store;
+  }
+
+  get instanceId(): string {
+    return this.#options.instance.id;
+  }
+
+  /** The runs tables, opened (and migrated) at first use. */
+  table(): Promise<RunTable> {
+    if (this.#table) return Promise.resolve(this.#table);
+    this.#opening ??= openRunTable(this.#options.store).then(
+      (table) => (this.#table = table),
+      (error: unknown) => {
+        this.#opening = undefined;
+        throw error;
+      },
+    );
+    return this.#opening;
+  }
+
+  /**
+   * Starts a run on this instance for `options.principal`; resolves with its record once that is
+   * stored (so any instance can read it), while the run goes on in the background.
+   */
+  async start(agent: Agent, input: string, options: RunStartOptions): Promise<RunRecord> {
+    return this.record({ ...options, name: agent.id, input }, (ctx) =>
+      this.#runAgent(agent, input, ctx, options),
+    );
+  }
+
+  /**
+   * Runs `drive` as a recorded run: stored at start, its events on the bus, cancellable by id and
+   * marked interrupted if the instance dies, like an agent's run. Resolves once the record is stored.
+   */
+  async record(options: RecordedRunOptions, drive: RunDriver): Promise<RunRecord> {
+    const now = new Date().toISOString();
+    const record: RunRecord = {
+      id: newRunId(),
+      agent: options.name,
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      owner: options.principal.id,
+      status: 'running',
+      via: options.via ?? 'rest',
+      instance: this.instanceId,
+      steps: 0,
+      ...(options.input !== undefined ? { input: options.input } : {}),
+      createdAt: now,
+      startedAt: now,
+    };
+    this.#listen();
+    const live = this.#open(record, options.signal);
+    if (options.listener) live.listeners.add(options.listener);
+    try {
+      // No run starts without its record: a store that is away answers the caller (503), not later.
+      await (this.#table ?? (await this.table())).insert(record);
+    } catch (error) {
+      this.#live.delete(record.id);
+      live.release?.();
+      throw error;
+    }
+    live.done = Promise.resolve().then(() => this.#drive(drive, live));
+    return record;
+  }
+
+  #runAgent(
+    agent: Agent,
+    input: string,
+    ctx: Parameters<RunDriver>[0],
+    options: Pick<RunStartOptions, 'run' | 'sessionId' | 'principal'>,
+  ): Promise<unknown> {
+    const owner = options.principal.id;
+    // run() with onEvent, not stream(): no queue between the loop and the listeners.
+    return agent
+      .run(input, {
+        ...options.run,
+        // The agent's run id is the record's, so approvals and events name the run HubOS knows.
+        runId: ctx.runId,
+        signal: ctx.signal,
+        principal: owner,
+        ...(options.sessionId ? { sessionId: sessionKey(owner, options.sessionId) } : {}),
+        onEvent: ctx.onEvent,
+      })
+      .catch((error: unknown) => {
+        if (!HubosError.is(error) || !error.details.result) throw error;
+      });
+  }
+
+  /**
+   * Queues a run for whichever instance has room (`work`): its record says `queued` until one takes
+   * it. Resolves once the record, with its input, is stored.
+   */
+  async enqueue(agent: Agent, input: string, options: RunStartOptions): Promise<RunRecord> {
+    const record: RunRecord = {
+      id: newRunId(),
+      agent: agent.id,
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      owner: options.principal.id,
+      status: 'queued',
+      via: options.via ?? 'rest',
+      steps: 0,
+      input,
+      createdAt: new Date().toISOString(),
+    };
+    await (await this.table()).insert(record);
+    // A doorbell only: an instance that misses it finds the run at its next look.
+    if (this.#options.bus.shared) void this.#options.bus.publish(QUEUED_CHANNEL, 1).catch(() => undefined);
+    this.#claim();
+    return record;
+  }
+
+  /**
+   * Takes queued runs on this instance, `concurrency` at a time, and watches over the others: asked
+   * cancels, and runs of instances that died. Until `drain`.
+   */
+  async work(concurrency: number): Promise<void> {
+    this.#draining = false;
+    this.#concurrency = concurrency;
+    await this.table();
+    this.#listen();
+    await this.#tick();
+    if (this.#timer) return;
+    this.#timer = setInterval(
+      () => {
+        this.#ticking ??= this.#tick()
+          .catch((error: unknown) => this.#options.onError?.(`watching runs: ${errorMessage(error)}`))
+          .finally(() => {
+            this.#ticking = undefined;
+          });
+      },
+      Math.max(250, Math.floor(this.#options.instance.leaseMs / 3)),
+    );
+    this.#timer.unref();
+  }
+
+  /** Marks the runs of dead instances now (what `work` then does every third of a lease). */
+  async sweep(): Promise<void> {
+    await this.#sweep();
+  }
+
+  // Every third of a lease: cancels asked through the record, runs of dead instances, queued runs.
+  async #tick(): Promise<void> {
+    const table = await this.table();
+    for (const id of await table.cancelRequested(this.instanceId)) this.#abort(id);
+    await this.#sweep();
+    this.#claim();
+  }
+
+  async #sweep(): Promise<void> {
+    const { instance } = this.#options;
+    const table = await this.table();
+    const alive = new Map<string, boolean>();
+    for (const record of await table.activeElsewhere(this.instanceId)) {
+      const holder = record.instance;
+      if (record.status !== 'running' || !holder) continue;
+      if (!alive.has(holder)) alive.set(holder, await instance.isAlive(holder));
+      if (!alive.get(holder)) await this.#interrupt(record);
+    }
+  }
+
+  /** Takes queued runs while this instance has room; one claim at a time, again if asked meanwhile. */
+  #claim(): void {
+    if (this.#concurrency === 0 || this.#draining) return;
+    if (this.#claiming) {
+      this.#claimAgain = true;
+      return;
+    }
+    this.#claiming = (async () => {
+      do {
+        this.#claimAgain = false;
+        const room = this.#concurrency - this.#taken;
+        if (room <= 0) break;
+        const table = await this.table();
+        const taken = await table.claimQueued(this.instanceId, room, Date.now());
+        for (const record of taken) this.#runQueued(record);
+        if (taken.length === room) this.#claimAgain = true;
+      } while (this.#claimAgain && !this.#draining);
+    })()
+      .catch((error: unknown) => this.#options.onError?.(`taking queued runs: ${errorMessage(error)}`))
+      .finally(() => {
+        this.#claiming = undefined;
+      });
+  }
+
+  // A queued run this instance claimed: run it, or fail it if this instance cannot.
+  #runQueued(record: RunRecord): void {
+    this.#taken++;
+    const agent = this.#options.resolveAgent(record.agent);
+    const live = this.#open(record, undefined);
+    const principal: Principal = { id: record.owner ?? 'local', kind: 'local' };
+    live.done = this.#drive(async (ctx) => {
+      if (!agent)
+        throw new HubosError(
+          'AGENT_NOT_FOUND',
+          `instance ${this.instanceId} serves no agent "${record.agent}"`,
+        );
+      if (record.input === undefined) throw new HubosError('RUN_FAILED', 'the queued run lost its input');
+      return this.#runAgent(agent, record.input, ctx, { principal, sessionId: record.sessionId });
+    }, live).finally(() => {
+      this.#taken--;
+      this.#claim();
+    });
+  }
+
+  /** Called with each run's final record, on the instance that saw it end (interrupted ones too). */
+  onEnd(listener: (record: RunRecord) => void): () => void {
+    this.#endListeners.add(listener);
+    return () => this.#endListeners.delete(listener);
+  }
+
+  #open(record: RunRecord, signal: AbortSignal | undefined): LiveRun {
+    const controller = new AbortController();
+    const live: LiveRun = {
+      record,
+      controller,
+      listeners: new Set(),
+      done: Promise.resolve(),
+      seq: 0,
+      steps: new StepRecorder(record.id),
+      writes: Promise.resolve(),
+      savedAt: Date.now(),
+    };
+    this.#live.set(record.id, live);
+    // The caller's signal (a client leaving) cancels the run too; its listener goes when the run ends.
+    // By hand, not AbortSignal.any, which costs the run route about a tenth of its throughput.
+    if (signal) {
+      const forward = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', forward, { once: true });
+      live.release = () => signal.removeEventListener('abort', forward);
+    }
+    return live;
+  }
+
+  async #drive(drive: RunDriver, live: LiveRun): Promise<void> {
+    const { record } = live;
+    const table = await this.table();
+    try {
+      const onEvent = (event: AgentEvent) => {
+        const seq = ++live.seq;
+        for (const listener of live.listeners) listener(event, seq);
+        this.#events.append(record.id, { seq, event: event as unknown as StoreValue });
+        const finished = live.steps.see(event);
+        if (finished.length > 0) void this.#store(live, () => table.addSteps(finished));
+        if (event.type === 'step-finish') {
+          record.steps = (record.steps ?? 0) + 1;
+          record.updatedAt = new Date().toISOString();
+          // At most once a second: a quick run is written when it starts and when it ends.
+          if (Date.now() - live.savedAt >= 1_000) {
+            live.savedAt = Date.now();
+            const steps = record.steps;
+            void this.#store(live, () => table.progress(record.id, this.instanceId, steps, Date.now()));
+          }
+        } else if ((event.type === 'run-finish' || event.type === 'run-error') && event.runId === record.id) {
+          record.result = event.result;
+          record.status = event.result.status;
+          if (event.type === 'run-error') record.error = event.error;
+        }
+      };
+      const outcome = await drive({ runId: record.id, signal: live.controller.signal, onEvent });
+      // A driver that reports no run-finish of its own ends when it returns.
+      if (record.status === 'running')
+        record.status = live.controller.signal.aborted ? 'cancelled' : 'completed';
+      if (record.status === 'completed' && record.result === undefined && outcome !== undefined)
+        record.result = outcome as RunRecord['result'];
+    } catch (error) {
+      record.status = 'failed';
+      record.error = HubosError.is(error)
+        ? { code: error.code, message: error.message }
+        : { code: 'RUN_FAILED', message: errorMessage(error) };
+    } finally {
+      if (record.status === 'running') record.status = 'failed';
+      record.finishedAt = record.updatedAt = new Date().toISOString();
+      live.release?.();
+      // The final record must land: through a store outage it is tried again until it does. Written
+      // only while this instance still holds the run: one that took it over has said how it ended.
+      await this.#store(live, () =>
+        persistently(async () => {
+          if (!(await table.replace(record, { status: 'running', instance: this.instanceId })))
+            this.#options.onError?.(
+              `run ${record.id} was taken over before it ended here: its end is not recorded`,
+            );
+        }),
+      );
+      this.#live.delete(record.id);
+      await this.#ended(record);
+    }
+  }
+
+  // A run's final record is known: its followers hear the end, listeners are told.
+  async #ended(record: RunRecord): Promise<void> {
+    this.#events.end(record.id, record);
+    for (const listener of this.#endListeners) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.#options.onError?.(`a run-end listener failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  // Writes in order, one at a time; a failing write is reported, never thrown into the run.
+  #store(live: LiveRun, write: () => Promise<unknown>): Promise<void> {
+    live.writes = live.writes.then(write).then(
+      () => undefined,
+      (error: unknown) => this.#options.onError?.(`run ${live.record.id}: ${errorMessage(error)}`),
+    );
+    return live.writes;
+  }
+
+  /** Marks a running run of a dead instance `interrupted`; undefined when another instance did first. */
+  async #interrupt(record: RunRecord): Promise<RunRecord | undefined> {
+    const now = new Date().toISOString();
+    const interrupted: RunRecord = {
+      ...record,
+      status: 'interrupted',
+      error: {
+        code: 'RUN_INTERRUPTED',
+        message: `the instance running it (${record.instance}) stopped before the run ended; start it again to retry`,
+      },
+      finishedAt: now,
+      updatedAt: now,
+    };
+    const table = await this.table();
+    if (!(await table.replace(interrupted, { status: 'running', instance: record.instance })))
+      return undefined;
+    await this.#ended(interrupted);
+    return interrupted;
+  }
+
+  /** Resolves with the record once the run has ended, wherever it runs. */
+  async wait(id: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
+    const live = this.#live.get(id);
+    if (live) {
+      await live.done;
+      return live.record;
+    }
+    const record = await this.get(id);
+    if (!record || isFinal(record.status)) return record;
+    for await (const entry of this.follow(id, 0, signal)) if ('end' in entry) return entry.end;
+    return this.get(id);
+  }
+
+  /** The run's record: live, or as stored. Given a principal, only a run it may see (else undefined). */
+  async get(id: string, principal?: Principal): Promise<RunRecord | undefined> {
+    const record = this.#live.get(id)?.record ?? (await (await this.table()).get(id));
+    return record && principal && !canSee(principal, record.owner) ? undefined : record;
+  }
+
+  /**
+   * The runs `principal` may see (an admin: everyone's), newest first, `query.limit` at a time;
+   * `before` is the last id of the previous page.
+   */
+  async list(principal: Principal, query: Omit<RunQuery, 'owner'>): Promise<RunRecord[]> {
+    const table = await this.table();
+    return table.list({ ...query, ...(principal.admin ? {} : { owner: principal.id }) });
+  }
+
+  /** A run's finished model and tool calls, in order (undefined: no such run for `principal`). */
+  async steps(id: string, principal?: Principal): Promise<RunStep[] | undefined> {
+    if (!(await this.get(id, principal))) return undefined;
+    return (await this.table()).steps(id);
+  }
+
+  /** Forgets an ended run and its steps. Throws RUN_NOT_FOUND, or RUN_ACTIVE for one not ended. */
+  async delete(id: string, principal?: Principal): Promise<void> {
+    const record = await this.get(id, principal);
+    if (!record) throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
+    if (!isFinal(record.status))
+      throw new HubosError('RUN_ACTIVE', `run "${id}" is ${record.status}: cancel it first, then delete it`);
+    await (await this.table()).delete(id);
+  }
+
+  /**
+   * A run's events after `afterSeq` wherever it runs, then its end (`{ end: record }`); a run
+   * whose events are no longer kept gives its end alone. Ends when `signal` aborts.
+   */
+  follow(id: string, afterSeq: number, signal?: AbortSignal): AsyncIterable<RunLogEntry> {
+    const follow: RunFollow = {
+      id,
+      afterSeq,
+      signal,
+      current: () => this.get(id),
+    };
+    return this.#events.follow(follow);
+  }
+
+  /**
+   * Cancels a run wherever it runs and resolves with its final record. Throws RUN_ENDED for a run
+   * that has ended (one whose instance died ends `interrupted`, at once), RUN_TIMEOUT when the
+   * instance running it neither ends it nor stops answering.
+   */
+  async cancel(id: string): Promise<RunRecord> {
+    const live = this.#live.get(id);
+    if (live) {
+      live.controller.abort(new Error('cancelled by request'));
+      await live.done;
+      return live.record;
+    }
+    const table = await this.table();
+    const record = await table.get(id);
+    if (!record) throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
+    if (isFinal(record.status)) throw ended(record);
+    if (record.status === 'queued') {
+      const now = new Date().toISOString();
+      const cancelled: RunRecord = { ...record, status: 'cancelled', finishedAt: now, updatedAt: now };
+      if (!(await table.replace(cancelled, { status: 'queued' }))) return this.cancel(id);
+      await this.#ended(cancelled);
+      return cancelled;
+    }
+    const holder = record.instance;
+    if (holder && !(await this.#options.instance.isAlive(holder)))
+      throw ended((await this.#interrupt(record)) ?? (await table.get(id)) ?? record);
+    // The flag is what the instance reads every third of a lease; the bus only makes it quicker.
+    if (!(await table.requestCancel(id))) return this.cancel(id);
+    const { bus } = this.#options;
+    if (bus.shared) await bus.publish(CANCEL_CHANNEL, { runId: id }).catch(() => undefined);
+    const deadline = Date.now() + Math.max(30_000, 2 * this.#options.instance.leaseMs);
+    while (Date.now() < deadline) {
+      const done = await this.wait(id, AbortSignal.timeout(1_000)).catch(() => undefined);
+      if (done && isFinal(done.status)) return done;
+      // The instance died while asked: the run ends here, interrupted, and the caller hears so now.
+      if (holder && !(await this.#options.instance.isAlive(holder)))
+        throw ended((await this.#interrupt(record)) ?? (await table.get(id)) ?? record);
+    }
+    throw new HubosError(
+      'RUN_TIMEOUT',
+      `instance ${holder} did not confirm cancelling run "${id}" in time: ask again`,
+    );
+  }
+
+  #abort(id: string): void {
+    this.#live.get(id)?.controller.abort(new Error('cancelled by request'));
+  }
+
+  // Cancels and queued runs announced by other instances reach this one at once.
+  #listen(): void {
+    const { bus } = this.#options;
+    if (!bus.shared || this.#listening) return;
+    this.#listening = true;
+    const report = (error: unknown) => {
+      this.#options.onError?.(`cannot hear other instances: ${errorMessage(error)}`);
+      return undefined;
+    };
+    this.#unsubscribe.push(
+      bus
+        .subscribe(CANCEL_CHANNEL, (message) => {
+          const runId = (message as { runId?: string }).runId;
+          if (runId) this.#abort(runId);
+        })
+        .catch(report),
+      bus.subscribe(QUEUED_CHANNEL, () => this.#claim()).catch(report),
+    );
+  }
+
+  get running(): number {
+    return this.#live.size + this.#tracked.size;
+  }
+
+  /**
+   * Tracks work that runs outside the engine (a workflow stream) so that shutdown waits for it
+   * like for its own runs, and cancels it through `controller` at the deadline.
+   */
+  track(controller: AbortController, done: Promise<unknown>): void {
+    const entry = { controller, done: done.catch(() => undefined) };
+    this.#tracked.add(entry);
+    void entry.done.finally(() => this.#tracked.delete(entry));
+  }
+
+  /**
+   * Stops taking queued runs, waits for running runs to finish until the deadline, then cancels
+   * the rest and waits for them.
+   */
+  async drain(deadlineMs: number): Promise<void> {
+    this.#draining = true;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#claiming;
+    const all = () => Promise.all([...this.#live.values(), ...this.#tracked].map((run) => run.done));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), deadlineMs);
+    });
+    const outcome = await Promise.race([all().then(() => 'done' as const), deadline]);
+    clearTimeout(timer);
+    if (outcome === 'late') {
+      for (const run of [...this.#live.values(), ...this.#tracked]) {
+        run.controller.abort(new Error('the server is shutting down'));
+      }
+      await all();
+    }
+    await this.#ticking;
+    const unsubscribes = this.#unsubscribe.splice(0);
+    this.#listening = false;
+    for (const unsubscribe of await Promise.all(unsubscribes)) await unsubscribe?.().catch(() => undefined);
+  }
+}
+
+/** Tries a write again every 2 s for 2 minutes: the store may be restarting. */
+async function persistently(write: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await write();
+      return;
+    } catch (error) {
+      if (attempt >= 60) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2_000).unref());
+    }
+  }
+}
+
+function ended(record: RunRecord): HubosError {
+  return new HubosError('RUN_ENDED', `run "${record.id}" has already ended (${record.status})`, {
+    details: { record },
+  });
+}

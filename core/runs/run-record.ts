@@ -1,0 +1,55 @@
+import type { RunResult } from '../agent/events.ts';
+
+/** `queued` until an instance takes it; `interrupted` when the instance running it died. */
+export type RunState = 'queued' | 'running' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
+
+/**
+ * Where a run was started: the REST routes, A2A, AG-UI, an MCP `ask_<agent>` call, a Stars team,
+ * a workflow, a sub-agent task or the CLI.
+ */
+export type RunSurface = 'rest' | 'a2a' | 'ag-ui' | 'mcp' | 'stars' | 'workflow' | 'subagent' | 'cli';
+
+export const RUN_SURFACES: readonly RunSurface[] = [
+  'rest',
+  'a2a',
+  'ag-ui',
+  'mcp',
+  'stars',
+  'workflow',
+  'subagent',
+  'cli',
+];
+export const RUN_STATES: readonly RunState[] = [
+  'queued',
+  'running',
+  'completed',
+  'cancelled',
+  'failed',
+  'interrupted',
+];
+
+/** A run as the engine keeps it: one row of the runs table. */
+export interface RunRecord {
+  id: string;
+  /** The agent it runs (or what runs: `stars:<team>`). */
+  agent: string;
+  sessionId?: string;
+  /** The principal that started it: only it (and admins) can read, cancel or answer it. */
+  owner?: string;
+  status: RunState;
+  via?: RunSurface;
+  /** The instance running it (`kernel.instance.id`): its heartbeat says whether the run can still end. */
+  instance?: string;
+  /** Finished model steps so far. */
+  steps?: number;
+  /** What the run was asked (an agent's input text). */
+  input?: string;
+  createdAt: string;
+  updatedAt?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  result?: RunResult;
+  error?: { code: string; message: string };
+}
+
+export const isFinal = (status: RunState): boolean => status !== 'queued' && status !== 'running';

@@ -1,0 +1,56 @@
+import type { SqliteMigration } from '../db/sqlite-migrations.ts';
+
+/**
+ * The runs tables, the same in both dialects but for their types. Run ids are UUIDv7 (time first),
+ * so the primary key is also the time order: lists page by id, and a time range is an id range.
+ * Only unfinished runs are in the `active` index, which is what sweeps and claims read.
+ */
+function runTables(dialect: 'sqlite' | 'postgres'): string {
+  const text = dialect === 'sqlite' ? 'TEXT' : 'text COLLATE "C"';
+  const time = dialect === 'sqlite' ? 'INTEGER' : 'bigint';
+  const int = dialect === 'sqlite' ? 'INTEGER' : 'integer';
+  return `
+CREATE TABLE hubos_runs (
+  id ${text} PRIMARY KEY,
+  agent ${text} NOT NULL,
+  owner ${text} NOT NULL,
+  session_id ${text},
+  via ${text} NOT NULL,
+  status ${text} NOT NULL,
+  instance ${text},
+  cancel_requested ${int} NOT NULL DEFAULT 0,
+  steps ${int} NOT NULL DEFAULT 0,
+  input ${text},
+  result ${text},
+  error ${text},
+  created_at ${time} NOT NULL,
+  started_at ${time},
+  updated_at ${time},
+  finished_at ${time}
+);
+CREATE INDEX hubos_runs_owner ON hubos_runs (owner, id);
+CREATE INDEX hubos_runs_session ON hubos_runs (owner, session_id, id) WHERE session_id IS NOT NULL;
+CREATE INDEX hubos_runs_active ON hubos_runs (status, instance) WHERE status IN ('queued', 'running');
+CREATE TABLE hubos_run_steps (
+  run_id ${text} NOT NULL,
+  seq ${int} NOT NULL,
+  kind ${text} NOT NULL,
+  name ${text} NOT NULL,
+  step ${int} NOT NULL,
+  call_id ${text},
+  started_at ${time} NOT NULL,
+  finished_at ${time} NOT NULL,
+  status ${text} NOT NULL,
+  usage ${text},
+  finish_reason ${text},
+  error ${text},
+  PRIMARY KEY (run_id, seq)
+);`;
+}
+
+export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
+];
+
+/** The PostgreSQL store's migration that adds them (its version follows the store's own). */
+export const RUNS_POSTGRES_SQL = runTables('postgres');

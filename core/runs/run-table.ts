@@ -1,0 +1,227 @@
+import type { Usage } from '../agent/messages.ts';
+import type { RunRecord, RunState, RunSurface } from './run-record.ts';
+
+/** One finished step of a run: a model call or a tool call, with its timing and usage. */
+export interface RunStep {
+  runId: string;
+  /** Its place among the run's recorded steps, from 1. */
+  seq: number;
+  kind: 'model' | 'tool';
+  /** The model's id, or the tool's name. */
+  name: string;
+  /** The agent loop's step it belongs to. */
+  step: number;
+  /** A tool call's id. */
+  callId?: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  status: 'ok' | 'error';
+  /** A model call's tokens. */
+  usage?: Usage;
+  /** Why a model call stopped (`stop`, `tool-calls`, ...). */
+  finishReason?: string;
+  error?: { code: string; message: string };
+}
+
+/** Which runs to list: every filter optional, newest first, a page at a time. */
+export interface RunQuery {
+  /** Only this principal's runs (undefined: everyone's, for an admin). */
+  owner?: string | undefined;
+  agent?: string | undefined;
+  status?: RunState | undefined;
+  via?: RunSurface | undefined;
+  sessionId?: string | undefined;
+  /** Runs created at or after this time (ms since the epoch). */
+  since?: number | undefined;
+  /** Runs created before this time (ms since the epoch). */
+  until?: number | undefined;
+  /** At most this many (1–200). */
+  limit: number;
+  /** Runs older than this id (the last id of the previous page). */
+  before?: string | undefined;
+}
+
+/** Where a run must still be for an end to be written: its status, and the instance holding it. */
+export interface RunClaim {
+  status: RunState;
+  instance?: string | undefined;
+}
+
+/**
+ * The runs and their steps, in tables of their own (SQLite or PostgreSQL). Every write that
+ * changes who holds a run names where the run must still be, so of two instances only one wins.
+ */
+export interface RunTable {
+  insert(record: RunRecord): Promise<void>;
+  get(id: string): Promise<RunRecord | undefined>;
+  /** The steps count of a run `instance` is running. */
+  progress(id: string, instance: string, steps: number, at: number): Promise<void>;
+  /** Writes `record` (an end, or a takeover) if the run is still as `from` says; false when it was not. */
+  replace(record: RunRecord, from: RunClaim): Promise<boolean>;
+  /** Takes up to `limit` queued runs, oldest first, for `instance`: each is taken by one instance only. */
+  claimQueued(instance: string, limit: number, at: number): Promise<RunRecord[]>;
+  /** Queued and running runs held by instances other than `instance`, with who holds them. */
+  activeElsewhere(instance: string): Promise<RunRecord[]>;
+  /** Ids of `instance`'s running runs that someone asked to cancel. */
+  cancelRequested(instance: string): Promise<string[]>;
+  /** Asks the instance running `id` to cancel it (it reads the flag); false when it is not running. */
+  requestCancel(id: string): Promise<boolean>;
+  list(query: RunQuery): Promise<RunRecord[]>;
+  /** Deletes a run and its steps; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  addSteps(steps: readonly RunStep[]): Promise<void>;
+  steps(runId: string): Promise<RunStep[]>;
+}
+
+/** A run row as both dialects hold it: times in ms, JSON as text. */
+export interface RunRow {
+  id: string;
+  agent: string;
+  owner: string;
+  session_id: string | null;
+  via: string;
+  status: string;
+  instance: string | null;
+  steps: number | string;
+  input: string | null;
+  result: string | null;
+  error: string | null;
+  created_at: number | string;
+  started_at: number | string | null;
+  updated_at: number | string | null;
+  finished_at: number | string | null;
+}
+
+export interface StepRow {
+  run_id: string;
+  seq: number | string;
+  kind: string;
+  name: string;
+  step: number | string;
+  call_id: string | null;
+  started_at: number | string;
+  finished_at: number | string;
+  status: string;
+  usage: string | null;
+  finish_reason: string | null;
+  error: string | null;
+}
+
+const iso = (ms: number | string | null): string | undefined =>
+  ms === null ? undefined : new Date(Number(ms)).toISOString();
+const ms = (text: string | undefined): number | null => (text === undefined ? null : Date.parse(text));
+
+/** The row's values in column order, for an insert. */
+export function toRow(record: RunRecord): unknown[] {
+  return [
+    record.id,
+    record.agent,
+    record.owner ?? '',
+    record.sessionId ?? null,
+    record.via ?? 'rest',
+    record.status,
+    record.instance ?? null,
+    record.steps ?? 0,
+    record.input ?? null,
+    record.result === undefined ? null : JSON.stringify(record.result),
+    record.error === undefined ? null : JSON.stringify(record.error),
+    Date.parse(record.createdAt),
+    ms(record.startedAt),
+    ms(record.updatedAt),
+    ms(record.finishedAt),
+  ];
+}
+
+export const RUN_COLUMNS =
+  'id, agent, owner, session_id, via, status, instance, steps, input, result, error, created_at, started_at, updated_at, finished_at';
+
+export function fromRow(row: RunRow): RunRecord {
+  const record: RunRecord = {
+    id: row.id,
+    agent: row.agent,
+    status: row.status as RunState,
+    via: row.via as RunSurface,
+    steps: Number(row.steps),
+    createdAt: iso(row.created_at)!,
+  };
+  if (row.owner !== '') record.owner = row.owner;
+  if (row.session_id !== null) record.sessionId = row.session_id;
+  if (row.instance !== null) record.instance = row.instance;
+  if (row.input !== null) record.input = row.input;
+  if (row.started_at !== null) record.startedAt = iso(row.started_at)!;
+  if (row.updated_at !== null) record.updatedAt = iso(row.updated_at)!;
+  if (row.finished_at !== null) record.finishedAt = iso(row.finished_at)!;
+  if (row.result !== null) record.result = JSON.parse(row.result);
+  if (row.error !== null) record.error = JSON.parse(row.error);
+  return record;
+}
+
+export function stepToRow(step: RunStep): unknown[] {
+  return [
+    step.runId,
+    step.seq,
+    step.kind,
+    step.name,
+    step.step,
+    step.callId ?? null,
+    Date.parse(step.startedAt),
+    Date.parse(step.finishedAt),
+    step.status,
+    step.usage === undefined ? null : JSON.stringify(step.usage),
+    step.finishReason ?? null,
+    step.error === undefined ? null : JSON.stringify(step.error),
+  ];
+}
+
+export const STEP_COLUMNS =
+  'run_id, seq, kind, name, step, call_id, started_at, finished_at, status, usage, finish_reason, error';
+
+export function stepFromRow(row: StepRow): RunStep {
+  const startedAt = Number(row.started_at);
+  const finishedAt = Number(row.finished_at);
+  const step: RunStep = {
+    runId: row.run_id,
+    seq: Number(row.seq),
+    kind: row.kind as RunStep['kind'],
+    name: row.name,
+    step: Number(row.step),
+    startedAt: new Date(startedAt).toISOString(),
+    finishedAt: new Date(finishedAt).toISOString(),
+    durationMs: finishedAt - startedAt,
+    status: row.status as RunStep['status'],
+  };
+  if (row.call_id !== null) step.callId = row.call_id;
+  if (row.usage !== null) step.usage = JSON.parse(row.usage);
+  if (row.finish_reason !== null) step.finishReason = row.finish_reason;
+  if (row.error !== null) step.error = JSON.parse(row.error);
+  return step;
+}
+
+/**
+ * The lowest run id made at `time`: ids are UUIDv7, their first 48 bits the time, so a time range
+ * is an id range on the primary key.
+ */
+export function idAt(time: number): string {
+  const hex = Math.max(0, Math.floor(time)).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8)}`;
+}
+
+/** The WHERE clause of a list query, with `?` placeholders, and its values. */
+export function listFilter(query: RunQuery): { where: string; values: unknown[] } {
+  const parts: string[] = [];
+  const values: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    parts.push(sql);
+    values.push(value);
+  };
+  if (query.owner !== undefined) add('owner = ?', query.owner);
+  if (query.agent !== undefined) add('agent = ?', query.agent);
+  if (query.status !== undefined) add('status = ?', query.status);
+  if (query.via !== undefined) add('via = ?', query.via);
+  if (query.sessionId !== undefined) add('session_id = ?', query.sessionId);
+  if (query.since !== undefined) add('id >= ?', idAt(query.since));
+  if (query.until !== undefined) add('id < ?', idAt(query.until));
+  if (query.before !== undefined) add('id < ?', query.before);
+  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', values };
+}
