@@ -187,6 +187,13 @@ export {
 export type { RunFollow, RunLogEntry } from './runs/run-events.ts';
 export { newRunId } from './runs/run-id.ts';
 export {
+  DEFAULT_RUN_PAGE,
+  encodeCursor,
+  MAX_RUN_PAGE,
+  parseRunQuery,
+  type RunListParams,
+} from './runs/run-list-query.ts';
+export {
   isFinal,
   RUN_STATES,
   RUN_SURFACES,

@@ -3,6 +3,7 @@ import {
   fromRow,
   listFilter,
   RUN_COLUMNS,
+  RUN_LIST_COLUMNS,
   type RunClaim,
   type RunQuery,
   type RunRow,
@@ -130,7 +131,7 @@ export class PostgresRunTable implements RunTable {
   async list(query: RunQuery): Promise<RunRecord[]> {
     const { where, values } = listFilter(query);
     const { rows } = await this.#query<RunRow>(
-      `SELECT ${RUN_COLUMNS} FROM ${this.#runs} ${numbered(where)} ORDER BY id DESC LIMIT $${values.length + 1}`,
+      `SELECT ${RUN_LIST_COLUMNS} FROM ${this.#runs} ${numbered(where)} ORDER BY id DESC LIMIT $${values.length + 1}`,
       [...values, query.limit],
     );
     return rows.map(fromRow);

@@ -136,6 +136,9 @@ export function toRow(record: RunRecord): unknown[] {
 export const RUN_COLUMNS =
   'id, agent, owner, session_id, via, status, instance, steps, input, result, error, created_at, started_at, updated_at, finished_at';
 
+/** The columns of a list: a run's result (its transcript) is read by id, not in lists. */
+export const RUN_LIST_COLUMNS = RUN_COLUMNS.replace('result', 'NULL AS result');
+
 export function fromRow(row: RunRow): RunRecord {
   const record: RunRecord = {
     id: row.id,

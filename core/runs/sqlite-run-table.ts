@@ -5,6 +5,7 @@ import {
   fromRow,
   listFilter,
   RUN_COLUMNS,
+  RUN_LIST_COLUMNS,
   type RunClaim,
   type RunQuery,
   type RunRow,
@@ -146,7 +147,9 @@ export class SqliteRunTable implements RunTable {
     const { where, values } = listFilter(query);
     let statement = this.#lists.get(where);
     if (!statement) {
-      statement = this.#db.prepare(`SELECT ${RUN_COLUMNS} FROM hubos_runs ${where} ORDER BY id DESC LIMIT ?`);
+      statement = this.#db.prepare(
+        `SELECT ${RUN_LIST_COLUMNS} FROM hubos_runs ${where} ORDER BY id DESC LIMIT ?`,
+      );
       this.#lists.set(where, statement);
     }
     const rows = this.#run(() => statement.all(...(values as never[]), query.limit)) as unknown as RunRow[];

@@ -2,22 +2,25 @@ import type { AgentEvent } from '../agent/events.ts';
 import type { RunStep } from './run-table.ts';
 
 /**
- * Turns a run's events into its steps as they finish: a model call from `step-start` to
- * `step-finish` (with its usage), a tool call from `tool-call-end` to its `tool-result`. Events of
- * another run (a sub-agent's, forwarded) are not this run's steps.
+ * Turns a run's events into its steps: at each `step-finish` (once the loop has stored the step's
+ * messages), the model call, from `step-start` to its last streamed part, then the tool calls it
+ * asked for, each with its own duration. Events of another run (a sub-agent's, forwarded) are not
+ * this run's steps.
  */
 export class StepRecorder {
   readonly #runId: string;
   #seq = 0;
   #model = '';
-  readonly #modelStarts = new Map<number, number>();
-  readonly #toolStarts = new Map<string, number>();
+  #modelStart = 0;
+  /** When the model last streamed in this step: the call's end, once its tools start. */
+  #modelEnd: number | undefined;
+  #tools: RunStep[] = [];
 
   constructor(runId: string) {
     this.#runId = runId;
   }
 
-  /** The steps `event` finishes (none for most events). */
+  /** The steps `event` finishes, in order (none for most events). */
   see(event: AgentEvent): RunStep[] {
     if (event.runId !== this.#runId) return [];
     switch (event.type) {
@@ -25,33 +28,46 @@ export class StepRecorder {
         this.#model = event.model;
         return [];
       case 'step-start':
-        this.#modelStarts.set(event.step, Date.now());
+        this.#modelStart = Date.now();
+        this.#modelEnd = undefined;
+        this.#tools = [];
         return [];
+      case 'text-delta':
+      case 'tool-call-start':
+      case 'tool-call-args':
       case 'tool-call-end':
-        this.#toolStarts.set(event.id, Date.now());
+        if (this.#tools.length === 0) this.#modelEnd = Date.now();
         return [];
-      case 'step-finish': {
-        const started = this.#modelStarts.get(event.step) ?? Date.now();
-        this.#modelStarts.delete(event.step);
-        return [
-          this.#step('model', this.#model, event.step, started, Date.now(), {
-            usage: event.usage,
-            finishReason: event.finishReason,
-          }),
-        ];
-      }
       case 'tool-result': {
         const { call } = event;
         const finished = Date.now();
-        const started = this.#toolStarts.get(call.id) ?? finished - call.durationMs;
-        this.#toolStarts.delete(call.id);
-        return [
+        const started = finished - call.durationMs;
+        this.#modelEnd ??= started;
+        this.#tools.push(
           this.#step('tool', call.name, event.step, started, finished, {
             callId: call.id,
             ...(call.ok ? {} : { status: 'error' as const }),
             ...(call.error ? { error: call.error } : {}),
           }),
-        ];
+        );
+        return [];
+      }
+      case 'step-finish': {
+        const model = this.#step(
+          'model',
+          this.#model,
+          event.step,
+          this.#modelStart,
+          this.#modelEnd ?? Date.now(),
+          {
+            usage: event.usage,
+            finishReason: event.finishReason,
+          },
+        );
+        const steps = [model, ...this.#tools];
+        this.#tools = [];
+        for (const step of steps) step.seq = ++this.#seq;
+        return steps;
       }
       default:
         return [];
@@ -68,13 +84,13 @@ export class StepRecorder {
   ): RunStep {
     return {
       runId: this.#runId,
-      seq: ++this.#seq,
+      seq: 0,
       kind,
       name,
       step,
       startedAt: new Date(started).toISOString(),
       finishedAt: new Date(finished).toISOString(),
-      durationMs: finished - started,
+      durationMs: Math.max(0, finished - started),
       status: 'ok',
       ...more,
     };

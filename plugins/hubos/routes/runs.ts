@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { HubosError } from '../../../core/index.ts';
+import { encodeCursor, HubosError, parseRunQuery } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 
 /** A client resuming says the last event number it saw; anything else starts from the first. */
@@ -9,12 +9,35 @@ function lastEventId(value: string | undefined): number {
 }
 
 /**
- * `GET /runs/:id` (status and result), `GET /runs/:id/events` (SSE, resumable) and
- * `POST /runs/:id/cancel`, for a run on any instance of the service.
+ * `GET /runs` (the caller's runs, newest first, by pages), `GET /runs/:id` (status and result),
+ * `GET /runs/:id/steps`, `GET /runs/:id/events` (SSE, resumable), `POST /runs/:id/cancel` and
+ * `DELETE /runs/:id`, for a run on any instance of the service.
  */
 export function runRoutes(app: Hono, hubos: HubOS): void {
   const api = hubos.apiPrefix;
   hubos.document(
+    {
+      method: 'get',
+      path: `${api}/runs`,
+      summary:
+        "The caller's runs (an admin key's: everyone's), newest first: ?agent, status, via, sessionId, since, until (ISO 8601 or ms), limit (1-200, default 50), cursor (the previous page's nextCursor)",
+      tags: ['runs'],
+      responses: { 400: 'A filter, limit or cursor that makes no sense' },
+    },
+    {
+      method: 'get',
+      path: `${api}/runs/{id}/steps`,
+      summary: "A run's finished model and tool calls, in order, with their timings and token usage",
+      tags: ['runs'],
+      responses: { 404: 'No such run' },
+    },
+    {
+      method: 'delete',
+      path: `${api}/runs/{id}`,
+      summary: 'Forget an ended run and its steps',
+      tags: ['runs'],
+      responses: { 404: 'No such run', 409: 'The run has not ended: cancel it first' },
+    },
     {
       method: 'get',
       path: `${api}/runs/{id}`,
@@ -42,6 +65,24 @@ export function runRoutes(app: Hono, hubos: HubOS): void {
       },
     },
   );
+
+  app.get(`${api}/runs`, async (c) => {
+    const query = parseRunQuery(c.req.query());
+    const runs = await hubos.runs.list(c.get('principal'), query);
+    const last = runs.length === query.limit ? runs.at(-1) : undefined;
+    return c.json({ runs, ...(last ? { nextCursor: encodeCursor(last.id) } : {}) });
+  });
+
+  app.get(`${api}/runs/:id/steps`, async (c) => {
+    const steps = await hubos.runs.steps(c.req.param('id'), c.get('principal'));
+    if (!steps) throw new HubosError('RUN_NOT_FOUND', `no run "${c.req.param('id')}"`);
+    return c.json({ steps });
+  });
+
+  app.delete(`${api}/runs/:id`, async (c) => {
+    await hubos.runs.delete(c.req.param('id'), c.get('principal'));
+    return c.body(null, 204);
+  });
 
   app.get(`${api}/runs/:id`, async (c) => {
     const record = await hubos.runs.get(c.req.param('id'), c.get('principal'));

@@ -1,0 +1,105 @@
+// The runs tables on PostgreSQL: the same contract as on SQLite, claims by instances at once, and
+// a schema written by the key/value-only release (runs as JSON records) moved into the tables.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRunTable } from '../../core/runs/open-run-table.ts';
+import { PostgresStore } from '../../core/store/postgres.ts';
+import { runAt, runTableContract } from '../store/run-table-contract.ts';
+import { DATABASE_URL, uniqueName } from './env.ts';
+
+const base = uniqueName('pgruns');
+const schemas: string[] = [];
+const stores: PostgresStore[] = [];
+const admin = new pg.Client({ connectionString: DATABASE_URL });
+
+beforeAll(() => admin.connect());
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.end();
+});
+
+async function freshStore(): Promise<PostgresStore> {
+  const schema = `${base}_${schemas.length + 1}`;
+  schemas.push(schema);
+  const store = await PostgresStore.open(DATABASE_URL, { schema });
+  stores.push(store);
+  return store;
+}
+
+runTableContract('PostgreSQL', async () => openRunTable(await freshStore()));
+
+describe('PostgreSQL runs table', () => {
+  it('gives each of 200 queued runs to exactly one of 4 instances claiming at once', async () => {
+    const first = await freshStore();
+    const table = await openRunTable(first);
+    const others = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const store = await PostgresStore.open(DATABASE_URL, { schema: first.schema });
+        stores.push(store);
+        return openRunTable(store);
+      }),
+    );
+    const start = Date.now() - 60_000;
+    for (let i = 0; i < 200; i++) await table.insert(runAt(start + i));
+    const claimers = [table, ...others].map(async (claimer, n) => {
+      const mine: string[] = [];
+      for (;;) {
+        const taken = await claimer.claimQueued(`i-${n}`, 3, Date.now());
+        if (taken.length === 0) return mine;
+        mine.push(...taken.map((run) => run.id));
+      }
+    });
+    const all = (await Promise.all(claimers)).flat();
+    expect(all).toHaveLength(200);
+    expect(new Set(all).size).toBe(200);
+  });
+
+  it('moves runs a schema kept as key/value records into the tables, with nothing lost', async () => {
+    // What the key/value-only release left: its one migration, and runs as JSON records.
+    const schema = `${base}_legacy`;
+    schemas.push(schema);
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    await admin.query(
+      `CREATE TABLE "${schema}".hubos_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await admin.query(
+      `CREATE TABLE "${schema}".hubos_kv (namespace text NOT NULL, key text COLLATE "C" NOT NULL, value text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, key))`,
+    );
+    await admin.query(
+      `INSERT INTO "${schema}".hubos_migrations (version, name) VALUES (1, 'create hubos_kv')`,
+    );
+    const ended = runAt(Date.now() - 2, {
+      status: 'completed',
+      result: { text: 'old answer' } as never,
+      finishedAt: new Date().toISOString(),
+    });
+    const queued = runAt(Date.now() - 1, { status: 'queued', input: undefined });
+    const put = (namespace: string, key: string, value: unknown) =>
+      admin.query(`INSERT INTO "${schema}".hubos_kv (namespace, key, value) VALUES ($1, $2, $3)`, [
+        namespace,
+        key,
+        JSON.stringify(value),
+      ]);
+    await put('hubos:runs', ended.id, ended);
+    await put('hubos:runs:active', queued.id, queued);
+    await put('hubos:runs:queued', queued.id, { input: 'still to do' });
+    await put('sessions:helper', 's/1', { role: 'user', content: 'kept' });
+
+    // Two instances open it at once: one migrates, both see the same runs.
+    const [a, b] = await Promise.all([
+      PostgresStore.open(DATABASE_URL, { schema }),
+      PostgresStore.open(DATABASE_URL, { schema }),
+    ]);
+    stores.push(a, b);
+    const [ta, tb] = await Promise.all([openRunTable(a), openRunTable(b)]);
+    expect(await ta.get(ended.id)).toEqual(ended);
+    expect(await tb.get(queued.id)).toEqual({ ...queued, input: 'still to do' });
+    expect(await a.list('hubos:runs')).toEqual([]);
+    expect(await a.list('hubos:runs:active')).toEqual([]);
+    expect(await a.list('hubos:runs:queued')).toEqual([]);
+    expect(await a.get('sessions:helper', 's/1')).toEqual({ role: 'user', content: 'kept' });
+    const versions = await admin.query(`SELECT version FROM "${schema}".hubos_migrations ORDER BY version`);
+    expect(versions.rows.map((row) => row.version)).toEqual([1, 2]);
+  });
+});

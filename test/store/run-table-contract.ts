@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import type { RunRecord, RunTable } from '../../core/index.ts';
+import { newRunId } from '../../core/runs/run-id.ts';
+
+/** A run record as a test needs it: a fresh time-ordered id, queued by default. */
+export function runAt(time: number, more: Partial<RunRecord> = {}): RunRecord {
+  const id = newRunIdAt(time);
+  return {
+    id,
+    agent: 'helper',
+    owner: 'alice',
+    status: 'queued',
+    via: 'rest',
+    steps: 0,
+    input: 'hi',
+    createdAt: new Date(time).toISOString(),
+    ...more,
+  };
+}
+
+/** A UUIDv7 id as if made at `time`. */
+function newRunIdAt(time: number): string {
+  const hex = time.toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8)}${newRunId().slice(13)}`;
+}
+
+/** What every runs table does, whichever database holds it. */
+export function runTableContract(name: string, open: () => Promise<RunTable>): void {
+  describe(`${name} runs table`, () => {
+    it('keeps a record as written, with its result and error, and answers undefined for an unknown id', async () => {
+      const table = await open();
+      const record = runAt(Date.now(), {
+        sessionId: 's1',
+        result: { text: 'ü\u0000 ok' } as never,
+        error: { code: 'X', message: 'y' },
+        startedAt: new Date().toISOString(),
+      });
+      await table.insert(record);
+      expect(await table.get(record.id)).toEqual(record);
+      expect(await table.get('nope')).toBeUndefined();
+      // An insert of an id already there changes nothing (several instances importing at once).
+      await table.insert({ ...record, agent: 'other' });
+      expect((await table.get(record.id))?.agent).toBe('helper');
+    });
+
+    it('lets one claimer take each queued run, oldest first, and runs a replace only from where it says', async () => {
+      const table = await open();
+      const now = Date.now();
+      const runs = [runAt(now - 3), runAt(now - 2), runAt(now - 1)];
+      for (const run of runs) await table.insert(run);
+      const [a, b] = await Promise.all([table.claimQueued('i-a', 2, now), table.claimQueued('i-b', 2, now)]);
+      const taken = [...a, ...b];
+      expect(taken.map((run) => run.id).sort()).toEqual(runs.map((run) => run.id).sort());
+      expect(new Set(taken.map((run) => run.id)).size).toBe(3);
+      for (const run of taken)
+        expect(run).toMatchObject({ status: 'running', instance: expect.stringMatching(/^i-/) });
+      const mine = taken[0]!;
+      const ended = { ...mine, status: 'completed' as const, finishedAt: new Date().toISOString() };
+      // Not from another instance, not from another status.
+      expect(await table.replace(ended, { status: 'running', instance: 'i-z' })).toBe(false);
+      expect(await table.replace(ended, { status: 'queued' })).toBe(false);
+      expect(await table.replace(ended, { status: 'running', instance: mine.instance })).toBe(true);
+      expect(await table.replace(ended, { status: 'running', instance: mine.instance })).toBe(false);
+      expect((await table.get(mine.id))?.status).toBe('completed');
+    });
+
+    it('carries a cancel flag to the instance holding the run, and lists what other instances hold', async () => {
+      const table = await open();
+      const run = runAt(Date.now(), { status: 'running', instance: 'i-a' });
+      const queued = runAt(Date.now());
+      await table.insert(run);
+      await table.insert(queued);
+      expect(await table.requestCancel(queued.id)).toBe(false);
+      expect(await table.requestCancel(run.id)).toBe(true);
+      expect(await table.cancelRequested('i-a')).toContain(run.id);
+      expect(await table.cancelRequested('i-b')).not.toContain(run.id);
+      const elsewhere = (await table.activeElsewhere('i-b')).map((r) => r.id);
+      expect(elsewhere).toEqual(expect.arrayContaining([run.id, queued.id]));
+      expect((await table.activeElsewhere('i-a')).map((r) => r.id)).not.toContain(run.id);
+      // An end clears the flag with the run.
+      await table.replace({ ...run, status: 'cancelled' }, { status: 'running', instance: 'i-a' });
+      expect(await table.cancelRequested('i-a')).not.toContain(run.id);
+    });
+
+    it('lists newest first by owner, filters and id ranges, without transcripts', async () => {
+      const table = await open();
+      const owner = `o-${Math.random().toString(36).slice(2)}`;
+      const base = Date.now() - 10_000;
+      const runs = Array.from({ length: 5 }, (_, i) =>
+        runAt(base + i, { owner, status: i % 2 ? 'completed' : 'failed', result: { text: 'x' } as never }),
+      );
+      for (const run of runs) await table.insert(run);
+      const ids = (list: RunRecord[]) => list.map((run) => run.id);
+      expect(ids(await table.list({ owner, limit: 10 }))).toEqual(ids([...runs].reverse()));
+      expect((await table.list({ owner, limit: 1 }))[0]?.result).toBeUndefined();
+      expect(ids(await table.list({ owner, limit: 2, before: runs[3]!.id }))).toEqual([
+        runs[2]!.id,
+        runs[1]!.id,
+      ]);
+      expect(ids(await table.list({ owner, status: 'completed', limit: 10 }))).toEqual([
+        runs[3]!.id,
+        runs[1]!.id,
+      ]);
+      expect(ids(await table.list({ owner, since: base + 3, limit: 10 }))).toEqual([
+        runs[4]!.id,
+        runs[3]!.id,
+      ]);
+      expect(ids(await table.list({ owner, until: base + 1, limit: 10 }))).toEqual([runs[0]!.id]);
+    });
+
+    it("keeps a run's steps in order and deletes them with the run", async () => {
+      const table = await open();
+      const run = runAt(Date.now(), { status: 'completed' });
+      await table.insert(run);
+      const at = new Date().toISOString();
+      const step = {
+        runId: run.id,
+        kind: 'model' as const,
+        name: 'm',
+        step: 1,
+        startedAt: at,
+        finishedAt: at,
+        durationMs: 0,
+        status: 'ok' as const,
+      };
+      await table.addSteps([
+        {
+          ...step,
+          seq: 2,
+          kind: 'tool',
+          name: 'echo',
+          callId: 'c1',
+          error: { code: 'E', message: 'm' },
+          status: 'error',
+        },
+        { ...step, seq: 1, usage: { inputTokens: 3, outputTokens: 4 } as never, finishReason: 'tool-calls' },
+      ]);
+      // A step written twice (a write retried) stays one.
+      await table.addSteps([{ ...step, seq: 1 }]);
+      const steps = await table.steps(run.id);
+      expect(steps.map((s) => [s.seq, s.kind, s.name, s.status])).toEqual([
+        [1, 'model', 'm', 'ok'],
+        [2, 'tool', 'echo', 'error'],
+      ]);
+      expect(steps[0]).toMatchObject({
+        usage: { inputTokens: 3, outputTokens: 4 },
+        finishReason: 'tool-calls',
+      });
+      expect(steps[1]).toMatchObject({ callId: 'c1', error: { code: 'E', message: 'm' } });
+      expect(await table.delete(run.id)).toBe(true);
+      expect(await table.delete(run.id)).toBe(false);
+      expect(await table.steps(run.id)).toEqual([]);
+      expect(await table.get(run.id)).toBeUndefined();
+    });
+  });
+}
