@@ -24,6 +24,16 @@ const COMMANDS = {
   serve: { port: { type: 'string' }, host: { type: 'string' } },
   mcp: { json: { type: 'boolean' } },
   workflow: { json: { type: 'boolean' }, 'run-id': { type: 'string' } },
+  runs: {
+    json: { type: 'boolean' },
+    agent: { type: 'string' },
+    status: { type: 'string' },
+    via: { type: 'string' },
+    session: { type: 'string' },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    limit: { type: 'string' },
+  },
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -74,9 +84,11 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
       ? 1
       : command === 'workflow'
         ? 3
-        : command === 'run'
-          ? Number.POSITIVE_INFINITY
-          : 0;
+        : command === 'runs'
+          ? 2
+          : command === 'run'
+            ? Number.POSITIVE_INFINITY
+            : 0;
   if (positionals.length > expectPositionals)
     throw new UsageError(`${command}: unexpected argument "${positionals[expectPositionals]}"`, command);
   switch (command) {
@@ -140,6 +152,19 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
         io,
         signal,
       );
+    case 'runs': {
+      const filters = Object.fromEntries(
+        (['agent', 'status', 'via', 'since', 'until', 'limit'] as const)
+          .filter((name) => typeof values[name] === 'string')
+          .map((name) => [name, values[name] as string]),
+      );
+      if (typeof values.session === 'string') filters.sessionId = values.session;
+      return (await import('./commands/runs.ts')).runsCommand(
+        positionals,
+        { ...kernelFlags, json: values.json === true, filters },
+        io,
+      );
+    }
     case 'create-plugin':
       return (await import('./commands/create-plugin.ts')).createPluginCommand(
         positionals[0],

@@ -88,6 +88,27 @@ const HELP: Record<string, CommandHelp> = {
     ],
     config: true,
   },
+  runs: {
+    synopsis: 'hubos runs list [filters] [--json] | show <id> [--json]',
+    summary:
+      "Lists the runs in the config's store, newest first, or shows one run and its model and tool calls as a tree with durations and tokens. Reads the store directly: no server needed.",
+    arguments: [
+      ['list', 'the runs, newest first'],
+      ['show <id>', 'one run and its steps'],
+    ],
+    options: [
+      ['--agent <name>', "only this agent's runs"],
+      ['--status <state>', 'queued, running, completed, cancelled, failed or interrupted'],
+      ['--via <face>', 'rest, a2a, ag-ui, mcp, stars, workflow, subagent or cli'],
+      ['--session <id>', 'only runs of this session'],
+      ['--since <time>', 'runs from this time on (ISO 8601 or ms)'],
+      ['--until <time>', 'runs before this time'],
+      ['--limit <n>', 'at most n runs (1-200, default 50)'],
+      ['--json', 'print JSON'],
+    ],
+    examples: ['hubos runs list --status failed', 'hubos runs show 019ac3f2-…'],
+    config: true,
+  },
   mcp: {
     synopsis: 'hubos mcp | hubos mcp list [--json]',
     summary:

@@ -14,6 +14,9 @@ Commands:
                               run a workflow: step progress to stderr, its output to stdout
   workflow resume <runId> [--json]
                               continue a run that did not complete (after a crash, a failure, Ctrl-C)
+  runs list [--agent <a>] [--status <s>] [--via <v>] [--session <id>] [--since <t>] [--limit <n>] [--json]
+                              list the store's runs, newest first
+  runs show <id> [--json]     show a run and its model and tool calls as a tree, with durations and tokens
   mcp                         serve the config's tools to an MCP client over stdin/stdout
   mcp list [--json]           list the configured MCP servers, their state and their tools
   create-plugin <name> [--dir <folder>]

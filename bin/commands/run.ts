@@ -4,9 +4,10 @@ import type {
   AgentEvent,
   ApprovalQuestion,
   ApprovalRequestEvent,
+  Kernel,
   RunResult,
 } from '../../core/index.ts';
-import { errorMessage, HubosError } from '../../core/index.ts';
+import { errorMessage, HubosError, LOCAL, RunEngine } from '../../core/index.ts';
 import type { CliIO } from '../io.ts';
 import { UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
@@ -45,41 +46,53 @@ export async function runCommand(
     io.stderr.write(
       `agent "${agent.id}" · model ${agent.modelRef}${agent.model.provider === 'offline' ? OFFLINE_NOTE : ''}\n`,
     );
-    const options = { ...(flags.session ? { sessionId: flags.session } : {}), signal };
     const approvals = approver(agent, io, signal, stdin);
-    if (flags.json) {
-      const onEvent = (event: AgentEvent) => {
-        if (event.type === 'approval-request') approvals.answer(event);
-      };
-      const result = await agent
-        .run(message, { ...options, onEvent })
-        .catch((error: unknown) => {
-          if (HubosError.is(error) && error.details.result) return error.details.result as RunResult;
-          throw error;
-        })
-        .finally(() => approvals.close());
-      io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      return exitCode(result);
-    }
     let result: RunResult | undefined;
     let midLine = false;
-    for await (const event of agent.stream(message, options)) {
+    const listener = (event: AgentEvent) => {
       if (event.type === 'approval-request') {
-        if (midLine) io.stderr.write('\n');
+        if (midLine && !flags.json) io.stderr.write('\n');
         approvals.answer(event);
       }
-      result = show(event, io, midLine) ?? result;
+      if ((event.type === 'run-finish' || event.type === 'run-error') && event.runId === runId)
+        result = event.result;
+      if (flags.json) return;
+      show(event, io, midLine);
       if (event.type === 'text-delta') midLine = !event.delta.endsWith('\n');
       else if (event.type === 'step-finish' && midLine) {
         io.stdout.write('\n');
         midLine = false;
       }
-    }
-    approvals.close();
+    };
+    // A recorded run like a server's (`hubos runs list` finds it), with this process as its instance.
+    const engine = await cliEngine(kernel);
+    const record = await engine.start(agent, message, {
+      principal: LOCAL,
+      via: 'cli',
+      signal,
+      listener,
+      ...(flags.session ? { sessionId: flags.session } : {}),
+    });
+    const runId = record.id;
+    const ended = await engine.wait(runId).finally(() => approvals.close());
+    if (flags.json && result) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (!result && ended?.error) io.stderr.write(`✗ ${ended.error.message} [${ended.error.code}]\n`);
     return result ? exitCode(result) : 1;
   } finally {
     await kernel.close();
   }
+}
+
+/** The run engine of a CLI process: its heartbeat says it lives, so a server sharing the store leaves its runs be. */
+async function cliEngine(kernel: Kernel): Promise<RunEngine> {
+  await kernel.instance.start();
+  return new RunEngine({
+    store: kernel.store,
+    bus: kernel.bus,
+    instance: kernel.instance,
+    resolveAgent: (name) => kernel.agent(name),
+    onError: (message) => kernel.logger.warn(message),
+  });
 }
 
 /**

@@ -1,0 +1,73 @@
+// `hubos runs list|show`: the runs `hubos run` recorded in the config's store, read with no server.
+import { describe, expect, it } from 'vitest';
+import { hubos, tempDir, writeFiles } from '../helpers/run.ts';
+
+const CONFIG = `import { defineConfig, definePlugin, defineTool } from 'hubos';
+
+const tools = definePlugin({
+  name: 'test-tools',
+  apply(kernel) {
+    kernel.hooks.registerTools.tap('test-tools', (registry) => {
+      registry.register(defineTool({
+        name: 'echo', description: 'Echoes its text.',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        handler: (_ctx, { input }) => ({ echoed: input.text }),
+      }));
+    });
+  },
+});
+
+export default defineConfig({
+  plugins: [tools],
+  store: { path: 'data/hubos.db' },
+  agents: { helper: { description: 'test agent', tools: ['*'] }, other: { description: 'another' } },
+});
+`;
+const OFFLINE = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', OPENAI_BASE_URL: '' };
+
+describe('hubos runs', () => {
+  it('lists the runs hubos run recorded, newest first and filtered, and shows one as a tree', async () => {
+    const dir = await tempDir('hubos-runs-');
+    await writeFiles(dir, { 'agent.config.ts': CONFIG });
+    expect((await hubos(['runs', 'list'], dir, OFFLINE)).stdout).toBe('no runs\n');
+    expect((await hubos(['run', 'helper', '/echo {"text":"first"}'], dir, OFFLINE)).code).toBe(0);
+    expect((await hubos(['run', 'other', 'hello there'], dir, OFFLINE)).code).toBe(0);
+
+    const listed = await hubos(['runs', 'list', '--json'], dir, OFFLINE);
+    expect(listed.code, listed.stderr).toBe(0);
+    const runs = JSON.parse(listed.stdout) as { id: string; agent: string; status: string; via: string }[];
+    expect(runs.map((run) => [run.agent, run.status, run.via])).toEqual([
+      ['other', 'completed', 'cli'],
+      ['helper', 'completed', 'cli'],
+    ]);
+    const onlyHelper = await hubos(['runs', 'list', '--agent', 'helper'], dir, OFFLINE);
+    expect(onlyHelper.stdout.trim().split('\n')).toHaveLength(1);
+    expect(onlyHelper.stdout).toContain(runs[1]!.id);
+    expect(onlyHelper.stdout).toContain('/echo {"text":"first"}');
+
+    const shown = await hubos(['runs', 'show', runs[1]!.id], dir, OFFLINE);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^run ${runs[1]!.id} · helper · completed \\d+ ms`));
+    expect(shown.stdout).toMatch(/├─ model offline \(step 1\)/);
+    expect(shown.stdout).toMatch(/│ └─ tool echo \d+ ms/);
+    expect(shown.stdout).toMatch(/└─ model offline \(step 2\)/);
+    expect(shown.stdout).toContain('answer: echo returned: {"echoed":"first"}');
+    const json = JSON.parse((await hubos(['runs', 'show', runs[1]!.id, '--json'], dir, OFFLINE)).stdout);
+    expect(json.steps.map((step: { kind: string }) => step.kind)).toEqual(['model', 'tool', 'model']);
+  }, 60_000);
+
+  it('says what was wrong with a filter, a subcommand or an id', async () => {
+    const dir = await tempDir('hubos-runs-');
+    await writeFiles(dir, { 'agent.config.ts': CONFIG });
+    const badStatus = await hubos(['runs', 'list', '--status', 'done'], dir, OFFLINE);
+    expect(badStatus.code).toBe(1);
+    expect(badStatus.stderr).toContain('status "done" is not one of queued, running');
+    expect(badStatus.stderr).toContain('[RUN_QUERY_INVALID]');
+    const badSub = await hubos(['runs', 'delete'], dir, OFFLINE);
+    expect(badSub.code).toBe(2);
+    expect(badSub.stderr).toContain('unknown subcommand "delete"');
+    const missing = await hubos(['runs', 'show', 'nope'], dir, OFFLINE);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no run "nope"');
+  }, 60_000);
+});
