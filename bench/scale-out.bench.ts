@@ -62,7 +62,7 @@ async function bench(): Promise<void> {
     const three = summary('three');
     // Every answered run is a record in the shared schema: the load went through PostgreSQL.
     const count = await queryPostgres<{ count: string }>(
-      `SELECT count(*) FROM "${shared.schema}".hubos_kv WHERE namespace = 'hubos:runs'`,
+      `SELECT count(*) FROM "${shared.schema}".hubos_runs WHERE status = 'completed'`,
     ).then(
       (rows) => rows[0]?.count ?? '0',
       () => '?',

@@ -99,7 +99,7 @@ async function measure(
 /** store.set of the record under `worker`'s key, a new step each time. */
 function setOp(store: Store, prefix: string) {
   return (worker: number, n: number) =>
-    store.set('hubos:runs', `${prefix}-${worker}`, runRecord(`${prefix}-${worker}`, n));
+    store.set('bench:runs', `${prefix}-${worker}`, runRecord(`${prefix}-${worker}`, n));
 }
 
 /** compareAndSet from the value it wrote last to the next step's, as a claim or a lease renewal does. */
@@ -108,7 +108,7 @@ function casOp(store: Store, prefix: string) {
   return async (worker: number, n: number) => {
     const key = `${prefix}-${worker}`;
     const next = runRecord(key, n);
-    const wrote = await store.compareAndSet('hubos:runs', key, current.get(worker), next);
+    const wrote = await store.compareAndSet('bench:runs', key, current.get(worker), next);
     if (!wrote) throw new Error(`compareAndSet lost on ${key}: nothing else writes it`);
     current.set(worker, next);
   };

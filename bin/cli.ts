@@ -24,6 +24,7 @@ const COMMANDS = {
   serve: { port: { type: 'string' }, host: { type: 'string' } },
   mcp: { json: { type: 'boolean' } },
   workflow: { json: { type: 'boolean' }, 'run-id': { type: 'string' } },
+  prune: { owner: { type: 'string' }, json: { type: 'boolean' } },
   runs: {
     json: { type: 'boolean' },
     agent: { type: 'string' },
@@ -165,6 +166,15 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
         io,
       );
     }
+    case 'prune':
+      return (await import('./commands/prune.ts')).pruneCommand(
+        {
+          ...kernelFlags,
+          json: values.json === true,
+          ...(typeof values.owner === 'string' ? { owner: values.owner } : {}),
+        },
+        io,
+      );
     case 'create-plugin':
       return (await import('./commands/create-plugin.ts')).createPluginCommand(
         positionals[0],

@@ -109,6 +109,17 @@ const HELP: Record<string, CommandHelp> = {
     examples: ['hubos runs list --status failed', 'hubos runs show 019ac3f2-…'],
     config: true,
   },
+  prune: {
+    synopsis: 'hubos prune [--owner <id>] [--json]',
+    summary:
+      "Deletes the ended runs (and their steps) that the config's runs.retention no longer keeps, now and in full; or, with --owner, erases everything one principal owns: its ended runs and steps, sessions, approvals and A2A tasks.",
+    options: [
+      ['--owner <id>', "erase this principal's data instead (e.g. the id of an API key)"],
+      ['--json', 'print what went as JSON'],
+    ],
+    examples: ['hubos prune', 'hubos prune --owner alice'],
+    config: true,
+  },
   mcp: {
     synopsis: 'hubos mcp | hubos mcp list [--json]',
     summary:

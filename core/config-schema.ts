@@ -13,6 +13,7 @@ import {
   type ValidateFunction,
 } from './json-schema.ts';
 import { permissionsSchema } from './permissions.ts';
+import { RUNS_CONFIG_SCHEMA } from './runs/run-retention.ts';
 import { STORE_CONFIG_SCHEMA } from './store/open-store.ts';
 
 /** The keys the kernel itself owns. Plugins add theirs through `configSchema`. */
@@ -34,6 +35,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   store: STORE_CONFIG_SCHEMA,
   bus: BUS_CONFIG_SCHEMA,
   sessions: SESSIONS_CONFIG_SCHEMA,
+  runs: RUNS_CONFIG_SCHEMA,
   workspace: { type: 'string', minLength: 1, description: 'The folder tools act in (default ./workspace).' },
   permissions: permissionsSchema(true),
 };

@@ -12,6 +12,7 @@ import type { BusConfig } from './bus/open-bus.ts';
 import type { ModelObject } from './model/model.ts';
 import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
+import type { RunsConfig } from './runs/run-retention.ts';
 import type { StoreConfig } from './store/open-store.ts';
 
 export { Agent, type RunOptions } from './agent/agent.ts';
@@ -201,6 +202,7 @@ export {
   type RunState,
   type RunSurface,
 } from './runs/run-record.ts';
+export type { RunRetention, RunsConfig } from './runs/run-retention.ts';
 export type { RunQuery, RunStep, RunTable } from './runs/run-table.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
@@ -277,6 +279,8 @@ export interface HubosConfig {
   /** How instances of one service coordinate (default: in-process; `redis` joins several). */
   bus?: BusConfig;
   sessions?: SessionsConfig;
+  /** The run engine: `retention` says how long ended runs and their steps are kept. */
+  runs?: RunsConfig;
   /** The folder tools act in, relative to the config file (default `./workspace`). */
   workspace?: string;
   /**

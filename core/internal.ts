@@ -18,5 +18,6 @@ export { createAjv, describeErrors, type ProblemWords, SchemaCompilers } from '.
 export { parseModelRef } from './model/model.ts';
 export { createPolicy, describeVerdict } from './permissions.ts';
 export { openRunTable } from './runs/open-run-table.ts';
+export { eraseRunsOf, pruneRuns } from './runs/run-retention.ts';
 export { checkElicitRequest } from './tools/interaction.ts';
 export { hubosPackageRoot } from './version.ts';

@@ -147,6 +147,34 @@ export class PostgresRunTable implements RunTable {
     return Number(rows[0]?.deleted ?? 0) > 0;
   }
 
+  async endedBefore(before: string, limit: number, owner?: string): Promise<string[]> {
+    const { rows } = await this.#query<{ id: string }>(
+      `SELECT id FROM ${this.#runs} WHERE id < $1 AND status NOT IN ('queued', 'running')
+       AND ($3::text IS NULL OR owner = $3) ORDER BY id LIMIT $2`,
+      [before, limit, owner ?? null],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async idAtRank(rank: number): Promise<string | undefined> {
+    const { rows } = await this.#query<{ id: string }>(
+      `SELECT id FROM ${this.#runs} ORDER BY id DESC LIMIT 1 OFFSET $1`,
+      [rank],
+    );
+    return rows[0]?.id;
+  }
+
+  async deleteMany(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const { rows } = await this.#query<{ deleted: number | string }>(
+      `WITH steps AS (DELETE FROM ${this.#steps} WHERE run_id = ANY($1::text[])),
+         gone AS (DELETE FROM ${this.#runs} WHERE id = ANY($1::text[]) RETURNING 1)
+       SELECT count(*) AS deleted FROM gone`,
+      [ids],
+    );
+    return Number(rows[0]?.deleted ?? 0);
+  }
+
   async addSteps(steps: readonly RunStep[]): Promise<void> {
     if (steps.length === 0) return;
     const values: unknown[] = [];

@@ -9,6 +9,7 @@ import { openRunTable } from './open-run-table.ts';
 import { RunEvents, type RunFollow, type RunLogEntry } from './run-events.ts';
 import { newRunId } from './run-id.ts';
 import { isFinal, type RunRecord, type RunSurface } from './run-record.ts';
+import { PRUNE_BATCH, pruneRuns, type RunRetention } from './run-retention.ts';
 import type { RunQuery, RunStep, RunTable } from './run-table.ts';
 import { StepRecorder } from './step-recorder.ts';
 
@@ -51,6 +52,8 @@ export interface RunEngineOptions {
   resolveAgent: (name: string) => Agent | undefined;
   /** How long a finished run's events stay readable by `follow` (default 60 s). */
   eventsTtlMs?: number;
+  /** How long ended runs are kept (`runs.retention`): applied by instances that `work`, a batch a minute. */
+  retention?: RunRetention | undefined;
   onError?: (message: string) => void;
 }
 
@@ -103,6 +106,8 @@ export class RunEngine {
   #unsubscribe: Promise<(() => Promise<void>) | undefined>[] = [];
   #listening = false;
   #draining = false;
+  /** When retention last ran (0: never); a full batch makes the next tick run it again. */
+  #prunedAt = 0;
 
   constructor(options: RunEngineOptions) {
     this.#options = options;
@@ -256,6 +261,15 @@ export class RunEngine {
     for (const id of await table.cancelRequested(this.instanceId)) this.#abort(id);
     await this.#sweep();
     this.#claim();
+    await this.#prune(table);
+  }
+
+  // A batch at a time, at most once a minute unless the last one was full: never a long hold on the store.
+  async #prune(table: RunTable): Promise<void> {
+    const { retention } = this.#options;
+    if (!retention || Date.now() - this.#prunedAt < 60_000) return;
+    const deleted = await pruneRuns(table, retention);
+    this.#prunedAt = deleted === PRUNE_BATCH ? 0 : Date.now();
   }
 
   async #sweep(): Promise<void> {

@@ -70,6 +70,12 @@ export interface RunTable {
   list(query: RunQuery): Promise<RunRecord[]>;
   /** Deletes a run and its steps; false when there was none. */
   delete(id: string): Promise<boolean>;
+  /** Ids of ended runs older than run `before` (of `owner` only, when given), oldest first, at most `limit`. */
+  endedBefore(before: string, limit: number, owner?: string): Promise<string[]>;
+  /** The id of the run with `rank` newer runs than it (0: the newest); undefined when there are fewer. */
+  idAtRank(rank: number): Promise<string | undefined>;
+  /** Deletes these runs and their steps; how many runs went. */
+  deleteMany(ids: readonly string[]): Promise<number>;
   addSteps(steps: readonly RunStep[]): Promise<void>;
   steps(runId: string): Promise<RunStep[]>;
 }

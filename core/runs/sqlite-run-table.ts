@@ -39,6 +39,9 @@ export class SqliteRunTable implements RunTable {
   readonly #deleteSteps: StatementSync;
   readonly #addStep: StatementSync;
   readonly #steps: StatementSync;
+  readonly #endedBefore: StatementSync;
+  readonly #endedBeforeOf: StatementSync;
+  readonly #idAtRank: StatementSync;
   readonly #lists = new Map<string, StatementSync>();
 
   constructor(db: DatabaseSync, label: string) {
@@ -75,6 +78,13 @@ export class SqliteRunTable implements RunTable {
     this.#addStep = db.prepare(
       `INSERT INTO hubos_run_steps (${STEP_COLUMNS}) VALUES (${marks(12)}) ON CONFLICT (run_id, seq) DO NOTHING`,
     );
+    this.#endedBefore = db.prepare(
+      "SELECT id FROM hubos_runs WHERE id < ? AND status NOT IN ('queued', 'running') ORDER BY id LIMIT ?",
+    );
+    this.#endedBeforeOf = db.prepare(
+      "SELECT id FROM hubos_runs WHERE owner = ? AND id < ? AND status NOT IN ('queued', 'running') ORDER BY id LIMIT ?",
+    );
+    this.#idAtRank = db.prepare('SELECT id FROM hubos_runs ORDER BY id DESC LIMIT 1 OFFSET ?');
     this.#steps = db.prepare(`SELECT ${STEP_COLUMNS} FROM hubos_run_steps WHERE run_id = ? ORDER BY seq`);
   }
 
@@ -162,6 +172,38 @@ export class SqliteRunTable implements RunTable {
       try {
         this.#deleteSteps.run(id);
         const deleted = Number(this.#deleteRun.run(id).changes) > 0;
+        this.#db.exec('COMMIT');
+        return deleted;
+      } catch (error) {
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  async endedBefore(before: string, limit: number, owner?: string): Promise<string[]> {
+    const rows = this.#run(() =>
+      owner === undefined
+        ? this.#endedBefore.all(before, limit)
+        : this.#endedBeforeOf.all(owner, before, limit),
+    ) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  async idAtRank(rank: number): Promise<string | undefined> {
+    return (this.#run(() => this.#idAtRank.get(rank)) as { id: string } | undefined)?.id;
+  }
+
+  async deleteMany(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.#run(() => {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        let deleted = 0;
+        for (const id of ids) {
+          this.#deleteSteps.run(id);
+          deleted += Number(this.#deleteRun.run(id).changes);
+        }
         this.#db.exec('COMMIT');
         return deleted;
       } catch (error) {

@@ -14,6 +14,7 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import { isPublicPath } from './public-paths.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { approvalRoutes } from './routes/approvals.ts';
+import { ownerRoutes } from './routes/owners.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uiRoutes } from './ui/index.ts';
@@ -122,6 +123,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   systemRoutes(app, hubos);
   agentRoutes(app, hubos);
   runRoutes(app, hubos);
+  ownerRoutes(app, hubos);
   approvalRoutes(app, hubos);
   await a2aRoutes(app, hubos);
   await aguiRoutes(app, hubos);

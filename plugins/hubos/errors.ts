@@ -4,6 +4,8 @@ import { defineErrorCodes } from '../../core/index.ts';
 export const HUBOS_ERROR_CODES = defineErrorCodes('hubos', {
   UNAUTHORIZED: { status: 401, headers: { 'www-authenticate': 'Bearer' } },
   HOST_NOT_ALLOWED: 403,
+  // A route only an admin key may use.
+  FORBIDDEN: 403,
   ORIGIN_NOT_ALLOWED: 403,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INVALID_JSON: 400,

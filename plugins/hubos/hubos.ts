@@ -72,6 +72,7 @@ export class HubOS {
       instance: this.#instance,
       resolveAgent: (name) => this.#agents.get(name),
       onError: (message) => kernel?.logger.warn(message),
+      retention: kernel?.config.runs?.retention,
     });
     // The approvals an interrupted run was waiting for will never be acted on: they say so.
     this.runs.onEnd((record) => {

@@ -70,4 +70,29 @@ describe('hubos runs', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no run "nope"');
   }, 60_000);
+
+  it('hubos prune applies runs.retention; --owner erases one principal; without either it says what to set', async () => {
+    const dir = await tempDir('hubos-prune-');
+    await writeFiles(dir, { 'agent.config.ts': CONFIG });
+    for (const word of ['one', 'two', 'three'])
+      expect((await hubos(['run', 'other', word], dir, OFFLINE)).code).toBe(0);
+    const none = await hubos(['prune'], dir, OFFLINE);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('set runs.retention');
+    await writeFiles(dir, {
+      'agent.config.ts': CONFIG.replace(
+        "store: { path: 'data/hubos.db' },",
+        "store: { path: 'data/hubos.db' }, runs: { retention: { maxRuns: 1 } },",
+      ),
+    });
+    const pruned = await hubos(['prune'], dir, OFFLINE);
+    expect(pruned.stdout, pruned.stderr).toBe('pruned 2 ended run(s)\n');
+    const left = JSON.parse((await hubos(['runs', 'list', '--json'], dir, OFFLINE)).stdout) as {
+      input: string;
+    }[];
+    expect(left.map((run) => run.input)).toEqual(['three']);
+    const erased = JSON.parse((await hubos(['prune', '--owner', 'local', '--json'], dir, OFFLINE)).stdout);
+    expect(erased).toMatchObject({ owner: 'local', runs: 1, activeRuns: 0 });
+    expect((await hubos(['runs', 'list'], dir, OFFLINE)).stdout).toBe('no runs\n');
+  }, 60_000);
 });

@@ -1,0 +1,66 @@
+import { idAt, type RunTable } from './run-table.ts';
+
+/** How long ended runs (and their steps) are kept: by age, by number, or both. */
+export interface RunRetention {
+  /** Ended runs older than this many days are deleted. */
+  maxAgeDays?: number;
+  /** Only the newest this many runs are kept (ended ones beyond are deleted). */
+  maxRuns?: number;
+}
+
+export const RUN_RETENTION_SCHEMA = {
+  type: 'object',
+  description: 'How long ended runs and their steps are kept; applied in the background in small batches.',
+  properties: {
+    maxAgeDays: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      description: 'Delete ended runs older than this many days.',
+    },
+    maxRuns: { type: 'integer', minimum: 1, description: 'Keep only the newest this many runs.' },
+  },
+  additionalProperties: false,
+} as const;
+
+/** `runs` in the config. */
+export interface RunsConfig {
+  /** How long ended runs and their steps are kept (default: for ever). */
+  retention?: RunRetention;
+}
+
+export const RUNS_CONFIG_SCHEMA = {
+  type: 'object',
+  description: 'The run engine: how long ended runs are kept.',
+  properties: { retention: RUN_RETENTION_SCHEMA },
+  additionalProperties: false,
+} as const;
+
+/** A batch: small enough that a prune never holds the store for long. */
+export const PRUNE_BATCH = 500;
+
+/**
+ * Deletes at most one batch of ended runs the policy no longer keeps, oldest first; how many went.
+ * Called again while it returns a full batch. Running and queued runs are never deleted.
+ */
+export async function pruneRuns(table: RunTable, policy: RunRetention, now = Date.now()): Promise<number> {
+  const bounds: string[] = [];
+  if (policy.maxAgeDays !== undefined) bounds.push(idAt(now - policy.maxAgeDays * 86_400_000));
+  if (policy.maxRuns !== undefined) {
+    // Runs older than the maxRuns-th newest go.
+    const oldestKept = await table.idAtRank(policy.maxRuns - 1);
+    if (oldestKept !== undefined) bounds.push(oldestKept);
+  }
+  if (bounds.length === 0) return 0;
+  const before = bounds.reduce((a, b) => (a > b ? a : b));
+  return table.deleteMany(await table.endedBefore(before, PRUNE_BATCH));
+}
+
+/** Deletes every ended run of `owner`, a batch at a time; how many went. */
+export async function eraseRunsOf(table: RunTable, owner: string): Promise<number> {
+  let erased = 0;
+  for (;;) {
+    const ids = await table.endedBefore('\u{10ffff}', PRUNE_BATCH, owner);
+    erased += await table.deleteMany(ids);
+    if (ids.length < PRUNE_BATCH) return erased;
+  }
+}

@@ -1,0 +1,162 @@
+// Runs are forgotten: retention deletes ended runs past the config's age or count, a batch at a
+// time, never a running one; an admin erases everything one principal owns.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryStore, type RunRecord } from '../../../core/index.ts';
+import { openRunTable, pruneRuns } from '../../../core/internal.ts';
+import { HubOS } from '../../../plugins/hubos/hubos.ts';
+import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
+import { runAt } from '../../store/run-table-contract.ts';
+import { type Served, serveHelper, testTools } from './helpers.ts';
+
+const DAY = 86_400_000;
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+const ended = (time: number, more: Partial<RunRecord> = {}) =>
+  runAt(time, { status: 'completed', finishedAt: new Date(time).toISOString(), ...more });
+
+describe('pruneRuns', () => {
+  it('deletes ended runs older than maxAgeDays, oldest first, never a running one', async () => {
+    const table = await openRunTable(new MemoryStore());
+    const now = Date.now();
+    const old = [ended(now - 10 * DAY), ended(now - 9 * DAY)];
+    const running = runAt(now - 20 * DAY, { status: 'running', instance: 'i-1' });
+    const recent = ended(now - DAY);
+    for (const run of [...old, running, recent]) await table.insert(run);
+    await table.addSteps([
+      {
+        runId: old[0]!.id,
+        seq: 1,
+        kind: 'model',
+        name: 'm',
+        step: 1,
+        startedAt: new Date().toISOString(),
+        finishedAt: new Date().toISOString(),
+        durationMs: 0,
+        status: 'ok',
+      },
+    ]);
+    expect(await pruneRuns(table, { maxAgeDays: 7 }, now)).toBe(2);
+    const left = (await table.list({ limit: 10 })).map((run) => run.id);
+    expect(left).toEqual([recent.id, running.id]);
+    expect(await table.steps(old[0]!.id)).toEqual([]);
+    expect(await pruneRuns(table, { maxAgeDays: 7 }, now)).toBe(0);
+  });
+
+  it('keeps the newest maxRuns, a batch of 500 at a time', async () => {
+    const table = await openRunTable(new MemoryStore());
+    const start = Date.now() - 10_000;
+    for (let i = 0; i < 1_210; i++) await table.insert(ended(start + i));
+    expect(await pruneRuns(table, { maxRuns: 10 })).toBe(500);
+    expect(await pruneRuns(table, { maxRuns: 10 })).toBe(500);
+    expect(await pruneRuns(table, { maxRuns: 10 })).toBe(200);
+    expect(await pruneRuns(table, { maxRuns: 10 })).toBe(0);
+    const left = await table.list({ limit: 200 });
+    expect(left).toHaveLength(10);
+    expect(left.at(-1)!.createdAt).toBe(new Date(start + 1_200).toISOString());
+  });
+});
+
+describe('runs.retention in the config', () => {
+  let dir: string;
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('bounds the store when a server starts on it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hubos-retention-'));
+    const kernel = await bootKernel({
+      store: undefined,
+      plugins: [testTools],
+      config: {
+        store: { path: join(dir, 'hubos.db') },
+        runs: { retention: { maxRuns: 3 } },
+        agents: { helper: { model: new ScriptedModel([]), tools: ['*'] } },
+      },
+    });
+    const table = await openRunTable(kernel.store);
+    const start = Date.now() - 60_000;
+    for (let i = 0; i < 8; i++) await table.insert(ended(start + i * 10));
+    const hubos = new HubOS({ kernel, port: 0, rateLimit: false });
+    hubos.registerAgent('helper', kernel.agent('helper'));
+    await hubos.serve();
+    closers.push(async () => {
+      await hubos.close();
+      await kernel.close();
+    });
+    const left = await table.list({ limit: 50 });
+    expect(left.map((run) => run.createdAt)).toEqual(
+      [7, 6, 5].map((i) => new Date(start + i * 10).toISOString()),
+    );
+  });
+
+  it('refuses a retention that makes no sense, naming the key', async () => {
+    await expect(bootKernel({ config: { runs: { retention: { maxRuns: 0 } } } as never })).rejects.toThrow(
+      '"runs.retention.maxRuns" must be >= 1, got integer 0',
+    );
+    await expect(
+      bootKernel({ config: { runs: { retention: { keepForever: true } } } as never }),
+    ).rejects.toThrow(/keepForever/);
+  });
+});
+
+describe('DELETE /api/owners/:id', () => {
+  const ALICE = 'a'.repeat(32);
+  const BOB = 'b'.repeat(32);
+  const ROOT = 'c'.repeat(32);
+  const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+  async function serve(): Promise<Served> {
+    const served = await serveHelper(['one', 'two', 'three'], {
+      apiKeys: [
+        { key: ALICE, id: 'alice' },
+        { key: BOB, id: 'bob' },
+        { key: ROOT, id: 'root', admin: true },
+      ],
+    });
+    closers.push(served.close);
+    return served;
+  }
+
+  const request = async (served: Served, method: string, path: string, key: string, body?: unknown) => {
+    const response = await served.hubos.app.request(path, {
+      method,
+      headers: { ...auth(key), ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+
+  it("erases one principal's runs, steps and sessions, and nobody else's", async () => {
+    const served = await serve();
+    const a1 = await request(served, 'POST', '/api/agents/helper/run', ALICE, {
+      input: 'hi',
+      sessionId: 's1',
+    });
+    await request(served, 'POST', '/api/agents/helper/run', ALICE, { input: 'again', sessionId: 's1' });
+    const b1 = await request(served, 'POST', '/api/agents/helper/run', BOB, {
+      input: 'bob',
+      sessionId: 's1',
+    });
+    expect(a1.status).toBe(200);
+    expect((await served.kernel.sessions.load('helper', 'alice~s1')).length).toBe(4);
+
+    expect((await request(served, 'DELETE', '/api/owners/alice', ALICE)).status).toBe(403);
+    const erased = await request(served, 'DELETE', '/api/owners/alice', ROOT);
+    expect(erased.status).toBe(200);
+    expect(erased.body).toMatchObject({ owner: 'alice', runs: 2, sessionMessages: 4, activeRuns: 0 });
+    expect((await request(served, 'GET', '/api/runs', ALICE)).body.runs).toEqual([]);
+    expect((await request(served, 'GET', `/api/runs/${a1.body.runId}/steps`, ROOT)).status).toBe(404);
+    expect(await served.kernel.sessions.load('helper', 'alice~s1')).toEqual([]);
+    // Bob's run and session are untouched.
+    expect((await request(served, 'GET', `/api/runs/${b1.body.runId}`, BOB)).status).toBe(200);
+    expect((await served.kernel.sessions.load('helper', 'bob~s1')).length).toBe(2);
+
+    const bad = await request(served, 'DELETE', `/api/owners/${encodeURIComponent('../x y')}`, ROOT);
+    expect(bad.status).toBe(400);
+  });
+});
