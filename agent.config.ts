@@ -128,6 +128,10 @@ export default defineConfig(({ mode }) => ({
   // `hubos serve` behind a load balancer: a run is read, streamed, approved and cancelled through
   // any of them, and the runs of an instance that dies are marked interrupted after leaseMs.
   bus: { leaseMs: 15_000 },
+  // Every run is a row of the store's runs table: GET /api/runs and `hubos runs list` find it,
+  // `hubos runs show <id>` prints its model and tool calls. Ended runs are kept 30 days, and at
+  // most the newest 100,000 (`hubos prune` applies it now; `--owner <id>` erases one caller's data).
+  runs: { retention: { maxAgeDays: 30, maxRuns: 100_000 } },
   // No `sandbox` key: bash runs in bubblewrap wherever it works (no capabilities even as root, only
   // an allow-list of system folders and the workspace visible, only the workspace writable, no
   // network, nothing left running), and the server warns where it cannot, or leaves bash out when

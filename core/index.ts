@@ -203,7 +203,7 @@ export {
   type RunSurface,
 } from './runs/run-record.ts';
 export type { RunRetention, RunsConfig } from './runs/run-retention.ts';
-export type { RunQuery, RunStep, RunTable } from './runs/run-table.ts';
+export type { RunClaim, RunQuery, RunStep, RunTable } from './runs/run-table.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';
