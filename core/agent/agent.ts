@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { CallSurface } from '../call-surface.ts';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
-import type { Sandbox } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
-import type { Registry } from '../tools/registry.ts';
+import type { ToolCalls } from '../tool-calls.ts';
 import type { Tool } from '../tools/tool.ts';
 import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hooks.ts';
 import { type ApprovalDecision, type ApprovalRecord, Approvals } from './approvals.ts';
@@ -49,6 +49,11 @@ export interface RunOptions {
    */
   principal?: string;
   /**
+   * Where the run was started (`rest`, `mcp`, `stars`, `workflow`, `subagent`…): kernel tool-call
+   * hooks see it as each call's `via`, so one audit tap tells the surfaces apart. Default `direct`.
+   */
+  via?: CallSurface;
+  /**
    * Tools the caller runs itself (an AG-UI client's, say): the model sees them beside the agent's
    * own; when it calls one, the run ends after that step with stopReason `client-tool` and the
    * calls in `result.pendingToolCalls`, for the caller to answer with `toolResults` next run.
@@ -77,15 +82,14 @@ export interface AgentDeps {
   spec: AgentSpec;
   model: LanguageModel;
   tools: readonly Tool[];
-  /** Where its tools are registered: calls are checked and run through it. */
-  registry: Registry;
-  sandbox: Sandbox;
   store: Store;
   sessions: Sessions;
   /** The global `permissions` config; the spec's own rules are checked before it. */
   permissions?: PermissionsConfig;
   /** Where `ask` calls wait (the kernel's, shared by its agents); default: the agent's own. */
   approvals?: Approvals;
+  /** The kernel's tool-call pipeline: every call of its runs goes through it. */
+  toolCalls: ToolCalls;
 }
 
 /** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
@@ -211,6 +215,7 @@ export class Agent implements AgentHandle {
       agent: this.id,
       sessionId: options.sessionId,
       ...(options.principal !== undefined ? { principal: options.principal } : {}),
+      ...(options.via !== undefined ? { via: options.via } : {}),
       input,
       signal,
     };
@@ -361,16 +366,12 @@ export class Agent implements AgentHandle {
   }
 
   #toolDeps(tools: ReadonlyMap<string, Tool>): ToolRunnerDeps {
-    const { registry, sandbox, store } = this.#deps;
     return {
+      toolCalls: this.#deps.toolCalls,
       hooks: this.hooks,
       policy: this.policy,
-      approvals: this.approvals,
-      registry,
       tools,
       agentId: this.id,
-      sandbox,
-      store,
       metadata: this.spec.metadata ?? {},
       model: this.model,
     };
