@@ -8,7 +8,7 @@ export { abortable } from './abort.ts';
 export type { AgentDeps } from './agent/agent.ts';
 export { elicitInRun } from './agent/elicit.ts';
 export { addUsage, emptyUsage } from './agent/messages.ts';
-export { type GateDeps, gateToolCall } from './agent/permission-gate.ts';
+export type { GateDeps } from './agent/permission-gate.ts';
 export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
 export { hasModuleSyntax } from './app-module-format.ts';
 export { closestName, didYouMean } from './closest-name.ts';

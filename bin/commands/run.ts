@@ -45,7 +45,7 @@ export async function runCommand(
     io.stderr.write(
       `agent "${agent.id}" · model ${agent.modelRef}${agent.model.provider === 'offline' ? OFFLINE_NOTE : ''}\n`,
     );
-    const options = { ...(flags.session ? { sessionId: flags.session } : {}), signal };
+    const options = { ...(flags.session ? { sessionId: flags.session } : {}), signal, via: 'cli' as const };
     const approvals = approver(agent, io, signal, stdin);
     if (flags.json) {
       const onEvent = (event: AgentEvent) => {
