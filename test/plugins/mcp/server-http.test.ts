@@ -126,8 +126,8 @@ describe('MCP server over Streamable HTTP', () => {
         async (response) => ((await response.json()) as Json).approvals as Json[],
       );
     const call = mcp.callTool({ name: 'filesystem_write', arguments: { path: 'a.txt', content: 'x' } });
-    let listed: Json[] = [];
-    await expect.poll(async () => (listed = await pending()).length).toBe(1);
+    await expect.poll(async () => (await pending()).length).toBe(1);
+    let listed = await pending();
     expect(listed[0]).toMatchObject({
       agent: 'mcp',
       tool: 'filesystem_write',
@@ -159,7 +159,8 @@ describe('MCP server over Streamable HTTP', () => {
 
     // Denied there, the call does not run and the client hears why.
     const refused = mcp.callTool({ name: 'filesystem_write', arguments: { path: 'b.txt', content: 'y' } });
-    await expect.poll(async () => (listed = await pending()).length).toBe(1);
+    await expect.poll(async () => (await pending()).length).toBe(1);
+    listed = await pending();
     const denied = await fetch(`${url}/api/runs/${listed[0].runId}/approvals/${listed[0].callId}`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
