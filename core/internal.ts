@@ -9,6 +9,7 @@ export type { AgentDeps } from './agent/agent.ts';
 export { elicitInRun } from './agent/elicit.ts';
 export { addUsage, emptyUsage } from './agent/messages.ts';
 export type { GateDeps } from './agent/permission-gate.ts';
+export type { RunToolCall, ToolPipelineDeps } from './agent/tool-pipeline.ts';
 export { type SelectToolsOptions, selectTools } from './agent/tool-select.ts';
 export { hasModuleSyntax } from './app-module-format.ts';
 export { closestName, didYouMean } from './closest-name.ts';

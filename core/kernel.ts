@@ -522,7 +522,7 @@ export class Kernel {
       store: this.store,
       ...(this.#config.permissions ? { permissions: this.#config.permissions } : {}),
       approvals: this.approvals,
-      toolCalls: this.tools,
+      runToolCall: this.tools.runner,
     });
     this.#agents.set(agent.id, agent);
     try {

@@ -1,4 +1,9 @@
-import { runToolPipeline, type ToolCallRequest, type ToolPipelineDeps } from './agent/tool-pipeline.ts';
+import {
+  type RunToolCall,
+  runToolPipeline,
+  type ToolCallRequest,
+  type ToolPipelineDeps,
+} from './agent/tool-pipeline.ts';
 import type { ToolResult } from './tools/execute.ts';
 
 /**
@@ -22,4 +27,10 @@ export class ToolCalls {
   call(request: ToolCallRequest): Promise<ToolResult> {
     return runToolPipeline(this.#deps(), request);
   }
+
+  /**
+   * The same call, its span a child of `parent` (an agent's run span): what agents are given.
+   * @internal
+   */
+  readonly runner: RunToolCall = (request, parent) => runToolPipeline(this.#deps(), request, parent);
 }

@@ -4,7 +4,6 @@ import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
 import type { Store } from '../store/store.ts';
-import type { ToolCalls } from '../tool-calls.ts';
 import type { Tool } from '../tools/tool.ts';
 import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hooks.ts';
 import { type ApprovalDecision, type ApprovalRecord, Approvals } from './approvals.ts';
@@ -15,6 +14,7 @@ import { callModel } from './model-call.ts';
 import type { Sessions } from './sessions.ts';
 import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
 import { activeContext, failSpan, startSpan } from './telemetry.ts';
+import type { RunToolCall } from './tool-pipeline.ts';
 import { type RunInteraction, runToolCalls, type ToolRunnerDeps } from './tool-runner.ts';
 
 /** The kernel's handle on an agent's tool set (not part of the public API). */
@@ -88,8 +88,8 @@ export interface AgentDeps {
   permissions?: PermissionsConfig;
   /** Where `ask` calls wait (the kernel's, shared by its agents); default: the agent's own. */
   approvals?: Approvals;
-  /** The kernel's tool-call pipeline: every call of its runs goes through it. */
-  toolCalls: ToolCalls;
+  /** The kernel's tool-call pipeline (`kernel.tools`): every call of its runs goes through it. */
+  runToolCall: RunToolCall;
 }
 
 /** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
@@ -367,7 +367,7 @@ export class Agent implements AgentHandle {
 
   #toolDeps(tools: ReadonlyMap<string, Tool>): ToolRunnerDeps {
     return {
-      toolCalls: this.#deps.toolCalls,
+      runToolCall: this.#deps.runToolCall,
       hooks: this.hooks,
       policy: this.policy,
       tools,

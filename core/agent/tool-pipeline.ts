@@ -57,9 +57,14 @@ export interface ToolCallRequest {
    * of the run (through `emit`); without `log`, `tool-log` events; without `sample`, none is offered.
    */
   interaction?: ToolInteraction;
-  /** The OpenTelemetry context the call's `execute_tool` span belongs to (default: the active one). */
-  parent?: Context;
 }
+
+/**
+ * Runs one call through the pipeline; `parent`: the OpenTelemetry `Context` its span belongs to
+ * (typed loosely, so that no declaration of the package names OpenTelemetry's types).
+ * @internal
+ */
+export type RunToolCall = (request: ToolCallRequest, parent?: object) => Promise<ToolResult>;
 
 /** What the pipeline reaches of the kernel. @internal */
 export interface ToolPipelineDeps {
@@ -85,7 +90,11 @@ const nothing = (): void => undefined;
  * tap's included, is an error result the caller's model can read.
  * @internal
  */
-export async function runToolPipeline(deps: ToolPipelineDeps, request: ToolCallRequest): Promise<ToolResult> {
+export async function runToolPipeline(
+  deps: ToolPipelineDeps,
+  request: ToolCallRequest,
+  parent: object = activeContext(),
+): Promise<ToolResult> {
   const { run, call, agentHooks } = request;
   const ctx: KernelToolCallContext = {
     run,
@@ -102,7 +111,7 @@ export async function runToolPipeline(deps: ToolPipelineDeps, request: ToolCallR
       'gen_ai.tool.name': call.name,
       'gen_ai.tool.call.id': call.id,
     },
-    request.parent ?? activeContext(),
+    parent as Context,
   );
   let result: ToolResult;
   try {

@@ -1,7 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import type { LanguageModel } from '../model/model.ts';
 import type { Policy } from '../permissions.ts';
-import type { ToolCalls } from '../tool-calls.ts';
 import { contentToText } from '../tools/content.ts';
 import type { ToolInteraction } from '../tools/interaction.ts';
 import type { Tool } from '../tools/tool.ts';
@@ -9,13 +8,14 @@ import type { AgentHooks, RunContext } from './agent-hooks.ts';
 import type { AgentEvent, ToolCallRecord } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 import { sampleModel } from './sample.ts';
+import type { RunToolCall } from './tool-pipeline.ts';
 
 /** How a run's tools reach a human and a model when not through the run itself (see `RunOptions.interaction`). */
 export type RunInteraction = Pick<ToolInteraction, 'elicit' | 'sample'>;
 
 export interface ToolRunnerDeps {
   /** The kernel's pipeline: every call of the run goes through it. */
-  toolCalls: ToolCalls;
+  runToolCall: RunToolCall;
   hooks: AgentHooks;
   /** The agent's policy: its own rules, then the config's. */
   policy: Policy;
@@ -84,23 +84,25 @@ async function runToolCall(
           return result;
         }
       : undefined);
-  const result = await deps.toolCalls.call({
-    call,
-    run,
-    step,
-    tools: deps.tools,
-    policy: deps.policy,
-    agentHooks: deps.hooks,
-    emit,
-    agentId: deps.agentId,
-    metadata: deps.metadata,
-    ...(addUsage ? { addUsage } : {}),
-    interaction: {
-      ...(interaction?.elicit ? { elicit: interaction.elicit } : {}),
-      ...(sample ? { sample } : {}),
+  const result = await deps.runToolCall(
+    {
+      call,
+      run,
+      step,
+      tools: deps.tools,
+      policy: deps.policy,
+      agentHooks: deps.hooks,
+      emit,
+      agentId: deps.agentId,
+      metadata: deps.metadata,
+      ...(addUsage ? { addUsage } : {}),
+      interaction: {
+        ...(interaction?.elicit ? { elicit: interaction.elicit } : {}),
+        ...(sample ? { sample } : {}),
+      },
     },
     parent,
-  });
+  );
   const durationMs = Math.round(performance.now() - started);
   return result.ok
     ? {
