@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CallSurface } from '../call-surface.ts';
+import { CALL_SURFACES, type CallSurface } from '../call-surface.ts';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
@@ -177,6 +177,12 @@ export class Agent implements AgentHandle {
     }
     if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
       throw new HubosError('AGENT_INVALID', `agent "${this.id}": runId must be a non-empty string`);
+    }
+    if (options.via !== undefined && !CALL_SURFACES.includes(options.via)) {
+      throw new HubosError(
+        'AGENT_INVALID',
+        `agent "${this.id}": via must be one of ${CALL_SURFACES.join(', ')}, got ${JSON.stringify(options.via)}`,
+      );
     }
     const shadowed = options.clientTools?.find((tool) => this.#toolset.map.has(tool.name));
     if (shadowed) {

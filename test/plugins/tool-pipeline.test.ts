@@ -285,6 +285,20 @@ describe('one tool-call pipeline: a guard and an audit plugin on the kernel hook
     const missing = await kernel.tools.call({ call: { id: 'c3', name: 'lookups', input: {} }, run });
     expect(missing).toMatchObject({ ok: false, error: { code: 'TOOL_NOT_FOUND' } });
     if (!missing.ok) expect(missing.error.message).toContain('did you mean "lookup"');
+    // A malformed request is told what is wrong, and never reaches the hooks.
+    const noRun = await kernel.tools.call({ call: { id: 'c4', name: 'lookup', input: {} } } as never);
+    expect(noRun).toMatchObject({ ok: false, error: { code: 'TOOL_INPUT_INVALID' } });
+    if (!noRun.ok) expect(noRun.error.message).toContain('`run` needs a non-empty `runId`');
+    const badVia = await kernel.tools.call({
+      call: { id: 'c5', name: 'lookup', input: {} },
+      run: { ...run, via: 'fax' as never },
+    });
+    if (badVia.ok) throw new Error('a via outside CallSurface ran');
+    expect(badVia.error.message).toContain('`run.via` must be one of rest, a2a');
+    await expect(kernel.agent('assistant').run('go', { via: 'fax' as never })).rejects.toMatchObject({
+      code: 'AGENT_INVALID',
+      message: expect.stringContaining('via must be one of'),
+    });
     expect(seen.map(({ tool, via, runId, ok }) => [tool, via, runId, ok])).toEqual([
       ['lookup', 'direct', 'code-run', true],
       ['secret', 'direct', 'code-run', false],
