@@ -1,8 +1,12 @@
-import { AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import type { ToolCallContext, ToolCallDecision } from './agent/agent-hooks.ts';
 import type { AgentHandle, AgentSpec } from './agent/spec.ts';
+import type { CallSurface } from './call-surface.ts';
+import { createWrapHook, type WrapHook } from './hook-utils.ts';
 import type { HubosConfig } from './index.ts';
 import type { ModelRegistry } from './model/registry.ts';
 import type { Plugin } from './plugin.ts';
+import type { ToolResult } from './tools/execute.ts';
 import type { Registry } from './tools/registry.ts';
 import type { Tool } from './tools/tool.ts';
 
@@ -49,6 +53,30 @@ export interface CloseContext {
   reason: string;
 }
 
+/**
+ * One tool call wherever it comes from — an agent's run, an MCP `tools/call`, a workflow's tool
+ * step, a Stars member, a sub-agent: what the kernel's tool-call hooks get. It is the agent hooks'
+ * context (`run`, `step`, `call`) and who the call is for, which run it belongs to and where it came from.
+ */
+export interface KernelToolCallContext extends ToolCallContext {
+  /** The run the call belongs to (`run.runId`): an agent's, a workflow's, or one of its own (MCP). */
+  runId: string;
+  /** Who the call is for: the caller's principal id (`key:…`, `local`), when its caller said. */
+  principal: string | undefined;
+  /** Where the call came from. */
+  via: CallSurface;
+}
+
+/** What kernel `afterToolCall` taps get: the call and its result (an error result included). */
+export interface KernelAfterToolCallContext extends KernelToolCallContext {
+  result: ToolResult;
+}
+
+/** What kernel `toolError` taps get: the call and the error its caller is told. */
+export interface KernelToolErrorContext extends KernelToolCallContext {
+  error: { code: string; message: string };
+}
+
 /** The kernel's hooks. Promise style only; one context object per hook. */
 export interface KernelHooks {
   /** Waterfall over the config object: return a new config (or nothing to keep it). */
@@ -67,6 +95,21 @@ export interface KernelHooks {
   /** Where plugins tap the new agent's own hooks. */
   readonly agentCreated: AsyncSeriesHook<[AgentLifecycleContext], TapMeta>;
   readonly agentDestroy: AsyncSeriesHook<[AgentLifecycleContext], TapMeta>;
+  /**
+   * Every tool call, after the permission policy let it through and before the calling agent's
+   * own `beforeToolCall`. Bail: return `{ deny: reason }` or `{ result }` to skip the tool.
+   */
+  readonly beforeToolCall: AsyncSeriesBailHook<
+    [KernelToolCallContext],
+    ToolCallDecision | undefined,
+    TapMeta
+  >;
+  /** Wraps every tool call, around the calling agent's own `wrapToolCall` (earliest tap outermost). */
+  readonly wrapToolCall: WrapHook<KernelToolCallContext, ToolResult>;
+  /** Every call's result, after the calling agent's `afterToolCall`. */
+  readonly afterToolCall: AsyncSeriesHook<[KernelAfterToolCallContext], TapMeta>;
+  /** Every call that failed or was refused, after the calling agent's `toolError`. */
+  readonly toolError: AsyncSeriesHook<[KernelToolErrorContext], TapMeta>;
   readonly beforeClose: AsyncSeriesHook<[CloseContext], TapMeta>;
   readonly close: AsyncSeriesHook<[CloseContext], TapMeta>;
 }
@@ -89,6 +132,12 @@ export function createKernelHooks(): KernelHooks {
     agentCreate: new AsyncSeriesWaterfallHook<[AgentSpec], AgentSpec, TapMeta>(['spec']),
     agentCreated: new AsyncSeriesHook<[AgentLifecycleContext], TapMeta>(['context']),
     agentDestroy: new AsyncSeriesHook<[AgentLifecycleContext], TapMeta>(['context']),
+    beforeToolCall: new AsyncSeriesBailHook<[KernelToolCallContext], ToolCallDecision | undefined, TapMeta>([
+      'call',
+    ]),
+    wrapToolCall: createWrapHook<KernelToolCallContext, ToolResult>('call'),
+    afterToolCall: new AsyncSeriesHook<[KernelAfterToolCallContext], TapMeta>(['call']),
+    toolError: new AsyncSeriesHook<[KernelToolErrorContext], TapMeta>(['call']),
     beforeClose: new AsyncSeriesHook<[CloseContext], TapMeta>(['context']),
     close: new AsyncSeriesHook<[CloseContext], TapMeta>(['context']),
   });

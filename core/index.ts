@@ -54,10 +54,12 @@ export type { Message, ToolCall, Usage } from './agent/messages.ts';
 export { sampleModel } from './agent/sample.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
+export type { ToolCallRequest } from './agent/tool-pipeline.ts';
 export type { RunInteraction } from './agent/tool-runner.ts';
 export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
 export { LocalBus } from './bus/local.ts';
 export type { BusConfig } from './bus/open-bus.ts';
+export { CALL_SURFACES, type CallSurface } from './call-surface.ts';
 export {
   type ConfigEnv,
   type ConfigExport,
@@ -91,8 +93,11 @@ export type {
   AgentLifecycleContext,
   CloseContext,
   ConfigResolvedContext,
+  KernelAfterToolCallContext,
   KernelHookName,
   KernelHooks,
+  KernelToolCallContext,
+  KernelToolErrorContext,
   PluginsAppliedContext,
   ReadyContext,
   ResolveToolsContext,
@@ -212,6 +217,7 @@ export { MemoryStore } from './store/memory.ts';
 export type { StoreConfig } from './store/open-store.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
 export { type Store, type StoreValue, type StoreWrite, writeAll } from './store/store.ts';
+export { ToolCalls } from './tool-calls.ts';
 export {
   type AudioContent,
   contentToText,

@@ -14,6 +14,7 @@ import type { ResourceRegistry } from './resources/registry.ts';
 import type { Sandbox } from './sandbox/sandbox.ts';
 import type { ServiceName, ServiceOf } from './services.ts';
 import type { Store } from './store/store.ts';
+import type { ToolCalls } from './tool-calls.ts';
 import type { Registry } from './tools/registry.ts';
 
 /**
@@ -31,6 +32,8 @@ export const PLUGIN_OF = Symbol.for('hubos.plugin-of');
 export interface KernelView {
   readonly hooks: TapOnlyHooks<KernelHooks>;
   readonly registry: Registry;
+  /** Where every tool call runs: `tools.call()` takes a call through the policy and the tool-call hooks. */
+  readonly tools: ToolCalls;
   /** Resources and resource templates the app offers (MCP serves them), registered as tools are. */
   readonly resources: ResourceRegistry;
   /** Prompts the app offers (MCP serves them), registered as tools are. */

@@ -20,6 +20,7 @@ import { KERNEL_OF, type KernelView, PLUGIN_OF } from './kernel-view.ts';
 import { createConsoleLogger, type Logger } from './logger.ts';
 import { isModelObject, type ModelObject, toLanguageModel } from './model/model.ts';
 import { ModelRegistry } from './model/registry.ts';
+import { createPolicy, type Policy } from './permissions.ts';
 import type { Plugin, PluginOption } from './plugin.ts';
 import { orderPlugins } from './plugin-order.ts';
 import { resolvePlugins } from './plugin-resolve.ts';
@@ -29,6 +30,7 @@ import { openWorkspace, type Sandbox } from './sandbox/sandbox.ts';
 import { type ServiceName, type ServiceOf, Services } from './services.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
+import { ToolCalls } from './tool-calls.ts';
 import { Registry } from './tools/registry.ts';
 import type { Tool } from './tools/tool.ts';
 
@@ -65,6 +67,22 @@ export type KernelState = 'created' | 'booting' | 'ready' | 'failed' | 'closing'
 export class Kernel {
   readonly hooks: KernelHooks = createKernelHooks();
   readonly registry = new Registry();
+  /**
+   * Where every tool call runs (`kernel.tools.call()`), whoever makes it: the permission policy and
+   * its approvals, then the kernel's tool-call hooks around the calling agent's. Usable once booted.
+   */
+  readonly tools = new ToolCalls(() => ({
+    hooks: this.hooks,
+    registry: this.registry,
+    approvals: this.approvals,
+    sandbox: this.sandbox,
+    store: this.store,
+    policy: () => this.#policy(),
+    onHookError: (hook, error) =>
+      this.logger.warn(
+        `a tap of kernel hook "${hook}" failed (the call's result stands): ${errorMessage(error)}`,
+      ),
+  }));
   readonly resources = new ResourceRegistry();
   readonly prompts = new PromptRegistry();
   readonly models = new ModelRegistry();
@@ -89,6 +107,7 @@ export class Kernel {
   #sessions: Sessions | undefined;
   #sandbox: Sandbox | undefined;
   #approvals: Approvals | undefined;
+  #configPolicy: { config: HubosConfig; policy: Policy } | undefined;
   #closing: Promise<void> | undefined;
   #booting: Promise<unknown> = Promise.resolve();
   /** Bumped on every registry change: an agent built across one gets its tools refreshed. */
@@ -274,6 +293,7 @@ export class Kernel {
     return Object.freeze({
       hooks: this.#hookViews(plugin.name),
       registry: this.registry,
+      tools: this.tools,
       resources: this.resources,
       prompts: this.prompts,
       models: this.models,
@@ -445,6 +465,13 @@ export class Kernel {
     return this.#ready(this.#approvals, 'approvals');
   }
 
+  /** The config's permission policy: what calls that bring none of their own (MCP, workflows) are decided by. */
+  #policy(): Policy {
+    if (this.#configPolicy?.config !== this.#config)
+      this.#configPolicy = { config: this.#config, policy: createPolicy(this.#config.permissions) };
+    return this.#configPolicy.policy;
+  }
+
   #ready<T>(value: T | undefined, what: string): T {
     if (value === undefined)
       throw new HubosError('KERNEL_STATE', `kernel.${what} is available once boot() has opened it`);
@@ -491,12 +518,11 @@ export class Kernel {
       spec,
       model,
       tools,
-      registry: this.registry,
       sessions: this.sessions,
       store: this.store,
-      sandbox: this.sandbox,
       ...(this.#config.permissions ? { permissions: this.#config.permissions } : {}),
       approvals: this.approvals,
+      runToolCall: this.tools.runner,
     });
     this.#agents.set(agent.id, agent);
     try {

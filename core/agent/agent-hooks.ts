@@ -1,4 +1,5 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook } from 'tapable';
+import type { CallSurface } from '../call-surface.ts';
 import { createWrapHook, type WrapHook } from '../hook-utils.ts';
 import type { TapMeta } from '../hooks.ts';
 import type { FinishReason, ModelRequest } from '../model/model.ts';
@@ -13,6 +14,8 @@ export interface RunContext {
   sessionId: string | undefined;
   /** Who the run is for (`RunOptions.principal`), when its caller said. */
   principal?: string;
+  /** Where the run was started (`RunOptions.via`), when its caller said. */
+  via?: CallSurface;
   input: string;
   signal: AbortSignal;
 }

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { CALL_SURFACES, type CallSurface } from '../call-surface.ts';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
-import type { Sandbox } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
-import type { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
 import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hooks.ts';
 import { type ApprovalDecision, type ApprovalRecord, Approvals } from './approvals.ts';
@@ -15,6 +14,7 @@ import { callModel } from './model-call.ts';
 import type { Sessions } from './sessions.ts';
 import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
 import { activeContext, failSpan, startSpan } from './telemetry.ts';
+import type { RunToolCall } from './tool-pipeline.ts';
 import { type RunInteraction, runToolCalls, type ToolRunnerDeps } from './tool-runner.ts';
 
 /** The kernel's handle on an agent's tool set (not part of the public API). */
@@ -49,6 +49,11 @@ export interface RunOptions {
    */
   principal?: string;
   /**
+   * Where the run was started (`rest`, `mcp`, `stars`, `workflow`, `subagent`…): kernel tool-call
+   * hooks see it as each call's `via`, so one audit tap tells the surfaces apart. Default `direct`.
+   */
+  via?: CallSurface;
+  /**
    * Tools the caller runs itself (an AG-UI client's, say): the model sees them beside the agent's
    * own; when it calls one, the run ends after that step with stopReason `client-tool` and the
    * calls in `result.pendingToolCalls`, for the caller to answer with `toolResults` next run.
@@ -77,15 +82,14 @@ export interface AgentDeps {
   spec: AgentSpec;
   model: LanguageModel;
   tools: readonly Tool[];
-  /** Where its tools are registered: calls are checked and run through it. */
-  registry: Registry;
-  sandbox: Sandbox;
   store: Store;
   sessions: Sessions;
   /** The global `permissions` config; the spec's own rules are checked before it. */
   permissions?: PermissionsConfig;
   /** Where `ask` calls wait (the kernel's, shared by its agents); default: the agent's own. */
   approvals?: Approvals;
+  /** The kernel's tool-call pipeline (`kernel.tools`): every call of its runs goes through it. */
+  runToolCall: RunToolCall;
 }
 
 /** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
@@ -174,6 +178,12 @@ export class Agent implements AgentHandle {
     if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
       throw new HubosError('AGENT_INVALID', `agent "${this.id}": runId must be a non-empty string`);
     }
+    if (options.via !== undefined && !CALL_SURFACES.includes(options.via)) {
+      throw new HubosError(
+        'AGENT_INVALID',
+        `agent "${this.id}": via must be one of ${CALL_SURFACES.join(', ')}, got ${JSON.stringify(options.via)}`,
+      );
+    }
     const shadowed = options.clientTools?.find((tool) => this.#toolset.map.has(tool.name));
     if (shadowed) {
       throw new HubosError(
@@ -211,6 +221,7 @@ export class Agent implements AgentHandle {
       agent: this.id,
       sessionId: options.sessionId,
       ...(options.principal !== undefined ? { principal: options.principal } : {}),
+      ...(options.via !== undefined ? { via: options.via } : {}),
       input,
       signal,
     };
@@ -361,16 +372,12 @@ export class Agent implements AgentHandle {
   }
 
   #toolDeps(tools: ReadonlyMap<string, Tool>): ToolRunnerDeps {
-    const { registry, sandbox, store } = this.#deps;
     return {
+      runToolCall: this.#deps.runToolCall,
       hooks: this.hooks,
       policy: this.policy,
-      approvals: this.approvals,
-      registry,
       tools,
       agentId: this.id,
-      sandbox,
-      store,
       metadata: this.spec.metadata ?? {},
       model: this.model,
     };

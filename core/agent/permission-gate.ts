@@ -12,6 +12,12 @@ export interface GateDeps {
   policy: Policy;
   approvals: Approvals;
   registry: Registry;
+  /**
+   * Set when nobody can answer an approval for this call (an MCP client that cannot elicit, with no
+   * HubOS server to decide it): an `ask` is refused at once, `"<tool>" needs approval (<rule>), and `
+   * followed by this, instead of waiting.
+   */
+  approvalUnavailable?: string;
 }
 
 const refused = (message: string): ToolResult => ({ ok: false, error: { code: 'TOOL_DENIED', message } });
@@ -31,6 +37,10 @@ export async function gateToolCall(
   const verdict = deps.policy.decide(tool);
   if (verdict.decision === 'allow') return undefined;
   if (verdict.decision === 'deny') return refused(`permission denied: ${describeVerdict(verdict, tool)}`);
+  if (deps.approvalUnavailable !== undefined)
+    return refused(
+      `"${tool.name}" needs approval (${describeVerdict(verdict, tool)}), and ${deps.approvalUnavailable}`,
+    );
   // Nobody should be asked about a call that could not run anyway.
   const checked = deps.registry.checkInput(tool.name, ctx.call.input);
   if (!checked.ok) return { ok: false, error: { code: 'TOOL_INPUT_INVALID', message: checked.message } };

@@ -1,33 +1,26 @@
 import type { Context } from '@opentelemetry/api';
-import { didYouMean } from '../closest-name.ts';
-import { errorMessage } from '../errors.ts';
-import { runWrapHook } from '../hook-utils.ts';
 import type { LanguageModel } from '../model/model.ts';
-import type { Sandbox } from '../sandbox/sandbox.ts';
-import type { Store } from '../store/store.ts';
-import { contentToText, isToolOutput } from '../tools/content.ts';
-import { executeTool, type ToolResult } from '../tools/execute.ts';
+import type { Policy } from '../permissions.ts';
+import { contentToText } from '../tools/content.ts';
 import type { ToolInteraction } from '../tools/interaction.ts';
-import type { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
-import type { AgentHooks, RunContext, ToolCallContext } from './agent-hooks.ts';
-import { elicitInRun } from './elicit.ts';
+import type { AgentHooks, RunContext } from './agent-hooks.ts';
 import type { AgentEvent, ToolCallRecord } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
-import { type GateDeps, gateToolCall } from './permission-gate.ts';
 import { sampleModel } from './sample.ts';
-import { failSpan, startSpan } from './telemetry.ts';
+import type { RunToolCall } from './tool-pipeline.ts';
 
 /** How a run's tools reach a human and a model when not through the run itself (see `RunOptions.interaction`). */
 export type RunInteraction = Pick<ToolInteraction, 'elicit' | 'sample'>;
 
-export interface ToolRunnerDeps extends GateDeps {
+export interface ToolRunnerDeps {
+  /** The kernel's pipeline: every call of the run goes through it. */
+  runToolCall: RunToolCall;
   hooks: AgentHooks;
-  registry: Registry;
+  /** The agent's policy: its own rules, then the config's. */
+  policy: Policy;
   tools: ReadonlyMap<string, Tool>;
   agentId: string;
-  sandbox: Sandbox;
-  store: Store;
   metadata: Record<string, unknown>;
   /** Where tokens a handler reports (`tc.addUsage`) go: the run's usage. */
   addUsage?: (usage: Partial<Usage>) => void;
@@ -38,9 +31,10 @@ export interface ToolRunnerDeps extends GateDeps {
 }
 
 /**
- * Runs the tool calls of one model turn: concurrently, except tools that opt out
- * (`concurrent: false`), which run alone in turn. Every failure becomes an error result the
- * model can read; nothing here throws. Emits approval events and each call's `tool-result`.
+ * Runs the tool calls of one model turn through the kernel's pipeline (`kernel.tools.call()`):
+ * concurrently, except tools that opt out (`concurrent: false`), which run alone in turn. Every
+ * failure becomes an error result the model can read; nothing here throws. Emits approval events
+ * and each call's `tool-result`.
  */
 export async function runToolCalls(
   deps: ToolRunnerDeps,
@@ -52,7 +46,7 @@ export async function runToolCalls(
 ): Promise<{ records: ToolCallRecord[]; messages: Message[] }> {
   const records = new Map<string, ToolCallRecord>();
   const one = async (call: ToolCall) => {
-    const record = await runToolCall(deps, { run, step, call }, parent, emit);
+    const record = await runToolCall(deps, run, step, call, parent, emit);
     records.set(call.id, record);
     emit({ type: 'tool-result', runId: run.runId, step, call: record });
   };
@@ -73,145 +67,52 @@ export async function runToolCalls(
 
 async function runToolCall(
   deps: ToolRunnerDeps,
-  ctx: ToolCallContext,
+  run: RunContext,
+  step: number,
+  call: ToolCall,
   parent: Context,
   emit: (event: AgentEvent) => void,
 ): Promise<ToolCallRecord> {
   const started = performance.now();
-  const { span } = startSpan(
-    `execute_tool ${ctx.call.name}`,
+  const { model, addUsage, interaction } = deps;
+  const sample: ToolInteraction['sample'] =
+    interaction?.sample ??
+    (model
+      ? async (request, signal) => {
+          const { result, usage } = await sampleModel(model, request, signal);
+          addUsage?.(usage);
+          return result;
+        }
+      : undefined);
+  const result = await deps.runToolCall(
     {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': ctx.call.name,
-      'gen_ai.tool.call.id': ctx.call.id,
+      call,
+      run,
+      step,
+      tools: deps.tools,
+      policy: deps.policy,
+      agentHooks: deps.hooks,
+      emit,
+      agentId: deps.agentId,
+      metadata: deps.metadata,
+      ...(addUsage ? { addUsage } : {}),
+      interaction: {
+        ...(interaction?.elicit ? { elicit: interaction.elicit } : {}),
+        ...(sample ? { sample } : {}),
+      },
     },
     parent,
   );
-  let result: ToolResult;
-  try {
-    result = await decideAndRun(deps, ctx, emit);
-  } catch (error) {
-    // A hook tap that throws fails this call, not the run.
-    result = { ok: false, error: { code: 'TOOL_FAILED', message: errorMessage(error) } };
-  }
-  if (!result.ok) {
-    failSpan(span, Object.assign(new Error(result.error.message), { name: result.error.code }));
-    if (deps.hooks.toolError.isUsed())
-      await deps.hooks.toolError.promise({ ...ctx, error: result.error }).catch(() => undefined);
-  }
-  span.end();
-  if (deps.hooks.afterToolCall.isUsed())
-    await deps.hooks.afterToolCall.promise({ ...ctx, result }).catch(() => undefined);
   const durationMs = Math.round(performance.now() - started);
   return result.ok
     ? {
-        ...ctx.call,
+        ...call,
         ok: true,
         output: result.output,
         ...(result.content ? { content: result.content } : {}),
         durationMs,
       }
-    : { ...ctx.call, ok: false, error: result.error, durationMs };
-}
-
-async function decideAndRun(
-  deps: ToolRunnerDeps,
-  ctx: ToolCallContext,
-  emit: (event: AgentEvent) => void,
-): Promise<ToolResult> {
-  const tool = deps.tools.get(ctx.call.name);
-  if (!tool) {
-    const known = [...deps.tools.keys()].join(', ') || 'none';
-    return {
-      ok: false,
-      error: {
-        code: 'TOOL_NOT_FOUND',
-        message: `no tool named "${ctx.call.name}" is available${didYouMean(ctx.call.name, deps.tools.keys())} (available: ${known})`,
-      },
-    };
-  }
-  if (typeof ctx.call.input === 'string') {
-    return {
-      ok: false,
-      error: {
-        code: 'TOOL_INPUT_INVALID',
-        message: `the arguments for "${ctx.call.name}" are not valid JSON: ${ctx.call.input.slice(0, 200)}. Send a JSON object.`,
-      },
-    };
-  }
-  // The config's policy comes before plugins' hooks: none of them can run a refused call.
-  const refused = await gateToolCall(deps, ctx, tool, emit);
-  if (refused) return refused;
-  const decision = deps.hooks.beforeToolCall.isUsed()
-    ? await deps.hooks.beforeToolCall.promise(ctx)
-    : undefined;
-  if (decision && 'deny' in decision) {
-    return {
-      ok: false,
-      error: { code: 'TOOL_DENIED', message: `the call to "${ctx.call.name}" was denied: ${decision.deny}` },
-    };
-  }
-  if (decision && 'result' in decision) return hookResult(decision.result);
-  return runWrapHook(deps.hooks.wrapToolCall, ctx, async (inner) => {
-    const { run, step, call } = inner;
-    let running = true;
-    let asked = 0;
-    const { model, addUsage, interaction } = deps;
-    try {
-      return await executeTool(deps.registry, call.name, call.input, {
-        signal: run.signal,
-        agentId: deps.agentId,
-        sandbox: deps.sandbox,
-        store: deps.store,
-        metadata: deps.metadata,
-        runId: run.runId,
-        callId: call.id,
-        ...(run.principal !== undefined ? { principal: run.principal } : {}),
-        ...(deps.addUsage ? { addUsage: deps.addUsage } : {}),
-        // Progress after the handler returned would follow the call's result: dropped.
-        progress: (data) => {
-          if (running)
-            emit({ type: 'tool-progress', runId: run.runId, step, callId: call.id, tool: call.name, data });
-        },
-        log: (level, message, data) => {
-          if (running)
-            emit({
-              type: 'tool-log',
-              runId: run.runId,
-              step,
-              callId: call.id,
-              tool: call.name,
-              level,
-              message,
-              ...(data !== undefined ? { data } : {}),
-            });
-        },
-        elicit:
-          interaction?.elicit ??
-          ((request, signal) => elicitInRun(deps, inner, ++asked, request, signal, emit)),
-        ...(interaction?.sample
-          ? { sample: interaction.sample }
-          : model
-            ? {
-                sample: async (request, signal) => {
-                  const { result, usage } = await sampleModel(model, request, signal);
-                  addUsage?.(usage);
-                  return result;
-                },
-              }
-            : {}),
-      });
-    } finally {
-      running = false;
-    }
-  });
-}
-
-/** What a `beforeToolCall` tap answered instead of the tool: a rich result (`toolOutput`) keeps its parts. */
-function hookResult(result: unknown): ToolResult {
-  if (!isToolOutput(result) || !Array.isArray(result.content)) return { ok: true, output: result };
-  const content = [...result.content];
-  return { ok: true, output: result.structuredContent ?? contentToText(content), content };
+    : { ...call, ok: false, error: result.error, durationMs };
 }
 
 function toMessage(record: ToolCallRecord): Message {

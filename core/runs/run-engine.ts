@@ -142,7 +142,7 @@ export class RunEngine {
    */
   async start(agent: Agent, input: string, options: RunStartOptions): Promise<RunRecord> {
     return this.record({ ...options, name: agent.id, input }, (ctx) =>
-      this.#runAgent(agent, input, ctx, options),
+      this.#runAgent(agent, input, ctx, { ...options, via: options.via ?? 'rest' }),
     );
   }
 
@@ -184,7 +184,7 @@ export class RunEngine {
     agent: Agent,
     input: string,
     ctx: Parameters<RunDriver>[0],
-    options: Pick<RunStartOptions, 'run' | 'sessionId' | 'principal'>,
+    options: Pick<RunStartOptions, 'run' | 'sessionId' | 'principal'> & { via: RunSurface },
   ): Promise<unknown> {
     const owner = options.principal.id;
     // run() with onEvent, not stream(): no queue between the loop and the listeners.
@@ -193,6 +193,8 @@ export class RunEngine {
         ...options.run,
         // The agent's run id is the record's, so approvals and events name the run HubOS knows.
         runId: ctx.runId,
+        // Where the run came from is where its tool calls come from (the kernel's tool hooks see it).
+        via: options.via,
         signal: ctx.signal,
         principal: owner,
         ...(options.sessionId ? { sessionId: sessionKey(owner, options.sessionId) } : {}),
@@ -321,7 +323,11 @@ export class RunEngine {
           `instance ${this.instanceId} serves no agent "${record.agent}"`,
         );
       if (record.input === undefined) throw new HubosError('RUN_FAILED', 'the queued run lost its input');
-      return this.#runAgent(agent, record.input, ctx, { principal, sessionId: record.sessionId });
+      return this.#runAgent(agent, record.input, ctx, {
+        principal,
+        sessionId: record.sessionId,
+        via: record.via ?? 'rest',
+      });
     }, live).finally(() => {
       this.#taken--;
       this.#claim();

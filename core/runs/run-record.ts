@@ -1,24 +1,18 @@
 import type { RunResult } from '../agent/events.ts';
+import { CALL_SURFACES, type CallSurface } from '../call-surface.ts';
 
 /** `queued` until an instance takes it; `interrupted` when the instance running it died. */
 export type RunState = 'queued' | 'running' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
 
 /**
  * Where a run was started: the REST routes, A2A, AG-UI, an MCP `ask_<agent>` call, a Stars team,
- * a workflow, a sub-agent task or the CLI.
+ * a workflow, a sub-agent task or the CLI (the surfaces a tool call names, but `direct`).
  */
-export type RunSurface = 'rest' | 'a2a' | 'ag-ui' | 'mcp' | 'stars' | 'workflow' | 'subagent' | 'cli';
+export type RunSurface = Exclude<CallSurface, 'direct'>;
 
-export const RUN_SURFACES: readonly RunSurface[] = [
-  'rest',
-  'a2a',
-  'ag-ui',
-  'mcp',
-  'stars',
-  'workflow',
-  'subagent',
-  'cli',
-];
+export const RUN_SURFACES: readonly RunSurface[] = CALL_SURFACES.filter(
+  (surface): surface is RunSurface => surface !== 'direct',
+);
 export const RUN_STATES: readonly RunState[] = [
   'queued',
   'running',

@@ -51,7 +51,7 @@ export function checkTool(spec: unknown, compilers: SchemaCompilers): CheckedToo
       `a tool must be an object, got ${spec === null ? 'null' : typeof spec}`,
     );
   }
-  const { name, description, handler, permissions } = spec as Partial<Tool>;
+  const { name, description, handler, permissions, idempotent } = spec as Partial<Tool>;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     const shown = typeof name === 'string' ? JSON.stringify(name) : `(${typeof name})`;
     throw invalid(
@@ -68,6 +68,12 @@ export function checkTool(spec: unknown, compilers: SchemaCompilers): CheckedToo
   }
   if (permissions !== undefined && !(Array.isArray(permissions) && permissions.every(isPermission))) {
     throw invalid(label, 'permissions must be an array of "<domain>:<action>" strings, e.g. ["fs:read"]');
+  }
+  if (idempotent !== undefined && typeof idempotent !== 'boolean') {
+    throw invalid(
+      label,
+      `idempotent must be true (running the call twice does no more than once) or false, got ${typeof idempotent}`,
+    );
   }
   const tool = withJSONSchemas(spec as ToolSpec);
   const { inputSchema, outputSchema, standardSchemas } = tool;

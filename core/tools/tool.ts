@@ -101,6 +101,11 @@ export interface Tool<I = any, O = unknown> {
   metadata?: Record<string, unknown>;
   /** False: never run alongside other calls of the same model turn (default true). */
   concurrent?: boolean;
+  /**
+   * True when running the same call twice does no more than running it once (a read, a lookup, a
+   * put of a whole value): a call found in flight after a crash may then be run again. Default false.
+   */
+  idempotent?: boolean;
 }
 
 /**
@@ -153,6 +158,7 @@ export function defineTool<
   permissions?: readonly string[];
   metadata?: Record<string, unknown>;
   concurrent?: boolean;
+  idempotent?: boolean;
 }): Tool<InputOf<S>, ResultOf<OS, O>> {
   return withJSONSchemas(tool as ToolSpec) as Tool<InputOf<S>, ResultOf<OS, O>>;
 }

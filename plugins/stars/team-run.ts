@@ -199,6 +199,7 @@ async function converse(
         sessionId,
         signal,
         ...(run.principal !== undefined ? { principal: run.principal } : {}),
+        via: 'stars',
         clientTools: tools,
         toolResults,
         onEvent: (event) => run.emit({ ...event, member, role }),

@@ -83,6 +83,7 @@ export async function runTask(request: TaskRequest): Promise<TaskSummary> {
         signal: runSignal,
         onEvent: forwarder(request),
         ...(request.principal !== undefined ? { principal: request.principal } : {}),
+        via: 'subagent',
         // A question reaches whoever answers the calling run (withdrawn if the sub-agent stops first).
         interaction: {
           elicit: (question, signal) => request.elicit(question, { signal }),

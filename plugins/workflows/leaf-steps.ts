@@ -1,6 +1,5 @@
 import {
   type AgentEvent,
-  executeTool,
   HubosError,
   type KernelView,
   type Policy,
@@ -9,7 +8,7 @@ import {
   type ToolCallContext,
   type Usage,
 } from '../../core/index.ts';
-import { abortable, didYouMean, gateToolCall } from '../../core/internal.ts';
+import { abortable, didYouMean } from '../../core/internal.ts';
 import type { StarsEvent, StarsRunResult } from '../stars/index.ts';
 import { renderDeep, renderTemplate } from './template.ts';
 import { stepInteraction } from './tool-interaction.ts';
@@ -102,6 +101,7 @@ async function runAgent(step: AgentStep, state: WorkflowState, ctx: LeafContext)
     ...(sessionId !== undefined ? { sessionId } : {}),
     // The run's owner: its approvals are that caller's, and its tools see it as `tc.principal`.
     ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
+    via: 'workflow',
     onEvent: (event: AgentEvent) => ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId }),
   });
   ctx.addUsage(result.usage);
@@ -112,25 +112,25 @@ async function runAgent(step: AgentStep, state: WorkflowState, ctx: LeafContext)
 
 async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): Promise<unknown> {
   const at = where(ctx, step.id);
-  const { kernel } = ctx.deps;
+  const { kernel, policy } = ctx.deps;
   const tool = kernel.registry.get(step.tool);
   const raw =
     typeof step.input === 'function' ? await step.input(state) : renderDeep(step.input ?? {}, state, at);
   const call = toolCall(ctx, tool, raw);
-  await checkPermission(step, ctx, tool, call);
   const { interaction, end } = stepInteraction(step, ctx, call);
   try {
+    // The kernel's pipeline, as an agent's call: the config's policy (an `ask` waits for an
+    // approval, its events tagged with the step), then the kernel's tool-call hooks.
     const result = await abortable(
-      executeTool(kernel.registry, step.tool, raw, {
-        signal: ctx.signal,
+      kernel.tools.call({
+        call: call.call,
+        run: call.run,
+        policy,
         agentId: `workflow:${ctx.workflow}`,
-        sandbox: kernel.sandbox,
-        store: kernel.store,
-        runId: ctx.runId,
-        callId: ctx.key,
         addUsage: ctx.addUsage,
-        ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
-        ...interaction,
+        emit: (event) => ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId }),
+        progress: interaction.progress,
+        interaction,
       }),
       ctx.signal,
     );
@@ -141,7 +141,7 @@ async function runTool(step: ToolStep, state: WorkflowState, ctx: LeafContext): 
   }
 }
 
-/** The step's tool call as the agent loop's gate and questions see it: one id per attempt. */
+/** The step's tool call as the pipeline and its questions see it: one id per attempt. */
 function toolCall(ctx: LeafContext, tool: Tool, input: unknown): ToolCallContext {
   return {
     run: {
@@ -149,32 +149,13 @@ function toolCall(ctx: LeafContext, tool: Tool, input: unknown): ToolCallContext
       agent: `workflow:${ctx.workflow}`,
       sessionId: undefined,
       ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
+      via: 'workflow',
       input: '',
       signal: ctx.signal,
     },
     step: 0,
     call: { id: `${ctx.key}#${ctx.attempt}`, name: tool.name, input },
   };
-}
-
-/**
- * The config's permission policy holds for workflow tool calls too, through the gate agents use:
- * `deny` refuses, `ask` waits for an approval (its events tagged with the step).
- */
-async function checkPermission(
-  step: ToolStep,
-  ctx: LeafContext,
-  tool: Tool,
-  call: ToolCallContext,
-): Promise<void> {
-  const { kernel, policy } = ctx.deps;
-  const refused = await gateToolCall(
-    { policy, approvals: kernel.approvals, registry: kernel.registry },
-    call,
-    tool,
-    (event) => ctx.emit({ ...event, stepId: step.id, workflowRunId: ctx.runId }),
-  );
-  if (refused && !refused.ok) throw toolFailure(refused.error, where(ctx, step.id));
 }
 
 /** A refused or failed call as the step's error (a denial reads as the tool failing for the step). */

@@ -1,4 +1,4 @@
-import { AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable';
 import { describe, expect, it, vi } from 'vitest';
 import { composeTaps, tapView, tapViews, traceHooks } from '../../core/hook-utils.ts';
 import { createKernelHooks } from '../../core/hooks.ts';
@@ -26,6 +26,10 @@ const KERNEL_HOOKS = [
   'agentCreate',
   'agentCreated',
   'agentDestroy',
+  'beforeToolCall',
+  'wrapToolCall',
+  'afterToolCall',
+  'toolError',
   'beforeClose',
   'close',
 ];
@@ -37,10 +41,13 @@ describe('kernel hook catalog', () => {
     expect(Object.isFrozen(hooks)).toBe(true);
   });
 
-  it('makes config, resolveTools and agentCreate waterfalls, the rest series hooks', async () => {
+  it('makes config, resolveTools and agentCreate waterfalls, the tool-call gates bail hooks, the rest series hooks', async () => {
     const hooks = createKernelHooks() as unknown as Record<string, AsyncSeriesHook<[unknown], unknown>>;
     const waterfalls = ['config', 'resolveTools', 'agentCreate'];
-    for (const name of KERNEL_HOOKS) {
+    // beforeToolCall bails with a tap's decision; wrapToolCall's taps compose (see runWrapHook).
+    const bails = ['beforeToolCall', 'wrapToolCall'];
+    for (const name of bails) expect(hooks[name]!.constructor, name).toBe(AsyncSeriesBailHook);
+    for (const name of KERNEL_HOOKS.filter((hook) => !bails.includes(hook))) {
       const hook = hooks[name]!;
       expect(hook.constructor, name).toBe(
         waterfalls.includes(name) ? AsyncSeriesWaterfallHook : AsyncSeriesHook,

@@ -129,6 +129,19 @@ describe('Registry: malformed tools', () => {
     expect(error.message).toContain('handler must be a function, got string');
   });
 
+  it('keeps idempotent: true and refuses an idempotent that is not a boolean', () => {
+    const registry = new Registry();
+    registry.register(makeTool({ name: 'lookup', idempotent: true }));
+    expect(registry.get('lookup').idempotent).toBe(true);
+    const error = expectHubosError(
+      () => new Registry().register(makeTool({ idempotent: 'yes' })),
+      'TOOL_INVALID',
+    );
+    expect(error.message).toContain('"echo"');
+    expect(error.message).toContain('idempotent must be true');
+    expect(error.message).toContain('got string');
+  });
+
   it('rejects a missing inputSchema', () => {
     const error = expectHubosError(() => new Registry().register(toolWithout('inputSchema')), 'TOOL_INVALID');
     expect(error.message).toContain('"echo"');

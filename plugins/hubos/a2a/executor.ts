@@ -92,6 +92,7 @@ export class HubOSAgentExecutor implements AgentExecutor {
     const feed = new RunFeed();
     const record = await runs.start(this.#agent, inputText(message), {
       ...options,
+      run: { via: 'a2a' },
       // Heard from the first event; those before the turn follows are kept for it.
       listener: (event, seq) => feed.push({ seq, event }),
     });

@@ -46,7 +46,7 @@ export function streamRun(
         sessionId: run.threadId,
         signal: stop.signal,
         via: 'ag-ui',
-        run: options,
+        run: { ...options, via: 'ag-ui' },
         listener: (event) => void send(translator.translate(event)),
       });
       const done = await runs.wait(record.id);

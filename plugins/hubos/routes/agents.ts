@@ -100,6 +100,7 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
         principal,
         sessionId: body.sessionId,
         signal: disconnected.signal,
+        run: { via: 'rest' },
         listener: (event, seq) => (send ? send(event, seq) : pending.push({ event, seq })),
       });
       return streamSSE(c, async (stream) => {
@@ -127,7 +128,7 @@ export function agentRoutes(app: Hono, hubos: HubOS): void {
       sessionId: body.sessionId,
       signal: stop.signal,
       // Answered as one JSON body: the model's answers need not stream.
-      run: { streaming: false },
+      run: { streaming: false, via: 'rest' },
     });
     const done = (await hubos.runs.wait(record.id))!;
     clearTimeout(timer);

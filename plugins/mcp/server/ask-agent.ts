@@ -99,6 +99,7 @@ export async function askAgent(agent: Agent, input: unknown, ctx: AskContext): P
       : await agent.run(input.message, {
           signal: ctx.signal,
           principal: ctx.principal,
+          via: 'mcp',
           ...(input.sessionId ? { sessionId: sessionKey(ctx.principal, input.sessionId) } : {}),
           onEvent,
         });

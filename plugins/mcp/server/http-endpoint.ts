@@ -45,6 +45,8 @@ export function tapMcpEndpoint(kernel: KernelView, service: McpService): void {
           name: hubos.name,
           version: hubos.version,
           onCall,
+          // A call the policy asks about is one of the server's approvals: decidable at /api/approvals.
+          approvalsElsewhere: true,
           // An ask_<agent> call is a recorded run: readable, followable and cancellable by id.
           runAgent: async (agent, message, { sessionId, signal, onEvent }) => {
             const record = await hubos.runs.start(agent, message, {
@@ -52,6 +54,7 @@ export function tapMcpEndpoint(kernel: KernelView, service: McpService): void {
               sessionId,
               signal,
               via: 'mcp',
+              run: { via: 'mcp' },
               listener: onEvent,
             });
             const done = await hubos.runs.wait(record.id);

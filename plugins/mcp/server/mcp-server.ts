@@ -35,6 +35,12 @@ export interface McpServerOptions {
   mayUseAgent?: (agent: Agent) => boolean;
   /** Runs an `ask_<agent>` call (over HTTP, as a recorded run of the server); default `agent.run`. */
   runAgent?: AskAgentRunner;
+  /**
+   * True where the app's approvals can be decided outside the session (HubOS's
+   * `GET /api/approvals`): a call the policy asks about then waits for a decision there when the
+   * client cannot elicit. Default false: such a call is refused at once, saying why.
+   */
+  approvalsElsewhere?: boolean;
 }
 
 /**
@@ -51,6 +57,7 @@ export function createMcpServer(kernel: KernelView, options: McpServerOptions = 
     serve,
     policy: createPolicy(kernel.config.permissions),
     principal: options.principal ?? 'local',
+    approvalsElsewhere: options.approvalsElsewhere ?? false,
     mayUseAgent: options.mayUseAgent ?? (() => true),
     logLevel: new LogLevelGate(),
     subscriptions: new Subscriptions(),

@@ -12,6 +12,8 @@ export interface ServeContext {
   policy: Policy;
   /** Who the session's requests are for: the caller's principal id (`local` over stdio). */
   principal: string;
+  /** True where the app's approvals can be decided outside the session (HubOS's `/api/approvals`). */
+  approvalsElsewhere: boolean;
   /** Which agents this caller may see and ask. */
   mayUseAgent: (agent: Agent) => boolean;
   logLevel: LogLevelGate;

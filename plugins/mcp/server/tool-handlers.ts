@@ -69,6 +69,7 @@ export function serveTools(ctx: ServeContext, options: ToolServing): void {
         requestId: extra.requestId,
         signal: extra.signal,
         principal: ctx.principal,
+        approvalsElsewhere: ctx.approvalsElsewhere,
         ...(progress ? { progress } : {}),
         interaction: mcpInteraction({
           server,

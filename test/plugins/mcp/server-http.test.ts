@@ -117,18 +117,60 @@ describe('MCP server over Streamable HTTP', () => {
     expect(existsSync(join(workspace, 'keep.txt'))).toBe(true);
   });
 
-  it('says an `ask` call needs approval when the client cannot elicit', async () => {
-    const { url, workspace } = await setup();
-    const mcp = await client(url);
-    const result = await mcp.callTool({
-      name: 'filesystem_write',
-      arguments: { path: 'a.txt', content: 'x' },
+  it("makes an `ask` call one of the server's approvals: listed by GET /api/approvals and decided there when the client cannot elicit", async () => {
+    const { url, workspace } = await setup({ server: { apiKeys: [KEY, OTHER_KEY] } });
+    const mcp = await client(url, { headers: { authorization: `Bearer ${KEY}` } });
+    const auth = { authorization: `Bearer ${KEY}` };
+    const pending = (key = KEY) =>
+      fetch(`${url}/api/approvals`, { headers: { authorization: `Bearer ${key}` } }).then(
+        async (response) => ((await response.json()) as Json).approvals as Json[],
+      );
+    const call = mcp.callTool({ name: 'filesystem_write', arguments: { path: 'a.txt', content: 'x' } });
+    await expect.poll(async () => (await pending()).length).toBe(1);
+    let listed = await pending();
+    expect(listed[0]).toMatchObject({
+      agent: 'mcp',
+      tool: 'filesystem_write',
+      input: { path: 'a.txt', content: 'x' },
+      permissions: ['fs:write'],
+      rule: 'fs:write',
+      status: 'pending',
+      live: true,
     });
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain('needs approval');
-    expect(textOf(result)).toContain('does not support elicitation');
-    expect(textOf(result)).toContain('permissions.allow');
+    expect(listed[0].principal).toMatch(/^key:/);
+    // Another key's caller neither sees nor decides it.
+    expect(await pending(OTHER_KEY)).toEqual([]);
+    const { runId, callId } = listed[0];
+    const decide = (key: string, approved: boolean) =>
+      fetch(`${url}/api/runs/${runId}/approvals/${callId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ approved }),
+      });
+    expect((await decide(OTHER_KEY, true)).status).toBe(404);
     expect(existsSync(join(workspace, 'a.txt'))).toBe(false);
+    const decided = await decide(KEY, true);
+    expect(decided.status).toBe(200);
+    expect(await decided.json()).toMatchObject({ status: 'approved' });
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(readFileSync(join(workspace, 'a.txt'), 'utf8')).toBe('x');
+    expect(await pending()).toEqual([]);
+
+    // Denied there, the call does not run and the client hears why.
+    const refused = mcp.callTool({ name: 'filesystem_write', arguments: { path: 'b.txt', content: 'y' } });
+    await expect.poll(async () => (await pending()).length).toBe(1);
+    listed = await pending();
+    const denied = await fetch(`${url}/api/runs/${listed[0].runId}/approvals/${listed[0].callId}`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ approved: false, reason: 'not today' }),
+    });
+    expect(denied.status).toBe(200);
+    const answer = await refused;
+    expect(answer.isError).toBe(true);
+    expect(textOf(answer)).toContain('denied by the user: not today');
+    expect(existsSync(join(workspace, 'b.txt'))).toBe(false);
   });
 
   it('asks the user through elicitation: an approved call runs, a declined one does not', async () => {
@@ -150,6 +192,11 @@ describe('MCP server over Streamable HTTP', () => {
     expect(asked[0]).toContain('"filesystem_write"');
     expect(asked[0]).toContain(`fs:write (rule ask 'fs:write')`);
     expect(asked[0]).toContain('approved.txt');
+    // The answer is the engine's approval decision: recorded like any other.
+    const all: Json = await (await fetch(`${url}/api/approvals?all=true`)).json();
+    expect(all.approvals).toMatchObject([
+      { agent: 'mcp', tool: 'filesystem_write', status: 'approved', principal: 'local' },
+    ]);
 
     approve = false;
     const refused = await mcp.callTool({
@@ -160,6 +207,8 @@ describe('MCP server over Streamable HTTP', () => {
     expect(textOf(refused)).toContain('the user denied the call');
     expect(existsSync(join(workspace, 'refused.txt'))).toBe(false);
     expect(asked).toHaveLength(2);
+    const after: Json = await (await fetch(`${url}/api/approvals?all=true`)).json();
+    expect(after.approvals.map((approval: Json) => approval.status)).toEqual(['approved', 'denied']);
   });
 
   it('answers ask_<agent> with the agent run, relaying its approvals to the client', async () => {
