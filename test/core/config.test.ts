@@ -102,7 +102,7 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns plugins, agents, model, store, bus, sessions, workspace and permissions', () => {
+  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace and permissions', () => {
     expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
       'plugins',
       'agents',
@@ -110,6 +110,7 @@ describe('validateConfig: core keys', () => {
       'store',
       'bus',
       'sessions',
+      'runs',
       'workspace',
       'permissions',
     ]);
@@ -150,7 +151,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, bus, sessions, workspace, permissions',
+      'unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions',
     );
     expect(error.message).toContain(FILE);
   });
@@ -169,7 +170,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "telemetry"; known keys: plugins, agents, model, store, bus, sessions, workspace, permissions, weather',
+      'unknown key "telemetry"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, weather',
     );
     expect(error.message).not.toContain('did you mean');
   });
@@ -193,7 +194,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, workspace, permissions, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);
