@@ -183,7 +183,15 @@ export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } fr
 export { MemoryStore } from './store/memory.ts';
 export type { StoreConfig } from './store/open-store.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
-export { type Store, type StoreValue, type StoreWrite, writeAll } from './store/store.ts';
+export {
+  type EntriesOptions,
+  readEntries,
+  type Store,
+  type StoreEntry,
+  type StoreValue,
+  type StoreWrite,
+  writeAll,
+} from './store/store.ts';
 export {
   type AudioContent,
   contentToText,

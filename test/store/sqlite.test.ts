@@ -196,3 +196,23 @@ describe('openStore', () => {
     await reopened.close();
   });
 });
+
+describe('SqliteStore: entries', () => {
+  it('reads back the writes of this turn, not yet committed', async () => {
+    const store = new SqliteStore(':memory:');
+    try {
+      const written = [
+        store.set('ns', 's/1', 'one'),
+        store.set('ns', 's/2', 'two'),
+        store.delete('ns', 's/0'),
+      ];
+      expect(await store.entries('ns', 's/')).toEqual([
+        { key: 's/1', value: 'one' },
+        { key: 's/2', value: 'two' },
+      ]);
+      await Promise.all(written);
+    } finally {
+      await store.close();
+    }
+  });
+});
