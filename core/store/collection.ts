@@ -16,7 +16,8 @@ import {
  */
 export type JsonShaped<T> = { [K in keyof T]: JsonPart<T[K]> };
 
-type JsonPart<T> = unknown extends T
+/** One part of a JsonShaped type: itself when JSON, `never` when not. */
+export type JsonPart<T> = unknown extends T
   ? T
   : T extends StoreValue // Checked first: what already is one needs no walk (and StoreValue is recursive).
     ? T
