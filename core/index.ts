@@ -213,10 +213,25 @@ export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';
 export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema.ts';
+export {
+  collection,
+  type JsonPart,
+  type JsonShaped,
+  type StoreCollection,
+  storeValue,
+} from './store/collection.ts';
 export { MemoryStore } from './store/memory.ts';
 export type { StoreConfig } from './store/open-store.ts';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite.ts';
-export { type Store, type StoreValue, type StoreWrite, writeAll } from './store/store.ts';
+export {
+  type EntriesOptions,
+  readEntries,
+  type Store,
+  type StoreEntry,
+  type StoreValue,
+  type StoreWrite,
+  writeAll,
+} from './store/store.ts';
 export { ToolCalls } from './tool-calls.ts';
 export {
   type AudioContent,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Store, StoreValue } from './store/store.ts';
+import { collection, type StoreCollection } from './store/collection.ts';
+import type { Store } from './store/store.ts';
 
 /** Where each live instance keeps its heartbeat: key the instance id. */
 export const INSTANCES_NAMESPACE = 'hubos:instances';
@@ -22,7 +23,7 @@ interface Heartbeat {
 export class Instance {
   readonly id = `${hostname().slice(0, 32)}-${process.pid}-${randomBytes(3).toString('hex')}`;
   readonly leaseMs: number;
-  readonly #store: Store;
+  readonly #beats: StoreCollection<Heartbeat>;
   readonly #startedAt = new Date().toISOString();
   #timer: NodeJS.Timeout | undefined;
   #beat: Promise<void> | undefined;
@@ -35,7 +36,7 @@ export class Instance {
   #healthySince: number | undefined;
 
   constructor(store: Store, leaseMs: number) {
-    this.#store = store;
+    this.#beats = collection<Heartbeat>(store, INSTANCES_NAMESPACE);
     this.leaseMs = leaseMs;
   }
 
@@ -65,7 +66,7 @@ export class Instance {
     clearInterval(this.#timer);
     this.#timer = undefined;
     await this.#beat;
-    await this.#store.delete(INSTANCES_NAMESPACE, this.id).catch(() => undefined);
+    await this.#beats.delete(this.id).catch(() => undefined);
   }
 
   /**
@@ -76,7 +77,7 @@ export class Instance {
    */
   async isAlive(id: string): Promise<boolean> {
     if (id === this.id) return true;
-    const beat = (await this.#store.get(INSTANCES_NAMESPACE, id)) as Heartbeat | undefined;
+    const beat = await this.#beats.get(id);
     if (beat === undefined) return false;
     // On this host a process that is gone is dead at once: a restarted single instance need not
     // wait for the lease to mark what the crashed one was running.
@@ -106,7 +107,7 @@ export class Instance {
       startedAt: this.#startedAt,
       expiresAt: sent + this.leaseMs,
     };
-    await this.#store.set(INSTANCES_NAMESPACE, this.id, beat as unknown as StoreValue);
+    await this.#beats.set(this.id, beat);
     const now = Date.now();
     // Late (the store was slow or away), or after a gap: the streak of on-time heartbeats restarts.
     const onTime =

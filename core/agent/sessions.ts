@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Store, StoreValue } from '../store/store.ts';
+import { collection } from '../store/collection.ts';
+import type { Store } from '../store/store.ts';
 import type { Message } from './messages.ts';
 
 export interface SessionsConfig {
@@ -33,21 +34,24 @@ export class Sessions {
 
   async load(agent: string, sessionId: string): Promise<Message[]> {
     if (this.#config.persist === false) return [];
-    const prefix = `${sessionId}/`;
-    // Only this session's keys: session "a" must not read those of session "a/b".
-    let keys = (await this.#store.list(namespace(agent), prefix)).filter(
-      (key) => !key.slice(prefix.length).includes('/'),
-    );
-    if (this.#config.historyLimit !== undefined) keys = keys.slice(-this.#config.historyLimit);
-    const messages = await Promise.all(keys.map((key) => this.#store.get(namespace(agent), key)));
-    return trimToTurnStart(messages.filter((m) => m !== undefined) as unknown as Message[]);
+    const { historyLimit } = this.#config;
+    // One statement: only this session's keys (the delimiter keeps session "a" from reading those
+    // of session "a/b"), and with a historyLimit only the last ones, counted by the store.
+    const entries = await this.#messages(agent).entries(`${sessionId}/`, {
+      delimiter: '/',
+      ...(historyLimit !== undefined ? { limit: historyLimit, fromEnd: true } : {}),
+    });
+    return trimToTurnStart(entries.map((entry) => entry.value));
   }
 
   async append(agent: string, sessionId: string, messages: readonly Message[]): Promise<void> {
     if (this.#config.persist === false || messages.length === 0) return;
-    for (const message of messages) {
-      await this.#store.set(namespace(agent), `${sessionId}/${nextKey()}`, message as unknown as StoreValue);
-    }
+    const stored = this.#messages(agent);
+    for (const message of messages) await stored.set(`${sessionId}/${nextKey()}`, message);
+  }
+
+  #messages(agent: string) {
+    return collection<Message>(this.#store, namespace(agent));
   }
 }
 

@@ -1,4 +1,5 @@
 import { HubosError } from '../errors.ts';
+import { missingOptionalPackage } from '../optional-packages.ts';
 import type { Bus } from './bus.ts';
 import { LocalBus } from './local.ts';
 
@@ -35,6 +36,9 @@ export const BUS_CONFIG_SCHEMA = {
 
 export const DEFAULT_LEASE_MS = 15_000;
 
+/** The packages only the Redis bus uses: optional peer dependencies of hubos, which an app installs. */
+const REDIS_BUS_PACKAGES = ['bullmq', 'ioredis'] as const;
+
 /** Opens the configured bus: local unless `redis` is asked for (or HUBOS_REDIS_URL is set). */
 export async function openBus(config: BusConfig = {}, env: NodeJS.ProcessEnv = process.env): Promise<Bus> {
   const url = config.url ?? env.HUBOS_REDIS_URL;
@@ -47,25 +51,10 @@ export async function openBus(config: BusConfig = {}, env: NodeJS.ProcessEnv = p
     );
   // Loaded only when asked for: a single instance never pays for the Redis client, nor installs it.
   const { RedisBus } = await import('./redis.ts').catch((error: unknown) => {
-    throw missingRedisPackages(error) ?? error;
+    throw missingOptionalPackage(error, 'the Redis bus', REDIS_BUS_PACKAGES) ?? error;
   });
   return RedisBus.open(url, {
     prefix: config.prefix ?? 'hubos',
     leaseMs: config.leaseMs ?? DEFAULT_LEASE_MS,
   });
-}
-
-/** The packages only the Redis bus uses: optional peer dependencies of hubos, which an app installs. */
-const REDIS_BUS_PACKAGES = ['bullmq', 'ioredis'] as const;
-
-/** The error naming what to install, when the Redis bus could not load because a package is missing. */
-function missingRedisPackages(error: unknown): HubosError | undefined {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  const missing = REDIS_BUS_PACKAGES.find((name) => String(message).includes(`'${name}'`));
-  if (code !== 'ERR_MODULE_NOT_FOUND' || missing === undefined) return undefined;
-  return new HubosError(
-    'CONFIG_INVALID',
-    `the Redis bus needs the packages ${REDIS_BUS_PACKAGES.join(' and ')} (${missing} is not installed): run "npm install ${REDIS_BUS_PACKAGES.join(' ')}" in the app`,
-    { cause: error },
-  );
 }

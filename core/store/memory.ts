@@ -1,4 +1,12 @@
-import type { Store, StoreValue, StoreWrite } from './store.ts';
+import {
+  checkEntriesOptions,
+  type EntriesOptions,
+  type Store,
+  type StoreEntry,
+  type StoreValue,
+  type StoreWrite,
+  selectKeys,
+} from './store.ts';
 
 /** A Store in process memory: for tests and throwaway runs. Values are copied in and out. */
 export class MemoryStore implements Store {
@@ -20,6 +28,14 @@ export class MemoryStore implements Store {
   async list(namespace: string, prefix = ''): Promise<string[]> {
     const keys = [...(this.#data.get(namespace)?.keys() ?? [])];
     return keys.filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  async entries(namespace: string, prefix = '', options: EntriesOptions = {}): Promise<StoreEntry[]> {
+    checkEntriesOptions(options);
+    const space = this.#data.get(namespace);
+    if (!space) return [];
+    const keys = selectKeys(await this.list(namespace, prefix), prefix, options);
+    return keys.map((key) => ({ key, value: JSON.parse(space.get(key)!) as StoreValue }));
   }
 
   async compareAndSet(

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { HubosError } from '../errors.ts';
+import { missingOptionalPackage } from '../optional-packages.ts';
 import { MemoryStore } from './memory.ts';
 import { SqliteStore } from './sqlite.ts';
 import type { Store } from './store.ts';
@@ -34,6 +35,9 @@ export const STORE_CONFIG_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/** The PostgreSQL client: an optional peer dependency of hubos, which an app on PostgreSQL installs. */
+const POSTGRES_STORE_PACKAGES = ['pg'] as const;
+
 /** Opens the configured store; a corrupt, unwritable or unreachable database fails here, at startup. */
 export async function openStore(
   config: StoreConfig = {},
@@ -49,8 +53,10 @@ export async function openStore(
         'CONFIG_INVALID',
         'store.driver is "postgres" but no URL is set: add store.url (e.g. "postgres://user@127.0.0.1:5432/hubos") or HUBOS_DATABASE_URL',
       );
-    // Loaded only when asked for: the embedded default never pays for the PostgreSQL client.
-    const { PostgresStore } = await import('./postgres.ts');
+    // Loaded only when asked for: the embedded default never pays for the PostgreSQL client, nor installs it.
+    const { PostgresStore } = await import('./postgres.ts').catch((error: unknown) => {
+      throw missingOptionalPackage(error, 'the PostgreSQL store', POSTGRES_STORE_PACKAGES) ?? error;
+    });
     return PostgresStore.open(url, {
       poolSize: config.poolSize ?? 10,
       schema: config.schema ?? 'public',

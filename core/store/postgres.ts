@@ -3,7 +3,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { errorMessage, HubosError } from '../errors.ts';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.ts';
-import type { Store, StoreValue, StoreWrite } from './store.ts';
+import {
+  checkEntriesOptions,
+  type EntriesOptions,
+  type Store,
+  type StoreEntry,
+  type StoreValue,
+  type StoreWrite,
+} from './store.ts';
 
 export interface PostgresStoreOptions {
   /** Connections this instance keeps open (default 10). */
@@ -124,6 +131,22 @@ export class PostgresStore implements Store {
       [namespace, prefix],
     );
     return result.rows.map((row) => row.key);
+  }
+
+  // One statement: the delimiter ($3, '' for none) and the limit ($4, NULL for none) are applied by
+  // PostgreSQL, so a long prefix costs one round trip. `fromEnd` walks the key index backwards.
+  async entries(namespace: string, prefix = '', options: EntriesOptions = {}): Promise<StoreEntry[]> {
+    checkEntriesOptions(options);
+    const fromEnd = options.fromEnd === true && options.limit !== undefined;
+    const result = await this.#query<{ key: string; value: string }>(
+      `SELECT key, value FROM ${this.#table}
+       WHERE namespace = $1 AND starts_with(key, $2)
+         AND ($3 = '' OR strpos(substr(key, length($2) + 1), $3) = 0)
+       ORDER BY key COLLATE "C" ${fromEnd ? 'DESC' : 'ASC'} LIMIT $4`,
+      [namespace, prefix, options.delimiter ?? '', options.limit ?? null],
+    );
+    const rows = fromEnd ? result.rows.reverse() : result.rows;
+    return rows.map((row) => ({ key: row.key, value: JSON.parse(row.value) as StoreValue }));
   }
 
   // One statement each way: the row lock (or the primary key, for an insert) makes it atomic.

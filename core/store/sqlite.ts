@@ -2,7 +2,14 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { errorMessage, HubosError } from '../errors.ts';
-import type { Store, StoreValue, StoreWrite } from './store.ts';
+import {
+  checkEntriesOptions,
+  type EntriesOptions,
+  type Store,
+  type StoreEntry,
+  type StoreValue,
+  type StoreWrite,
+} from './store.ts';
 
 export interface SqliteStoreOptions {
   /** How long a write waits for another process's lock before failing. */
@@ -20,6 +27,8 @@ export class SqliteStore implements Store {
   readonly #set: StatementSync;
   readonly #delete: StatementSync;
   readonly #list: StatementSync;
+  readonly #entries: StatementSync;
+  readonly #entriesFromEnd: StatementSync;
   readonly #insertNew: StatementSync;
   readonly #replace: StatementSync;
   /**
@@ -52,6 +61,14 @@ export class SqliteStore implements Store {
         // The range lets SQLite use the primary key index; the substr check keeps it exact.
         'SELECT key FROM kv WHERE namespace = ?1 AND key >= ?2 AND key < ?2 || char(1114111) AND substr(key, 1, length(?2)) = ?2 ORDER BY key',
       );
+      // The same range, less the keys with the delimiter (?3, '' for none) past the prefix; a
+      // limit of -1 is none. Newest first for `fromEnd`: SQLite walks the index backwards.
+      const entries = (order: 'ASC' | 'DESC') =>
+        this.#db.prepare(
+          `SELECT key, value FROM kv WHERE namespace = ?1 AND key >= ?2 AND key < ?2 || char(1114111) AND substr(key, 1, length(?2)) = ?2 AND (?3 = '' OR instr(substr(key, length(?2) + 1), ?3) = 0) ORDER BY key ${order} LIMIT ?4`,
+        );
+      this.#entries = entries('ASC');
+      this.#entriesFromEnd = entries('DESC');
       this.#insertNew = this.#db.prepare(
         'INSERT INTO kv (namespace, key, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (namespace, key) DO NOTHING',
       );
@@ -132,6 +149,18 @@ export class SqliteStore implements Store {
     this.#flush();
     const rows = this.#run(() => this.#list.all(namespace, prefix)) as { key: string }[];
     return rows.map((row) => row.key);
+  }
+
+  async entries(namespace: string, prefix = '', options: EntriesOptions = {}): Promise<StoreEntry[]> {
+    checkEntriesOptions(options);
+    this.#flush();
+    const fromEnd = options.fromEnd === true && options.limit !== undefined;
+    const statement = fromEnd ? this.#entriesFromEnd : this.#entries;
+    const rows = this.#run(() =>
+      statement.all(namespace, prefix, options.delimiter ?? '', options.limit ?? -1),
+    ) as { key: string; value: string }[];
+    if (fromEnd) rows.reverse();
+    return rows.map((row) => ({ key: row.key, value: JSON.parse(row.value) as StoreValue }));
   }
 
   /** Commits the waiting writes in one transaction; a unit that fails is retried alone, so it fails alone. */

@@ -4,13 +4,13 @@ import {
   type AgentSpec,
   errorMessage,
   HubosError,
-  isModelObject,
   type KernelView,
   type StoreValue,
+  storeValue,
   type Usage,
 } from '../../core/index.ts';
 import { addUsage, didYouMean, emptyUsage } from '../../core/internal.ts';
-import { type Claim, COSMOS_NAMESPACE, type Definition, Slots } from './definitions.ts';
+import { type Claim, type Definition, Slots, storedDefinitions, storedOverrides } from './definitions.ts';
 import { agentExists, COSMOS_ERROR_CODES, cosmosFull } from './errors.ts';
 import { type DestroyReason, getCosmosHooks } from './hooks.ts';
 import {
@@ -206,13 +206,8 @@ export class Cosmos {
     const overrides = pickOverrides(options);
     let claim: Claim | undefined;
     try {
-      if (store && overrides.model !== undefined && isModelObject(overrides.model)) {
-        throw new HubosError(
-          'AGENT_INVALID',
-          `cosmos: agent "${agentId}" is persisted, so its model must be a reference string, not an object`,
-        );
-      }
-      if (store) {
+      const stored = store ? storedOverrides(agentId, overrides) : undefined;
+      if (stored) {
         // A definition no instance can build (its template is gone) holds no slot, as before.
         const counts = (stored: string) => Object.hasOwn(this.templates, stored);
         claim = await this.#slots.claim(agentId, this.maxAgents, counts);
@@ -233,11 +228,11 @@ export class Cosmos {
         throw new HubosError('AGENT_NOT_FOUND', `agent "${agentId}" was destroyed as it was created`);
       entry.createdAt = createdAt;
       this.#totals.created++;
-      if (claim) {
+      if (claim && stored) {
         const definition: Definition = {
           agentId,
           templateId,
-          overrides,
+          overrides: stored,
           createdAt,
           ...(owner !== undefined ? { owner } : {}),
         };
@@ -391,7 +386,7 @@ export class Cosmos {
    */
   async restore(): Promise<string[]> {
     const restored: string[] = [];
-    for (const key of await this.#kernel.store.list(COSMOS_NAMESPACE))
+    for (const key of await storedDefinitions(this.#kernel.store).keys())
       if (await this.#load(key, { restored: true })) restored.push(key);
     return restored;
   }
@@ -418,12 +413,10 @@ export class Cosmos {
   async #load(key: string, ctx: CosmosContext): Promise<boolean> {
     // Ours already (restored, or heard of while restoring), or being created here.
     if (this.#closed || this.#entries.has(key) || this.#pending.has(key)) return false;
-    const definition = (await this.#kernel.store.get<StoreValue>(COSMOS_NAMESPACE, key)) as unknown as
-      | Definition
-      | undefined;
+    const definition = await storedDefinitions(this.#kernel.store).get(key);
     // Gone since.
     if (definition === undefined) return false;
-    const { agentId, templateId, overrides, createdAt, owner } = definition ?? ({} as Definition);
+    const { agentId, templateId, overrides, createdAt, owner } = definition;
     try {
       const options: CreateOptions = {
         ...overrides,
@@ -449,7 +442,7 @@ export class Cosmos {
     if (!bus.shared) return;
     const change: Change = { id, op, createdAt, origin: this.#kernel.instance.id };
     bus
-      .publish(CHANGES_CHANNEL, change as unknown as StoreValue)
+      .publish(CHANGES_CHANNEL, storeValue(change))
       .catch((error) =>
         this.#kernel.logger.warn(`cosmos: telling the other instances of "${id}": ${errorMessage(error)}`),
       );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HubosError, type Store, type StoreValue } from '../../core/index.ts';
+import { collection, HubosError, type Store } from '../../core/index.ts';
 import { agentExists, cosmosFull } from './errors.ts';
 import { type Held, withStoreLock } from './store-lock.ts';
 import type { CosmosOverrides } from './types.ts';
@@ -18,11 +18,26 @@ const LOCK = { ttlMs: 10_000, waitMs: 25_000 };
 /** Longest a create may take from claim to commit: an older claim (its instance died) frees its slot. */
 export const CLAIM_TTL_MS = 120_000;
 
+/** The overrides a definition keeps: a persisted agent's model is a reference string, never an object. */
+export type StoredOverrides = Omit<CosmosOverrides, 'model'> & { model?: string };
+
+/** `overrides` as a definition keeps them; AGENT_INVALID when the model is an object, which no store keeps. */
+export function storedOverrides(agentId: string, overrides: CosmosOverrides): StoredOverrides {
+  const { model, ...rest } = overrides;
+  if (model === undefined) return rest;
+  if (typeof model !== 'string')
+    throw new HubosError(
+      'AGENT_INVALID',
+      `cosmos: agent "${agentId}" is persisted, so its model must be a reference string, not an object`,
+    );
+  return { ...rest, model };
+}
+
 /** A persisted definition: enough to build the agent again. */
 export interface Definition {
   agentId: string;
   templateId: string;
-  overrides: CosmosOverrides;
+  overrides: StoredOverrides;
   createdAt: number;
   /** Absent for a shared agent, and in definitions stored before owners were kept. */
   owner?: string;
@@ -39,6 +54,10 @@ export interface Claim {
 interface Tally {
   definitions: number;
 }
+
+/** The stored definitions, by agent id. */
+export const storedDefinitions = (store: Store) => collection<Definition>(store, COSMOS_NAMESPACE);
+const claimsIn = (store: Store) => collection<Claim>(store, CLAIMS_NAMESPACE);
 
 /**
  * The stored definitions as the slots of `maxAgents`, shared by every instance on the store. A
@@ -67,17 +86,18 @@ export class Slots {
     const claim: Claim = { agentId, holder: randomUUID(), expiresAt: Date.now() + CLAIM_TTL_MS };
     return this.#locked(async (store, held) => {
       let claims = 0;
-      for (const key of await store.list(CLAIMS_NAMESPACE)) {
-        const other = (await store.get(CLAIMS_NAMESPACE, key)) as unknown as Claim | undefined;
+      const stored = claimsIn(store);
+      for (const key of await stored.keys()) {
+        const other = await stored.get(key);
         if (!other || !(other.expiresAt > Date.now())) {
-          await store.delete(CLAIMS_NAMESPACE, key);
+          await stored.delete(key);
           continue;
         }
         if (key === agentId) throw agentExists(agentId);
         claims++;
       }
-      if ((await store.get(COSMOS_NAMESPACE, agentId)) !== undefined) throw agentExists(agentId);
-      let total = (held.data as Tally | undefined)?.definitions;
+      if ((await storedDefinitions(store).get(agentId)) !== undefined) throw agentExists(agentId);
+      let total = held.data?.definitions;
       let counted = total;
       // Unknown, or full by the tally: counted from the store, without definitions that do not count.
       if (total === undefined || total + claims >= max) {
@@ -85,7 +105,7 @@ export class Slots {
         held.data = { definitions: total };
       }
       if (counted! + claims >= max) throw cosmosFull(max);
-      await store.set(CLAIMS_NAMESPACE, agentId, claim as unknown as StoreValue);
+      await stored.set(agentId, claim);
       return claim;
     });
   }
@@ -98,11 +118,11 @@ export class Slots {
           'STORE_FAILED',
           `cosmos: creating agent "${claim.agentId}" took longer than ${CLAIM_TTL_MS} ms, so its slot was given up`,
         );
-      const tally = held.data as Tally | undefined;
+      const tally = held.data;
       // Unknown until both writes are done: a failure between them leaves it to be counted again.
       held.data = undefined;
-      await store.set(COSMOS_NAMESPACE, claim.agentId, definition as unknown as StoreValue);
-      await store.delete(CLAIMS_NAMESPACE, claim.agentId);
+      await storedDefinitions(store).set(claim.agentId, definition);
+      await claimsIn(store).delete(claim.agentId);
       this.#templates.set(claim.agentId, definition.templateId);
       if (tally) held.data = { definitions: tally.definitions + 1 };
     });
@@ -111,35 +131,38 @@ export class Slots {
   /** Gives back the slot of a create that failed. */
   release(claim: Claim): Promise<void> {
     return this.#locked(async (store) => {
-      if (await this.#holds(store, claim)) await store.delete(CLAIMS_NAMESPACE, claim.agentId);
+      if (await this.#holds(store, claim)) await claimsIn(store).delete(claim.agentId);
     });
   }
 
   /** Removes the definition of the agent created at `createdAt`: not a newer one of the same id. */
   remove(id: string, createdAt: number): Promise<void> {
     return this.#locked(async (store, held) => {
-      const stored = (await store.get(COSMOS_NAMESPACE, id)) as unknown as Definition | undefined;
+      const definitions = storedDefinitions(store);
+      const stored = await definitions.get(id);
       if (stored?.createdAt !== createdAt) return;
-      const tally = held.data as Tally | undefined;
+      const tally = held.data;
       held.data = undefined;
-      await store.delete(COSMOS_NAMESPACE, id);
+      await definitions.delete(id);
       this.#templates.delete(id);
       if (tally) held.data = { definitions: tally.definitions - 1 };
     });
   }
 
   async #holds(store: Store, claim: Claim): Promise<boolean> {
-    const stored = await store.get(CLAIMS_NAMESPACE, claim.agentId);
+    const stored = await claimsIn(store).get(claim.agentId);
     return stored !== undefined && JSON.stringify(stored) === JSON.stringify(claim);
   }
 
   /** The stored definitions, and those whose template `counts`: only those not seen before are read. */
   async #count(store: Store, counts: (templateId: string) => boolean) {
     const templates = new Map<string, string>();
-    for (const id of await store.list(COSMOS_NAMESPACE)) {
+    const definitions = storedDefinitions(store);
+    for (const id of await definitions.keys()) {
       let templateId = this.#templates.get(id);
       if (templateId === undefined) {
-        const stored = (await store.get(COSMOS_NAMESPACE, id)) as { templateId?: unknown } | undefined;
+        const stored = await definitions.get(id);
+        // Written by another version, perhaps: a definition without a template counts for none.
         templateId = typeof stored?.templateId === 'string' ? stored.templateId : '';
       }
       templates.set(id, templateId);
@@ -150,10 +173,10 @@ export class Slots {
     return { total: templates.size, counted };
   }
 
-  #locked<T>(work: (store: Store, held: Held) => Promise<T>): Promise<T> {
+  #locked<T>(work: (store: Store, held: Held<Tally>) => Promise<T>): Promise<T> {
     const store = this.#store();
     const run = this.#queue.then(() =>
-      withStoreLock(store, LOCK_NAMESPACE, LOCK_KEY, LOCK, (held) => work(store, held)),
+      withStoreLock<T, Tally>(store, LOCK_NAMESPACE, LOCK_KEY, LOCK, (held) => work(store, held)),
     );
     this.#queue = run.catch(() => undefined);
     return run;

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { HubosError, type Store, type StoreValue } from '../../core/index.ts';
+import {
+  collection,
+  HubosError,
+  type JsonShaped,
+  type Store,
+  type StoreValue,
+  storeValue,
+} from '../../core/index.ts';
 
 /** Who holds a lock and until when; `holder: ''` is a released lock, with what its holder left. */
-interface Lease {
+interface Lease<D> {
   holder: string;
   expiresAt: number;
-  data?: StoreValue;
+  data?: D;
 }
 
 export interface StoreLockOptions {
@@ -15,13 +22,13 @@ export interface StoreLockOptions {
   waitMs: number;
 }
 
-/** What the work sees while it holds the lock. */
-export interface Held {
+/** What the work sees while it holds the lock; `D` is what holders leave each other. */
+export interface Held<D = StoreValue> {
   /**
    * What the last holder left on release, written back on this one's: undefined when none was
    * left, or when the last holder died holding the lock (what it was changing may be half done).
    */
-  data: StoreValue | undefined;
+  data: D | undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,25 +38,26 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * across every process sharing the store. Released by writing a free lease, not by deleting: a
  * delete is not conditional and could remove a lease another holder took over after this one expired.
  */
-export async function withStoreLock<T>(
+export async function withStoreLock<T, D extends JsonShaped<D> = StoreValue>(
   store: Store,
   namespace: string,
   key: string,
   options: StoreLockOptions,
-  work: (held: Held) => Promise<T>,
+  work: (held: Held<D>) => Promise<T>,
 ): Promise<T> {
-  const mine: Lease = { holder: randomUUID(), expiresAt: 0 };
-  const held: Held = { data: undefined };
+  const leases = collection<Lease<StoreValue>>(store, namespace);
+  const mine: Lease<StoreValue> = { holder: randomUUID(), expiresAt: 0 };
+  const held: Held<D> = { data: undefined };
   const deadline = Date.now() + options.waitMs;
   for (let attempt = 0; ; attempt++) {
-    const current = await store.get<StoreValue>(namespace, key);
-    const lease = current as unknown as Lease | undefined;
+    const lease = await leases.get(key);
     // Ours already: a compareAndSet that wrote just before its connection dropped answers false.
     if (lease?.holder === mine.holder) break;
     if (lease === undefined || lease.expiresAt <= Date.now()) {
       mine.expiresAt = Date.now() + options.ttlMs;
-      held.data = lease?.holder === '' ? lease.data : undefined;
-      if (await store.compareAndSet(namespace, key, current, mine as unknown as StoreValue)) break;
+      // Every holder of this lock leaves a D: what the last one left is one.
+      held.data = lease?.holder === '' ? (lease.data as D | undefined) : undefined;
+      if (await leases.compareAndSet(key, lease, mine)) break;
       continue;
     }
     if (Date.now() >= deadline)
@@ -63,9 +71,12 @@ export async function withStoreLock<T>(
   try {
     return await work(held);
   } finally {
-    const free: Lease = { holder: '', expiresAt: 0, ...(held.data !== undefined ? { data: held.data } : {}) };
-    await store
-      .compareAndSet(namespace, key, mine as unknown as StoreValue, free as unknown as StoreValue)
-      .catch(() => false);
+    const { data } = held;
+    const free: Lease<StoreValue> = {
+      holder: '',
+      expiresAt: 0,
+      ...(data !== undefined ? { data: storeValue(data) } : {}),
+    };
+    await leases.compareAndSet(key, mine, free).catch(() => false);
   }
 }

@@ -1,9 +1,9 @@
 import {
   type Agent,
+  collection,
   HubosError,
   MemoryStore,
   type Store,
-  type StoreValue,
   streamEvents,
 } from '../../core/index.ts';
 import type { Cosmos } from '../cosmos/index.ts';
@@ -26,6 +26,11 @@ export const DEFAULT_HISTORY_LIMIT = 1000;
 export const DEFAULT_MAX_TURNS = 20;
 
 /** Why a Stars call failed, in `error.details.stars` (the routes answer with it as the code). */
+/** What the store keeps of a team: its history (of another version, perhaps without messages). */
+interface SavedHistory {
+  messages?: StarsMessage[];
+}
+
 interface Member {
   role: StarsRole;
   inbox: StarsMessage[];
@@ -180,10 +185,8 @@ export class Stars {
 
   /** Loads the history the store keeps for this team (called at startup by the plugin). */
   async load(): Promise<void> {
-    const saved = await this.store.get<StoreValue>(STARS_NAMESPACE, this.name);
-    const messages = ((saved as { messages?: StarsMessage[] } | undefined)?.messages ?? []).slice(
-      -this.historyLimit,
-    );
+    const saved = await this.#histories().get(this.name);
+    const messages = (saved?.messages ?? []).slice(-this.historyLimit);
     this.#history.splice(0, this.#history.length, ...messages);
     this.#seq = messages.at(-1)?.seq ?? 0;
   }
@@ -204,6 +207,10 @@ export class Stars {
       const result = await runTeam(this, task, { ...options, signal }, push);
       push({ type: 'stars-finish', member: this.leader ?? '', role: RoleLeader, result });
     });
+  }
+
+  #histories() {
+    return collection<SavedHistory>(this.store, STARS_NAMESPACE);
   }
 
   #member(agentId: string): Member {
@@ -248,7 +255,7 @@ export class Stars {
       await new Promise<void>((resolve) => setImmediate(resolve));
       this.#pending = false;
       const messages = [...this.#history];
-      await this.store.set(STARS_NAMESPACE, this.name, { messages } as unknown as StoreValue);
+      await this.#histories().set(this.name, { messages });
     })().catch(() => undefined);
   }
 }

@@ -77,12 +77,13 @@ export async function nodeFor(dir: string): Promise<string> {
 }
 
 /**
- * The optional packages of the Redis bus (an app on Redis installs them), at the versions the repo
- * tests with, so npm finds them in its cache.
+ * The optional packages of the PostgreSQL store and the Redis bus (an app on them installs them),
+ * at the versions the repo tests with, so npm finds them in its cache.
  */
-export function redisPackages(): Record<string, string> {
+export function driverPackages(): Record<string, string> {
   const repo = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     devDependencies: Record<string, string>;
   };
-  return { bullmq: repo.devDependencies.bullmq!, ioredis: repo.devDependencies.ioredis! };
+  const { bullmq, ioredis, pg } = repo.devDependencies;
+  return { bullmq: bullmq!, ioredis: ioredis!, pg: pg! };
 }

@@ -4,7 +4,7 @@
  * a scaffolded plugin, and the machine's old Node.js meeting the version guard. Real processes.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +110,20 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
     expect(validate.code).toBe(1);
     expect(validate.stderr).toContain('the Redis bus needs the packages bullmq and ioredis');
     expect(validate.stderr).toContain('run "npm install bullmq ioredis" in the app');
+  });
+
+  it('a PostgreSQL store in an app without pg fails naming the npm install to run', async () => {
+    // npm installs no optional peer by itself: an app on SQLite has no PostgreSQL client.
+    expect(existsSync(join(app, 'node_modules/pg'))).toBe(false);
+    const validate = await run('npx', ['--no', 'hubos', 'validate'], {
+      cwd: app,
+      env: { ...env, HUBOS_DATABASE_URL: 'postgres://hubos@127.0.0.1:1/hubos' },
+      timeout: 120_000,
+    });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('CONFIG_INVALID');
+    expect(validate.stderr).toContain('the PostgreSQL store needs the package pg (not installed)');
+    expect(validate.stderr).toContain('run "npm install pg" in the app');
   });
 
   it('bad options of the local plugin fail at load, naming the option', async () => {

@@ -79,6 +79,7 @@ describe.each(versions)('Node.js %s', (version) => {
       // An app on SQLite has no native addon: BullMQ's msgpack one comes only with the Redis bus.
       expect(nativeAddons(app), `Node.js ${version}: native addons`).toEqual([]);
       expect(existsSync(join(app, 'node_modules/bullmq'))).toBe(false);
+      expect(existsSync(join(app, 'node_modules/pg'))).toBe(false);
       const test = await npm('npm test', ['test']);
       expect(test.stdout).toMatch(/pass 2\n/);
       await npm('npm run typecheck', ['run', 'typecheck']);
@@ -97,6 +98,13 @@ describe.each(versions)('Node.js %s', (version) => {
       });
       expect(redis.code).toBe(1);
       expect(redis.stderr).toContain('npm install bullmq ioredis');
+      // The PostgreSQL store without pg: the same, naming its one package.
+      const postgres = await run('npx', ['--no', 'hubos', 'validate'], {
+        cwd: app,
+        env: { ...env, HUBOS_DATABASE_URL: 'postgres://hubos@127.0.0.1:1/hubos' },
+      });
+      expect(postgres.code).toBe(1);
+      expect(postgres.stderr).toContain('npm install pg');
     } finally {
       await rm(app, { recursive: true, force: true });
     }

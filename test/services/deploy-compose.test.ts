@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { env, nodeFor, redisPackages, serverAccount, writeApp } from '../deploy/app.ts';
+import { driverPackages, env, nodeFor, serverAccount, writeApp } from '../deploy/app.ts';
 import { type ReplayedImage, replayImage } from '../deploy/replay-image.ts';
 import { type Started, startServer } from '../deploy/start-server.ts';
 import { packedHubos } from '../helpers/packed-hubos.ts';
@@ -81,8 +81,9 @@ export default defineConfig({
   agents: { assistant: { instructions: 'You are a concise assistant.' } },
 });
 `,
-    // The Redis bus's optional packages, as the deploying guide tells a Redis app to add them.
-    redisPackages(),
+    // The optional packages of the PostgreSQL store and the Redis bus, as the deploying guide tells
+    // such an app to add them.
+    driverPackages(),
   );
   await mkdir(join(dir, 'image'));
   const build = compose.services.hubos!.build!;

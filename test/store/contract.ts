@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Store, StoreValue } from '../../core/index.ts';
+import { type EntriesOptions, readEntries, type Store, type StoreValue } from '../../core/index.ts';
 
 /** What every Store must do, run against one implementation. `open` gives a fresh, empty store. */
 export function storeContract(name: string, open: () => Store | Promise<Store>): void {
@@ -177,6 +177,116 @@ export function storeContract(name: string, open: () => Store | Promise<Store>):
         ).rejects.toThrow(/circular/i);
         expect(await store.get('ns', 'kept')).toBe('before');
         expect(await store.list('ns')).toEqual(['kept']);
+      }),
+    );
+
+    it(
+      "reads a prefix's entries in key order, in one call, prefixes taken literally",
+      withStore(async (store) => {
+        expect(store.entries).toBeTypeOf('function');
+        const keys = [
+          'b/2',
+          'a',
+          'b/10',
+          'B',
+          'b/1',
+          'c',
+          'b/',
+          '100%',
+          '100x',
+          'a_b',
+          'axb',
+          'é',
+          '🚀',
+          'z',
+        ];
+        for (const key of keys) await store.set('ns', key, { key });
+        await store.set('other', 'b/1', 'elsewhere');
+        const all = await store.entries!('ns');
+        // The same order as list: byte order, whatever the database's collation.
+        expect(all.map((entry) => entry.key)).toEqual(await store.list('ns'));
+        expect(all.every((entry) => (entry.value as { key: string }).key === entry.key)).toBe(true);
+        expect(await store.entries!('ns', 'b/')).toEqual([
+          { key: 'b/', value: { key: 'b/' } },
+          { key: 'b/1', value: { key: 'b/1' } },
+          { key: 'b/10', value: { key: 'b/10' } },
+          { key: 'b/2', value: { key: 'b/2' } },
+        ]);
+        expect((await store.entries!('ns', '100%')).map((entry) => entry.key)).toEqual(['100%']);
+        expect((await store.entries!('ns', 'a_')).map((entry) => entry.key)).toEqual(['a_b']);
+        expect(await store.entries!('ns', 'zzz')).toEqual([]);
+        expect(await store.entries!('empty')).toEqual([]);
+      }),
+    );
+
+    it(
+      'leaves out the keys past a delimiter, and limits to the first or the last entries',
+      withStore(async (store) => {
+        // A session "a" beside a session "a/b": the nested one's keys sort between and after.
+        const own = ['a/001', 'a/002', 'a/003', 'a/z'];
+        for (const key of [...own, 'a/0/1', 'a/b/001', 'a/b/002', 'ab/1', 'a'])
+          await store.set('ns', key, key);
+        const keysOf = async (prefix: string, options: EntriesOptions) =>
+          (await store.entries!('ns', prefix, options)).map((entry) => entry.key);
+        expect(await keysOf('a/', { delimiter: '/' })).toEqual(own);
+        expect(await keysOf('a/', {})).toEqual([
+          'a/0/1',
+          'a/001',
+          'a/002',
+          'a/003',
+          'a/b/001',
+          'a/b/002',
+          'a/z',
+        ]);
+        expect(await keysOf('a/', { delimiter: '/', limit: 2 })).toEqual(['a/001', 'a/002']);
+        // The last ones, still in key order, counting only the keys the delimiter keeps.
+        expect(await keysOf('a/', { delimiter: '/', limit: 2, fromEnd: true })).toEqual(['a/003', 'a/z']);
+        expect(await keysOf('a/', { delimiter: '/', limit: 10, fromEnd: true })).toEqual(own);
+        expect(await keysOf('a/', { delimiter: '/', limit: 0 })).toEqual([]);
+        expect(await keysOf('a/', { delimiter: '/', fromEnd: true })).toEqual(own);
+        expect(await keysOf('a/b/', { delimiter: '/' })).toEqual(['a/b/001', 'a/b/002']);
+        expect(await keysOf('', { delimiter: '/' })).toEqual(['a']);
+        // A delimiter of several characters is matched whole.
+        expect(await keysOf('a/', { delimiter: '/0' })).toEqual(['a/0/1', 'a/001', 'a/002', 'a/003', 'a/z']);
+      }),
+    );
+
+    it(
+      'refuses an entries limit that is not a count',
+      withStore(async (store) => {
+        for (const limit of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
+          await expect(store.entries!('ns', '', { limit })).rejects.toThrow(RangeError);
+      }),
+    );
+
+    it(
+      "reads the same entries through readEntries without the store's own entries (list, then get)",
+      withStore(async (store) => {
+        for (const key of ['s/1', 's/2', 's/3', 's/x/1', 's/x/2', 't/1']) await store.set('ns', key, { key });
+        // Only what a store must have: no entries, no batch.
+        const bare: Store = {
+          get: (namespace, key) => store.get(namespace, key),
+          set: (namespace, key, value) => store.set(namespace, key, value),
+          delete: (namespace, key) => store.delete(namespace, key),
+          list: (namespace, prefix) => store.list(namespace, prefix),
+          compareAndSet: (namespace, key, expected, next) =>
+            store.compareAndSet(namespace, key, expected, next),
+          close: async () => {},
+        };
+        const cases: [string, EntriesOptions][] = [
+          ['', {}],
+          ['s/', {}],
+          ['s/', { delimiter: '/' }],
+          ['s/', { delimiter: '/', limit: 2 }],
+          ['s/', { delimiter: '/', limit: 2, fromEnd: true }],
+          ['s/', { limit: 3, fromEnd: true }],
+          ['u/', {}],
+        ];
+        for (const [prefix, options] of cases)
+          expect(await readEntries(bare, 'ns', prefix, options)).toEqual(
+            await readEntries(store, 'ns', prefix, options),
+          );
+        await expect(readEntries(bare, 'ns', '', { limit: -1 })).rejects.toThrow(RangeError);
       }),
     );
 

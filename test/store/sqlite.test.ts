@@ -8,6 +8,7 @@ import { openStore } from '../../core/store/open-store.ts';
 import { bootKernel } from '../../testing/index.ts';
 import { expectHubosError, expectHubosRejection } from '../core/helpers.ts';
 import { storeContract } from './contract.ts';
+import { sessionsContract } from './sessions-contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hubos-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,6 +17,7 @@ const freshPath = (name = 'store') => join(dir, `${name}-${++files}.db`);
 
 storeContract('SqliteStore (file)', () => new SqliteStore(freshPath()));
 storeContract('SqliteStore (:memory:)', () => new SqliteStore(':memory:'));
+sessionsContract('SqliteStore', () => new SqliteStore(freshPath()));
 
 describe('SqliteStore: the writes of one turn in one commit', () => {
   it('applies single writes and batches of one turn in the order they were made', async () => {
@@ -194,5 +196,25 @@ describe('openStore', () => {
     const reopened = new SqliteStore(path);
     expect(await reopened.get('plugin:test', 'k')).toBe('v');
     await reopened.close();
+  });
+});
+
+describe('SqliteStore: entries', () => {
+  it('reads back the writes of this turn, not yet committed', async () => {
+    const store = new SqliteStore(':memory:');
+    try {
+      const written = [
+        store.set('ns', 's/1', 'one'),
+        store.set('ns', 's/2', 'two'),
+        store.delete('ns', 's/0'),
+      ];
+      expect(await store.entries('ns', 's/')).toEqual([
+        { key: 's/1', value: 'one' },
+        { key: 's/2', value: 'two' },
+      ]);
+      await Promise.all(written);
+    } finally {
+      await store.close();
+    }
   });
 });

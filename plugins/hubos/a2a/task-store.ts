@@ -1,8 +1,15 @@
 import { type ListTasksRequest, type ListTasksResponse, Task, TaskState } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import type { ApprovalRecord, RunRecord, Store, StoreValue } from '../../../core/index.ts';
-import { canSee } from '../../../core/index.ts';
+import {
+  type ApprovalRecord,
+  canSee,
+  collection,
+  type RunRecord,
+  type Store,
+  type StoreCollection,
+  type StoreValue,
+} from '../../../core/index.ts';
 import { asksNow } from './asks-now.ts';
 import { callerOf } from './caller.ts';
 import type { FollowedTasks } from './followed-tasks.ts';
@@ -49,21 +56,23 @@ interface Cursor {
  * caller loads nothing and lists nothing of it (an admin key sees all), so its answer is TaskNotFound.
  */
 export class HubOSTaskStore implements TaskStore {
-  readonly #store: Store;
+  readonly #tasks: StoreCollection<StoredTask | LegacyTask>;
+  readonly #runs: StoreCollection<string>;
   readonly #prefix: string;
   readonly #lookups: TaskStoreLookups;
   /** Turns waiting in `settled`, woken by the next save of their task. */
   readonly #saveWaiters = new Map<string, Set<() => void>>();
 
   constructor(store: Store, agentName: string, lookups: TaskStoreLookups = {}) {
-    this.#store = store;
+    this.#tasks = collection<StoredTask | LegacyTask>(store, NAMESPACE);
+    this.#runs = collection<string>(store, RUNS_NAMESPACE);
     this.#prefix = `${encodeURIComponent(agentName)}/`;
     this.#lookups = lookups;
   }
 
   /** Records which run serves the task's current turn. */
   async link(taskId: string, runId: string): Promise<void> {
-    await this.#store.set(RUNS_NAMESPACE, this.#prefix + taskId, runId);
+    await this.#runs.set(this.#prefix + taskId, runId);
   }
 
   /**
@@ -73,10 +82,8 @@ export class HubOSTaskStore implements TaskStore {
    */
   async settled(taskId: string, since: string, ms = 2_000): Promise<void> {
     for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
-      const stored = (await this.#store.get(NAMESPACE, this.#prefix + taskId).catch(() => undefined)) as
-        | Partial<StoredTask>
-        | undefined;
-      if (stored && endsTurn(Task.fromJSON(stored.task ?? stored), since)) return;
+      const json = await this.#tasks.get(this.#prefix + taskId).catch(() => undefined);
+      if (json !== undefined && endsTurn(Task.fromJSON(asStoredTask(json).task), since)) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, 10);
         const waiters = this.#saveWaiters.get(taskId) ?? new Set();
@@ -93,7 +100,7 @@ export class HubOSTaskStore implements TaskStore {
 
   /** The run serving the task's current turn, if any. */
   async runOf(taskId: string): Promise<string | undefined> {
-    const runId = await this.#store.get(RUNS_NAMESPACE, this.#prefix + taskId);
+    const runId = await this.#runs.get(this.#prefix + taskId);
     return typeof runId === 'string' ? runId : undefined;
   }
 
@@ -102,7 +109,7 @@ export class HubOSTaskStore implements TaskStore {
     // A task keeps its first owner: an admin acting on another's task does not take it over.
     const owner = caller.admin ? ((await this.#read(task.id))?.owner ?? caller.id) : caller.id;
     const stored: StoredTask = { owner, task: Task.toJSON(task) as StoreValue };
-    await this.#store.set(NAMESPACE, this.#prefix + task.id, stored as unknown as StoreValue);
+    await this.#tasks.set(this.#prefix + task.id, stored);
     const waiters = this.#saveWaiters.get(task.id);
     this.#saveWaiters.delete(task.id);
     for (const wake of waiters ?? []) wake();
@@ -121,12 +128,8 @@ export class HubOSTaskStore implements TaskStore {
   }
 
   async #read(taskId: string): Promise<StoredTask | undefined> {
-    const json = await this.#store.get(NAMESPACE, this.#prefix + taskId);
-    if (json === undefined) return undefined;
-    // Tasks stored before owners were kept are bare Task JSON: nobody's but the admins'.
-    const record = json as Partial<StoredTask>;
-    const stored = 'task' in record && record.task !== undefined ? (record as StoredTask) : { task: json };
-    return this.#settle(taskId, stored);
+    const json = await this.#tasks.get(this.#prefix + taskId);
+    return json === undefined ? undefined : this.#settle(taskId, asStoredTask(json));
   }
 
   /**
@@ -142,7 +145,7 @@ export class HubOSTaskStore implements TaskStore {
     const run = runId ? await runRecord(runId) : undefined;
     if (!run || run.status === 'running' || run.status === 'queued') return stored;
     const settled: StoredTask = { ...stored, task: Task.toJSON(settledTask(task, run)) as StoreValue };
-    await this.#store.set(NAMESPACE, this.#prefix + taskId, settled as unknown as StoreValue);
+    await this.#tasks.set(this.#prefix + taskId, settled);
     return settled;
   }
 
@@ -162,7 +165,7 @@ export class HubOSTaskStore implements TaskStore {
 
   /** Newest status first (then id), filtered, one page after the cursor. */
   async list(params: ListTasksRequest, context?: ServerCallContext): Promise<ListTasksResponse> {
-    const keys = await this.#store.list(NAMESPACE, this.#prefix);
+    const keys = await this.#tasks.keys(this.#prefix);
     const loaded = await Promise.all(keys.map((key) => this.load(key.slice(this.#prefix.length), context)));
     const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
     const tasks = loaded
@@ -198,6 +201,17 @@ function endsTurn(task: Task, since: string): boolean {
 interface StoredTask {
   owner?: string;
   task: StoreValue;
+}
+
+/** A task stored before owners were kept: its bare JSON. */
+type LegacyTask = StoreValue;
+
+/** A stored task as it is now: a legacy one is nobody's but the admins'. */
+function asStoredTask(json: StoredTask | LegacyTask): StoredTask {
+  if (typeof json === 'object' && json !== null && !Array.isArray(json) && json.task !== undefined)
+    return { task: json.task, ...(typeof json.owner === 'string' ? { owner: json.owner } : {}) };
+  // Without a `task`: not a StoredTask, whatever TypeScript cannot tell.
+  return { task: json as LegacyTask };
 }
 
 function cursorOf(task: Task): Cursor {
