@@ -479,6 +479,17 @@ export class RunEngine {
   }
 
   /**
+   * The run's record as it really stands: a run held by an instance that has died is marked
+   * `interrupted` first (once, whoever asks), so a decision or a cancel is answered with the truth.
+   */
+  async current(id: string, principal?: Principal): Promise<RunRecord | undefined> {
+    const record = await this.get(id, principal);
+    if (record?.status !== 'running' || this.#live.has(id) || !record.instance) return record;
+    if (await this.#options.instance.isAlive(record.instance)) return record;
+    return (await this.#interrupt(record)) ?? (await this.get(id, principal));
+  }
+
+  /**
    * The runs `principal` may see (an admin: everyone's), newest first, `query.limit` at a time;
    * `before` is the last id of the previous page.
    */

@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import { type ApprovalRecord, type Approvals, canSee, HubosError } from '../../../core/index.ts';
+import { type ApprovalRecord, type Approvals, canSee, HubosError, isFinal } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import { readBody } from '../kit/read-body.ts';
 
@@ -113,8 +113,23 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
     if (asked && !canSee(c.get('principal'), asked.principal))
       throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
     // For a run of another instance (a shared bus), whether it still runs is read before deciding:
-    // once decided, the run may end at once because of this very decision.
-    const run = approvals.isWaiting(id, callId) ? undefined : await hubos.runs.get(id);
+    // once decided, the run may end at once because of this very decision. A run whose instance
+    // died is marked interrupted here: its request is cancelled, and the caller hears so at once.
+    const run = approvals.isWaiting(id, callId) ? undefined : await hubos.runs.current(id);
+    if (run && isFinal(run.status) && asked?.status === 'pending') {
+      await approvals.abandon(id, run.error?.message ?? `the run ended (${run.status})`);
+      const approval = (await approvals.get(id, callId)) ?? asked;
+      return c.json(
+        {
+          error: {
+            code: 'RUN_NOT_RUNNING',
+            message: `run "${id}" is no longer running (${run.status}): its request was ${approval.status}, nothing was decided`,
+          },
+          approval: view(approvals, approval),
+        },
+        409,
+      );
+    }
     try {
       const decided = await approvals.decide(
         id,

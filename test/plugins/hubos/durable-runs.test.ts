@@ -275,3 +275,69 @@ describe('a run whose instance died', () => {
     expect(await kernel.store.list('hubos:runs:queued')).toEqual([]);
   });
 });
+
+describe('a decision or a cancel reaching a run whose instance died', () => {
+  it('is answered with the run as it really stands, at once, and every record agrees', async () => {
+    const served = await serve([]);
+    const { kernel } = served;
+    // A process on this host that has exited, whose heartbeat is still fresh: it died just now.
+    const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid!;
+    const host = (await import('node:os')).hostname();
+    const ghost = `${host.slice(0, 32)}-${dead}-gone`;
+    await kernel.store.set(INSTANCES_NAMESPACE, ghost, {
+      id: ghost,
+      host,
+      pid: dead,
+      startedAt: new Date().toISOString(),
+      expiresAt: Date.now() + 60_000,
+    });
+    const table = await openRunTable(kernel.store);
+    const now = new Date().toISOString();
+    for (const id of ['r-asking', 'r-plain'])
+      await table.insert({
+        id,
+        agent: 'helper',
+        owner: 'local',
+        status: 'running',
+        via: 'rest',
+        instance: ghost,
+        createdAt: now,
+      });
+    await kernel.store.set('approvals', 'r-asking/call-1', {
+      runId: 'r-asking',
+      agent: 'helper',
+      principal: 'local',
+      step: 1,
+      callId: 'call-1',
+      tool: 'echo',
+      input: { text: 'x' },
+      permissions: [],
+      requestedAt: now,
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      status: 'pending',
+    });
+
+    const started = Date.now();
+    const decided = await post(`${served.url}/api/runs/r-asking/approvals/call-1`, { approved: true });
+    expect(decided.status).toBe(409);
+    const answer = (await decided.json()) as {
+      error: { code: string; message: string };
+      approval: { status: string };
+    };
+    expect(answer.error.code).toBe('RUN_NOT_RUNNING');
+    expect(answer.error.message).toContain('interrupted');
+    expect(answer.approval.status).toBe('cancelled');
+    expect(await kernel.approvals.get('r-asking', 'call-1')).toMatchObject({ status: 'cancelled' });
+    expect(await record(served.url, 'r-asking')).toMatchObject({
+      status: 'interrupted',
+      error: { code: 'RUN_INTERRUPTED' },
+    });
+
+    const cancelled = await post(`${served.url}/api/runs/r-plain/cancel`, {});
+    expect(cancelled.status).toBe(409);
+    expect(((await cancelled.json()) as { error: { code: string } }).error.code).toBe('RUN_ENDED');
+    expect(await record(served.url, 'r-plain')).toMatchObject({ status: 'interrupted' });
+    // At once: no wait for a lease, nor for the cancel's confirmation.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
