@@ -9,6 +9,7 @@ const tables = new WeakMap<Store, Promise<RunTable>>();
  * The runs tables of a store, made (and migrated) once per store: in its SQLite file, in its
  * PostgreSQL schema, or in memory for the memory store or a store of one's own. Runs a store kept
  * as key/value records (HubOS before its run engine) move into them at the first open.
+ * @internal
  */
 export function openRunTable(store: Store): Promise<RunTable> {
   let table = tables.get(store);

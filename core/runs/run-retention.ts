@@ -41,6 +41,7 @@ export const PRUNE_BATCH = 500;
 /**
  * Deletes at most one batch of ended runs the policy no longer keeps, oldest first; how many went.
  * Called again while it returns a full batch. Running and queued runs are never deleted.
+ * @internal
  */
 export async function pruneRuns(table: RunTable, policy: RunRetention, now = Date.now()): Promise<number> {
   const bounds: string[] = [];
@@ -55,7 +56,10 @@ export async function pruneRuns(table: RunTable, policy: RunRetention, now = Dat
   return table.deleteMany(await table.endedBefore(before, PRUNE_BATCH));
 }
 
-/** Deletes every ended run of `owner`, a batch at a time; how many went. */
+/**
+ * Deletes every ended run of `owner`, a batch at a time; how many went.
+ * @internal
+ */
 export async function eraseRunsOf(table: RunTable, owner: string): Promise<number> {
   let erased = 0;
   for (;;) {
