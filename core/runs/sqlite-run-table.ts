@@ -43,6 +43,13 @@ export class SqliteRunTable implements RunTable {
   readonly #endedBeforeOf: StatementSync;
   readonly #idAtRank: StatementSync;
   readonly #lists = new Map<string, StatementSync>();
+  /**
+   * Writes waiting for the next commit: every write of one turn of the event loop (the records and
+   * steps of all runs going on) goes in one transaction, each resolved once committed. A commit
+   * costs more than the rows in it.
+   */
+  #pending: PendingWrite[] = [];
+  #flushing: NodeJS.Immediate | undefined;
 
   constructor(db: DatabaseSync, label: string) {
     this.#db = db;
@@ -88,23 +95,29 @@ export class SqliteRunTable implements RunTable {
     this.#steps = db.prepare(`SELECT ${STEP_COLUMNS} FROM hubos_run_steps WHERE run_id = ? ORDER BY seq`);
   }
 
-  async insert(record: RunRecord): Promise<void> {
-    this.#run(() => this.#insert.run(...(toRow(record) as never[])));
+  insert(record: RunRecord): Promise<void> {
+    const row = toRow(record) as never[];
+    return this.#write(() => {
+      this.#insert.run(...row);
+    });
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
+    this.#flush();
     const row = this.#run(() => this.#get.get(id)) as RunRow | undefined;
     return row && fromRow(row);
   }
 
-  async progress(id: string, instance: string, steps: number, at: number): Promise<void> {
-    this.#run(() => this.#progress.run(steps, at, id, instance));
+  progress(id: string, instance: string, steps: number, at: number): Promise<void> {
+    return this.#write(() => {
+      this.#progress.run(steps, at, id, instance);
+    });
   }
 
-  async replace(record: RunRecord, from: RunClaim): Promise<boolean> {
+  replace(record: RunRecord, from: RunClaim): Promise<boolean> {
     const row = toRow(record);
-    const result = this.#run(() =>
-      this.#replace.run(
+    return this.#write(() => {
+      const result = this.#replace.run(
         record.status,
         record.instance ?? null,
         record.steps ?? 0,
@@ -117,13 +130,14 @@ export class SqliteRunTable implements RunTable {
         from.status,
         from.instance ?? null,
         from.instance ?? null,
-      ),
-    );
-    return Number(result.changes) > 0;
+      );
+      return Number(result.changes) > 0;
+    });
   }
 
   async claimQueued(instance: string, limit: number, at: number): Promise<RunRecord[]> {
     if (limit <= 0) return [];
+    this.#flush();
     return this.#run(() => {
       this.#db.exec('BEGIN IMMEDIATE');
       try {
@@ -142,18 +156,22 @@ export class SqliteRunTable implements RunTable {
   }
 
   async activeElsewhere(instance: string): Promise<RunRecord[]> {
+    this.#flush();
     return (this.#run(() => this.#elsewhere.all(instance)) as unknown as RunRow[]).map(fromRow);
   }
 
   async cancelRequested(instance: string): Promise<string[]> {
+    this.#flush();
     return (this.#run(() => this.#cancels.all(instance)) as { id: string }[]).map((row) => row.id);
   }
 
   async requestCancel(id: string): Promise<boolean> {
+    this.#flush();
     return Number(this.#run(() => this.#requestCancel.run(id)).changes) > 0;
   }
 
   async list(query: RunQuery): Promise<RunRecord[]> {
+    this.#flush();
     const { where, values } = listFilter(query);
     let statement = this.#lists.get(where);
     if (!statement) {
@@ -167,6 +185,7 @@ export class SqliteRunTable implements RunTable {
   }
 
   async delete(id: string): Promise<boolean> {
+    this.#flush();
     return this.#run(() => {
       this.#db.exec('BEGIN IMMEDIATE');
       try {
@@ -182,6 +201,7 @@ export class SqliteRunTable implements RunTable {
   }
 
   async endedBefore(before: string, limit: number, owner?: string): Promise<string[]> {
+    this.#flush();
     const rows = this.#run(() =>
       owner === undefined
         ? this.#endedBefore.all(before, limit)
@@ -191,11 +211,13 @@ export class SqliteRunTable implements RunTable {
   }
 
   async idAtRank(rank: number): Promise<string | undefined> {
+    this.#flush();
     return (this.#run(() => this.#idAtRank.get(rank)) as { id: string } | undefined)?.id;
   }
 
   async deleteMany(ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
+    this.#flush();
     return this.#run(() => {
       this.#db.exec('BEGIN IMMEDIATE');
       try {
@@ -213,21 +235,56 @@ export class SqliteRunTable implements RunTable {
     });
   }
 
-  async addSteps(steps: readonly RunStep[]): Promise<void> {
-    if (steps.length === 0) return;
-    this.#run(() => {
-      this.#db.exec('BEGIN IMMEDIATE');
-      try {
-        for (const step of steps) this.#addStep.run(...(stepToRow(step) as never[]));
-        this.#db.exec('COMMIT');
-      } catch (error) {
-        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-        throw error;
-      }
+  addSteps(steps: readonly RunStep[]): Promise<void> {
+    if (steps.length === 0) return Promise.resolve();
+    const rows = steps.map((step) => stepToRow(step) as never[]);
+    return this.#write(() => {
+      for (const row of rows) this.#addStep.run(...row);
     });
   }
 
+  #write<T>(apply: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({ apply, resolve: resolve as (value: unknown) => void, reject });
+      this.#flushing ??= setImmediate(() => this.#flush());
+    });
+  }
+
+  /** Commits the waiting writes in one transaction; if that fails, each is tried alone, so it fails alone. */
+  #flush(): void {
+    if (this.#flushing) clearImmediate(this.#flushing);
+    this.#flushing = undefined;
+    if (this.#pending.length === 0) return;
+    const writes = this.#pending;
+    this.#pending = [];
+    try {
+      const results = this.#transaction(() => writes.map((write) => write.apply()));
+      for (const [i, write] of writes.entries()) write.resolve(results[i]);
+    } catch {
+      for (const write of writes) {
+        try {
+          write.resolve(this.#run(() => this.#transaction(() => write.apply())));
+        } catch (error) {
+          write.reject(error);
+        }
+      }
+    }
+  }
+
+  #transaction<T>(work: () => T): T {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
   async steps(runId: string): Promise<RunStep[]> {
+    this.#flush();
     return (this.#run(() => this.#steps.all(runId)) as unknown as StepRow[]).map(stepFromRow);
   }
 
@@ -240,4 +297,10 @@ export class SqliteRunTable implements RunTable {
         : new HubosError('STORE_FAILED', `store ${this.#label}: ${errorMessage(error)}`, { cause: error });
     }
   }
+}
+
+interface PendingWrite {
+  apply: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
 }
