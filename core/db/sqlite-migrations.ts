@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { HubosError } from '../errors.ts';
+import { immediately } from './sqlite-transaction.ts';
 
 /** One step of the SQLite schema: applied once, in order, recorded in `hubos_migrations`. */
 export interface SqliteMigration {
@@ -15,8 +16,7 @@ export interface SqliteMigration {
  * HubOS is refused rather than written with an older schema.
  */
 export function migrateSqlite(db: DatabaseSync, migrations: readonly SqliteMigration[], path: string): void {
-  db.exec('BEGIN IMMEDIATE');
-  try {
+  immediately(db, () => {
     db.exec(
       'CREATE TABLE IF NOT EXISTS hubos_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
     );
@@ -36,9 +36,5 @@ export function migrateSqlite(db: DatabaseSync, migrations: readonly SqliteMigra
       db.exec(migration.sql);
       record.run(migration.version, migration.name, Date.now());
     }
-    db.exec('COMMIT');
-  } catch (error) {
-    if (db.isTransaction) db.exec('ROLLBACK');
-    throw error;
-  }
+  });
 }

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { immediately } from '../db/sqlite-transaction.ts';
 import { errorMessage, HubosError } from '../errors.ts';
 import type { RunRecord } from './run-record.ts';
 import {
@@ -138,21 +139,16 @@ export class SqliteRunTable implements RunTable {
   async claimQueued(instance: string, limit: number, at: number): Promise<RunRecord[]> {
     if (limit <= 0) return [];
     this.#flush();
-    return this.#run(() => {
-      this.#db.exec('BEGIN IMMEDIATE');
-      try {
+    return this.#run(() =>
+      immediately(this.#db, () => {
         const ids = this.#queued.all(limit) as { id: string }[];
         const taken = ids.flatMap(({ id }) => {
           const row = this.#take.get(instance, at, at, id) as RunRow | undefined;
           return row ? [fromRow(row)] : [];
         });
-        this.#db.exec('COMMIT');
         return taken;
-      } catch (error) {
-        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-        throw error;
-      }
-    });
+      }),
+    );
   }
 
   async activeElsewhere(instance: string): Promise<RunRecord[]> {
@@ -186,18 +182,13 @@ export class SqliteRunTable implements RunTable {
 
   async delete(id: string): Promise<boolean> {
     this.#flush();
-    return this.#run(() => {
-      this.#db.exec('BEGIN IMMEDIATE');
-      try {
+    return this.#run(() =>
+      immediately(this.#db, () => {
         this.#deleteSteps.run(id);
         const deleted = Number(this.#deleteRun.run(id).changes) > 0;
-        this.#db.exec('COMMIT');
         return deleted;
-      } catch (error) {
-        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-        throw error;
-      }
-    });
+      }),
+    );
   }
 
   async endedBefore(before: string, limit: number, owner?: string): Promise<string[]> {
@@ -218,21 +209,16 @@ export class SqliteRunTable implements RunTable {
   async deleteMany(ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     this.#flush();
-    return this.#run(() => {
-      this.#db.exec('BEGIN IMMEDIATE');
-      try {
+    return this.#run(() =>
+      immediately(this.#db, () => {
         let deleted = 0;
         for (const id of ids) {
           this.#deleteSteps.run(id);
           deleted += Number(this.#deleteRun.run(id).changes);
         }
-        this.#db.exec('COMMIT');
         return deleted;
-      } catch (error) {
-        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-        throw error;
-      }
-    });
+      }),
+    );
   }
 
   addSteps(steps: readonly RunStep[]): Promise<void> {
@@ -258,28 +244,16 @@ export class SqliteRunTable implements RunTable {
     const writes = this.#pending;
     this.#pending = [];
     try {
-      const results = this.#transaction(() => writes.map((write) => write.apply()));
+      const results = immediately(this.#db, () => writes.map((write) => write.apply()));
       for (const [i, write] of writes.entries()) write.resolve(results[i]);
     } catch {
       for (const write of writes) {
         try {
-          write.resolve(this.#run(() => this.#transaction(() => write.apply())));
+          write.resolve(this.#run(() => immediately(this.#db, () => write.apply())));
         } catch (error) {
           write.reject(error);
         }
       }
-    }
-  }
-
-  #transaction<T>(work: () => T): T {
-    this.#db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      this.#db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-      throw error;
     }
   }
 

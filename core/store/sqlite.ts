@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { immediately } from '../db/sqlite-transaction.ts';
 import { errorMessage, HubosError } from '../errors.ts';
 import {
   checkEntriesOptions,
@@ -173,28 +174,16 @@ export class SqliteStore implements Store {
     this.#latest = new Map();
     const now = Date.now();
     try {
-      const results = this.#transaction(() => units.map((unit) => this.#apply(unit, now)));
+      const results = immediately(this.#db, () => units.map((unit) => this.#apply(unit, now)));
       for (const [i, unit] of units.entries()) unit.done.resolve(results[i]!);
     } catch {
       for (const unit of units) {
         try {
-          unit.done.resolve(this.#run(() => this.#transaction(() => this.#apply(unit, now))));
+          unit.done.resolve(this.#run(() => immediately(this.#db, () => this.#apply(unit, now))));
         } catch (error) {
           unit.done.reject(error);
         }
       }
-    }
-  }
-
-  #transaction<T>(work: () => T): T {
-    this.#db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      this.#db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-      throw error;
     }
   }
 

@@ -66,6 +66,23 @@ async function frames(response: Response): Promise<{ id?: string; event: string;
     });
 }
 
+/** A tool call's approval request still waiting, as the store keeps it. */
+function pendingApproval(runId: string, now: string) {
+  return {
+    runId,
+    agent: 'helper',
+    principal: 'local',
+    step: 1,
+    callId: 'call-1',
+    tool: 'echo',
+    input: { text: 'x' },
+    permissions: [],
+    requestedAt: now,
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    status: 'pending',
+  };
+}
+
 describe('durable run records', () => {
   it('gives a JSON run a record from its first moment, readable and cancellable by id', async () => {
     const served = await serve([{ toolCalls: [{ name: 'wait' }] }, 'never']);
@@ -225,19 +242,7 @@ describe('a run whose instance died', () => {
     }
     await store.set('hubos:runs:queued', 'r-queued', { input: 'go on' });
     // The interrupted run was waiting for a human: its approval will never be acted on.
-    await store.set('approvals', 'r-running/call-1', {
-      runId: 'r-running',
-      agent: 'helper',
-      principal: 'local',
-      step: 1,
-      callId: 'call-1',
-      tool: 'echo',
-      input: { text: 'x' },
-      permissions: [],
-      requestedAt: now,
-      expiresAt: new Date(Date.now() + 60_000).toISOString(),
-      status: 'pending',
-    });
+    await store.set('approvals', 'r-running/call-1', pendingApproval('r-running', now));
     await store.close();
 
     const model = new ScriptedModel(['picked up']);
@@ -303,19 +308,7 @@ describe('a decision or a cancel reaching a run whose instance died', () => {
         instance: ghost,
         createdAt: now,
       });
-    await kernel.store.set('approvals', 'r-asking/call-1', {
-      runId: 'r-asking',
-      agent: 'helper',
-      principal: 'local',
-      step: 1,
-      callId: 'call-1',
-      tool: 'echo',
-      input: { text: 'x' },
-      permissions: [],
-      requestedAt: now,
-      expiresAt: new Date(Date.now() + 60_000).toISOString(),
-      status: 'pending',
-    });
+    await kernel.store.set('approvals', 'r-asking/call-1', pendingApproval('r-asking', now));
 
     const started = Date.now();
     const decided = await post(`${served.url}/api/runs/r-asking/approvals/call-1`, { approved: true });
