@@ -59,14 +59,15 @@ export class SqliteStore implements Store {
       );
       this.#delete = this.#db.prepare('DELETE FROM kv WHERE namespace = ? AND key = ?');
       this.#list = this.#db.prepare(
-        // The range lets SQLite use the primary key index; the substr check keeps it exact.
-        'SELECT key FROM kv WHERE namespace = ?1 AND key >= ?2 AND key < ?2 || char(1114111) AND substr(key, 1, length(?2)) = ?2 ORDER BY key',
+        // The range lets SQLite use the primary key index; the substr check keeps it exact. Plain
+        // `?` with the prefix passed four times: Node 22's and 24.0's node:sqlite cannot bind `?NNN`.
+        'SELECT key FROM kv WHERE namespace = ? AND key >= ? AND key < ? || char(1114111) AND substr(key, 1, length(?)) = ? ORDER BY key',
       );
-      // The same range, less the keys with the delimiter (?3, '' for none) past the prefix; a
-      // limit of -1 is none. Newest first for `fromEnd`: SQLite walks the index backwards.
+      // The same range, less the keys with the delimiter ('' for none) past the prefix; a limit of
+      // -1 is none. Newest first for `fromEnd`: SQLite walks the index backwards.
       const entries = (order: 'ASC' | 'DESC') =>
         this.#db.prepare(
-          `SELECT key, value FROM kv WHERE namespace = ?1 AND key >= ?2 AND key < ?2 || char(1114111) AND substr(key, 1, length(?2)) = ?2 AND (?3 = '' OR instr(substr(key, length(?2) + 1), ?3) = 0) ORDER BY key ${order} LIMIT ?4`,
+          `SELECT key, value FROM kv WHERE namespace = ? AND key >= ? AND key < ? || char(1114111) AND substr(key, 1, length(?)) = ? AND (? = '' OR instr(substr(key, length(?) + 1), ?) = 0) ORDER BY key ${order} LIMIT ?`,
         );
       this.#entries = entries('ASC');
       this.#entriesFromEnd = entries('DESC');
@@ -148,7 +149,9 @@ export class SqliteStore implements Store {
 
   async list(namespace: string, prefix = ''): Promise<string[]> {
     this.#flush();
-    const rows = this.#run(() => this.#list.all(namespace, prefix)) as { key: string }[];
+    const rows = this.#run(() => this.#list.all(namespace, prefix, prefix, prefix, prefix)) as {
+      key: string;
+    }[];
     return rows.map((row) => row.key);
   }
 
@@ -158,7 +161,17 @@ export class SqliteStore implements Store {
     const fromEnd = options.fromEnd === true && options.limit !== undefined;
     const statement = fromEnd ? this.#entriesFromEnd : this.#entries;
     const rows = this.#run(() =>
-      statement.all(namespace, prefix, options.delimiter ?? '', options.limit ?? -1),
+      statement.all(
+        namespace,
+        prefix,
+        prefix,
+        prefix,
+        prefix,
+        options.delimiter ?? '',
+        prefix,
+        options.delimiter ?? '',
+        options.limit ?? -1,
+      ),
     ) as { key: string; value: string }[];
     if (fromEnd) rows.reverse();
     return rows.map((row) => ({ key: row.key, value: JSON.parse(row.value) as StoreValue }));

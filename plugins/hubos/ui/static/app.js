@@ -969,7 +969,8 @@ async function send(input) {
     if (state.controller === controller) state.controller = undefined;
     saveChat(agent.name, chat);
     if (state.agent === agent) setRunning(false);
-    el.message.focus();
+    // Back to the message box, unless the focus is on an error just shown (a decision refused).
+    if (!document.activeElement?.matches('[role="alert"]')) el.message.focus();
   }
 }
 
