@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.ts';
+import { readEntries, type Store } from '../store/store.ts';
 import type { RunRecord } from './run-record.ts';
 import type { RunTable } from './run-table.ts';
 
@@ -14,14 +14,18 @@ const QUEUED_INPUTS = 'hubos:runs:queued';
  */
 export async function importStoredRuns(store: Store, table: RunTable): Promise<number> {
   let moved = 0;
+  // Each namespace in one read: a store holding many old runs is not read a query per run.
+  const inputs = new Map(
+    (await readEntries(store, QUEUED_INPUTS)).map(({ key, value }) => [
+      key,
+      (value as { input?: string }).input,
+    ]),
+  );
   for (const namespace of [ENDED, ACTIVE]) {
-    for (const id of await store.list(namespace)) {
-      const record = (await store.get(namespace, id)) as unknown as RunRecord | undefined;
+    for (const { key: id, value } of await readEntries(store, namespace)) {
+      const record = value as unknown as RunRecord;
       if (record?.id && record.status && record.createdAt) {
-        const input =
-          record.status === 'queued'
-            ? ((await store.get(QUEUED_INPUTS, id)) as { input?: string } | undefined)?.input
-            : undefined;
+        const input = record.status === 'queued' ? inputs.get(id) : undefined;
         await table.insert({ ...record, ...(input !== undefined ? { input } : {}) });
         moved++;
       }

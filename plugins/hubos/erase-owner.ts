@@ -1,4 +1,4 @@
-import type { Store } from '../../core/index.ts';
+import { readEntries, type Store } from '../../core/index.ts';
 import { eraseRunsOf, openRunTable } from '../../core/internal.ts';
 
 /** What an erasure removed: counts of each kind of record. */
@@ -19,7 +19,7 @@ const TASK_RUNS = 'hubos:a2a:task-runs';
 /**
  * Removes everything `owner` has in the store: its ended runs and their steps, its sessions' messages
  * (of every agent named), its approvals and its A2A tasks. Runs still going are left and counted.
- * Records other than runs are key/value entries: read one by one, which an admin erasure may afford.
+ * Records other than runs are key/value entries, each namespace read in one statement.
  */
 export async function eraseOwner(store: Store, owner: string, agents: readonly string[]): Promise<Erased> {
   const table = await openRunTable(store);
@@ -38,14 +38,13 @@ export async function eraseOwner(store: Store, owner: string, agents: readonly s
     for (const key of keys) if (await store.delete(namespace, key)) sessionMessages++;
   }
   let approvals = 0;
-  for (const key of await store.list(APPROVALS)) {
-    const record = (await store.get(APPROVALS, key)) as { principal?: string } | undefined;
-    if ((record?.principal ?? 'local') === owner && (await store.delete(APPROVALS, key))) approvals++;
+  for (const { key, value } of await readEntries(store, APPROVALS)) {
+    const record = value as { principal?: string };
+    if ((record.principal ?? 'local') === owner && (await store.delete(APPROVALS, key))) approvals++;
   }
   let tasks = 0;
-  for (const key of await store.list(TASKS)) {
-    const stored = (await store.get(TASKS, key)) as { owner?: string } | undefined;
-    if (stored?.owner !== owner) continue;
+  for (const { key, value } of await readEntries(store, TASKS)) {
+    if ((value as { owner?: string }).owner !== owner) continue;
     await store.delete(TASK_RUNS, key);
     if (await store.delete(TASKS, key)) tasks++;
   }
