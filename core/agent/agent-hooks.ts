@@ -18,6 +18,11 @@ export interface RunContext {
   via?: CallSurface;
   input: string;
   signal: AbortSignal;
+  /**
+   * In a run resumed after its instance died: the calls in flight that had not started. Their
+   * stored approval is adopted (still pending: waited for; decided meanwhile: acted on), not asked anew.
+   */
+  resumedCalls?: ReadonlySet<string> | undefined;
 }
 
 /** One model call of a run: what `beforeModelCall`, `wrapModelCall` and `afterModelCall` taps get. */

@@ -11,11 +11,12 @@ import { streamEvents } from './event-queue.ts';
 import type { AgentEvent, RunResult, StopReason, ToolCallRecord } from './events.ts';
 import { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './messages.ts';
 import { callModel } from './model-call.ts';
+import { callsInFlight, outcomeUnknown, type RunResume, splitSession } from './resume.ts';
 import type { Sessions } from './sessions.ts';
 import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
 import { activeContext, failSpan, startSpan } from './telemetry.ts';
 import type { RunToolCall } from './tool-pipeline.ts';
-import { type RunInteraction, runToolCalls, type ToolRunnerDeps } from './tool-runner.ts';
+import { type RunInteraction, runToolCalls, type ToolRunnerDeps, toMessage } from './tool-runner.ts';
 
 /** The kernel's handle on an agent's tool set (not part of the public API). */
 export const SET_TOOLS = Symbol('hubos.agent.setTools');
@@ -72,6 +73,20 @@ export interface RunOptions {
    * answer whole (`ModelRequest.stream: false`). Events are the same; a step's text is one delta.
    */
   streaming?: boolean;
+  /**
+   * Called, and awaited, with the run's messages not yet given to it: after a model answer that asks
+   * for tools (before they run) and after those tools (before the next model call). The run engine
+   * keeps them, so that another instance can resume the run if this one dies.
+   */
+  checkpoint?: (entry: RunCheckpoint) => Promise<void>;
+  /** Continues an earlier attempt of this run (same `runId`) from the messages its checkpoints kept. */
+  resume?: RunResume;
+}
+
+/** What `RunOptions.checkpoint` is given: the messages that step `step` added since the last one. */
+export interface RunCheckpoint {
+  step: number;
+  messages: Message[];
 }
 
 /**
@@ -237,10 +252,14 @@ export class Agent implements AgentHandle {
       activeContext(),
     );
     const maxSteps = options.maxSteps ?? this.spec.maxSteps ?? DEFAULT_MAX_STEPS;
-    const added: Message[] = [
-      ...(options.toolResults ?? []),
-      ...(input.trim() !== '' ? [{ role: 'user' as const, content: input }] : []),
-    ];
+    const { resume } = options;
+    // The run's own messages: a resumed run's kept ones, else the caller's tool results and input.
+    const added: Message[] = resume
+      ? [...resume.messages]
+      : [
+          ...(options.toolResults ?? []),
+          ...(input.trim() !== '' ? [{ role: 'user' as const, content: input }] : []),
+        ];
     const clientNames = new Set(options.clientTools?.map((tool) => tool.name));
     const definitions = options.clientTools?.length
       ? [...tools.definitions, ...options.clientTools]
@@ -252,8 +271,19 @@ export class Agent implements AgentHandle {
     let stopReason: StopReason = 'max-steps';
     let text = '';
     let afterRunCalled = false;
-    const persist = async (messages: Message[]) => {
-      if (options.sessionId !== undefined) await sessions.append(this.id, options.sessionId, messages);
+    // How many of `added` the session holds, and how many the run's checkpoints were given.
+    let persisted = 0;
+    let kept = resume ? added.length : 0;
+    const persist = async () => {
+      if (options.sessionId !== undefined && added.length > persisted)
+        await sessions.append(this.id, options.sessionId, added.slice(persisted));
+      persisted = added.length;
+    };
+    const checkpoint = async (step: number, inStep: readonly Message[]) => {
+      if (!options.checkpoint) return;
+      const messages = [...added.slice(kept), ...inStep];
+      kept = added.length + inStep.length;
+      await options.checkpoint({ step, messages });
     };
     const result = (status: RunResult['status'], error?: RunResult['error']): RunResult => ({
       runId: run.runId,
@@ -269,18 +299,85 @@ export class Agent implements AgentHandle {
       ...(pendingToolCalls.length > 0 ? { pendingToolCalls } : {}),
       ...(error ? { error } : {}),
     });
+    // Tokens a tool spent (a sub-agent's) count as this run's.
+    const toolDeps = {
+      ...this.#toolDeps(tools.map),
+      ...(options.interaction ? { interaction: options.interaction } : {}),
+      addUsage: (more: Partial<Usage>) => {
+        usage = addUsage(usage, more);
+      },
+    };
+    // A step's tools have answered: kept, stored in the session, reported.
+    const finishStep = async (step: number, calls: readonly ToolCall[], records: ToolCallRecord[]) => {
+      const messages = records.map(toMessage);
+      toolCalls.push(...records);
+      if (calls.length > 0) await checkpoint(step, messages);
+      added.push(...messages);
+      await persist();
+    };
 
-    emit({
-      type: 'run-start',
-      runId: run.runId,
-      agent: this.id,
-      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
-      model: this.modelRef,
-    });
+    if (!resume)
+      emit({
+        type: 'run-start',
+        runId: run.runId,
+        agent: this.id,
+        ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+        model: this.modelRef,
+      });
     try {
-      const history = options.sessionId !== undefined ? await sessions.load(this.id, options.sessionId) : [];
-      await persist(added);
+      let history: Message[] = [];
+      if (options.sessionId !== undefined) {
+        const session = await sessions.load(this.id, options.sessionId);
+        if (resume) {
+          const split = splitSession(session, added);
+          history = split.history;
+          persisted = split.persisted;
+        } else history = session;
+      }
+      const inFlight = resume ? callsInFlight(added) : [];
+      steps = added.filter((message) => message.role === 'assistant').length;
+      // The finished steps of an earlier attempt reach the session now; the one in flight when it ends.
+      if (inFlight.length > 0) {
+        const open = added.pop()!;
+        await persist();
+        added.push(open);
+      } else await persist();
       if (this.hooks.beforeRun.isUsed()) await this.hooks.beforeRun.promise(run);
+      if (inFlight.length > 0) {
+        // The calls the dead instance was making: run again those that surely had not started or
+        // may run twice; the model hears that the others' outcome is unknown.
+        const step = steps;
+        const again = inFlight.filter(
+          (call) => resume?.rerun?.has(call.id) || tools.map.get(call.name)?.idempotent === true,
+        );
+        const ran = again.length
+          ? (
+              await runToolCalls(
+                toolDeps,
+                { ...run, resumedCalls: resume?.rerun },
+                step,
+                again,
+                spanCtx,
+                emit,
+              )
+            ).records
+          : [];
+        const records = inFlight.map((call) => {
+          const record = ran.find((done) => done.id === call.id);
+          if (record) return record;
+          const unknown = outcomeUnknown(call);
+          emit({ type: 'tool-result', runId: run.runId, step, call: unknown });
+          return unknown;
+        });
+        await finishStep(step, inFlight, records);
+        emit({
+          type: 'step-finish',
+          runId: run.runId,
+          step,
+          finishReason: 'tool-calls',
+          usage: emptyUsage(),
+        });
+      }
       while (steps < maxSteps) {
         signal.throwIfAborted();
         steps++;
@@ -298,26 +395,22 @@ export class Agent implements AgentHandle {
         const response = await callModel(this.hooks, this.model, { run, step, request }, emit, spanCtx);
         usage = addUsage(usage, response.usage);
         text = response.message.content || text;
-        const stepMessages: Message[] = [response.message];
         const calls = response.message.toolCalls ?? [];
         // Client tools are not run here: the caller runs them and answers next run.
         pendingToolCalls = calls.filter((call) => clientNames.has(call.name));
         const serverCalls = calls.filter((call) => !clientNames.has(call.name));
+        // Kept before the tools run: an instance resuming the run knows which calls were in flight.
         if (serverCalls.length > 0) {
-          // Tokens a tool spent (a sub-agent's) count as this run's.
-          const deps = {
-            ...this.#toolDeps(tools.map),
-            ...(options.interaction ? { interaction: options.interaction } : {}),
-            addUsage: (more: Partial<Usage>) => {
-              usage = addUsage(usage, more);
-            },
-          };
-          const outcome = await runToolCalls(deps, run, step, serverCalls, spanCtx, emit);
-          toolCalls.push(...outcome.records);
-          stepMessages.push(...outcome.messages);
+          await checkpoint(step, [response.message]);
+          // A cancel that came while it was kept: no tool starts after it.
+          signal.throwIfAborted();
         }
-        added.push(...stepMessages);
-        await persist(stepMessages);
+        added.push(response.message);
+        const outcome =
+          serverCalls.length > 0
+            ? await runToolCalls(toolDeps, run, step, serverCalls, spanCtx, emit)
+            : { records: [] };
+        await finishStep(step, serverCalls, outcome.records);
         emit({
           type: 'step-finish',
           runId: run.runId,

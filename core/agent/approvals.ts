@@ -109,13 +109,23 @@ export class Approvals {
    */
   request(
     request: ApprovalRequest,
-    options: { signal: AbortSignal; timeoutMs: number; onOpen?: (record: ApprovalRecord) => void },
+    options: {
+      signal: AbortSignal;
+      timeoutMs: number;
+      onOpen?: (record: ApprovalRecord) => void;
+      /** The request as stored by an earlier attempt of the run: waited for as it is, not asked anew. */
+      adopt?: ApprovalRecord;
+    },
   ): Promise<ApprovalRecord> {
-    const { signal } = options;
+    const { signal, adopt } = options;
+    if (adopt && adopt.status !== 'pending') return Promise.resolve(adopt);
     // setTimeout fires at once past 2^31-1 ms (about 24 days): cap rather than expire immediately.
-    const timeoutMs = Math.min(Math.max(options.timeoutMs, 1), 2_147_483_647);
     const started = Date.now();
-    const record: ApprovalRecord = {
+    const timeoutMs = Math.min(
+      Math.max(adopt ? Date.parse(adopt.expiresAt) - started : options.timeoutMs, 1),
+      2_147_483_647,
+    );
+    const record: ApprovalRecord = adopt ?? {
       ...request,
       status: 'pending',
       requestedAt: new Date(started).toISOString(),
@@ -166,7 +176,8 @@ export class Approvals {
     if (signal.aborted) onAbort();
     waiter.written = (async () => {
       try {
-        markStored(await this.#write(record));
+        // An adopted request is stored already: writing it again could undo a decision made meanwhile.
+        markStored(adopt ? true : await this.#write(record));
         options.onOpen?.(record);
         const outcome = await decided;
         return outcome.stored ? outcome.final : await this.#settleStored(record, outcome.final);

@@ -19,6 +19,8 @@ export async function askInRun(
   emit: (event: AgentEvent) => void,
 ): Promise<ApprovalRecord> {
   const { callId, tool } = ask;
+  // A resumed run's call that was waiting: the approval already stored is the one to wait for.
+  const stored = run.resumedCalls?.has(callId) ? await deps.approvals.get(run.runId, callId) : undefined;
   const final = await deps.approvals.request(
     {
       runId: run.runId,
@@ -31,6 +33,7 @@ export async function askInRun(
     {
       signal,
       timeoutMs: deps.approvalTimeoutMs,
+      ...(stored ? { adopt: stored } : {}),
       onOpen: (record) =>
         emit({
           type: 'approval-request',

@@ -115,7 +115,8 @@ async function runToolCall(
     : { ...call, ok: false, error: result.error, durationMs };
 }
 
-function toMessage(record: ToolCallRecord): Message {
+/** What the model reads of a call's outcome. */
+export function toMessage(record: ToolCallRecord): Message {
   if (record.ok && record.content) {
     // The parts in words are what every provider can read; `parts` serves those that take more.
     const text = contentToText(record.content);

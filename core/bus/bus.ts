@@ -40,6 +40,8 @@ export interface Bus {
    * appended, until `signal` aborts. An `after` id that is no longer kept starts at the oldest kept.
    */
   follow(log: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogEntry>;
+  /** The log's newest entry (undefined: an empty or unknown log). */
+  last(log: string): Promise<LogEntry | undefined>;
   /** Drops the log `ttlMs` from now (a finished run's events stay readable that long). */
   expire(log: string, ttlMs: number): Promise<void>;
 

@@ -84,6 +84,10 @@ export class LocalBus implements Bus {
     }
   }
 
+  async last(name: string): Promise<LogEntry | undefined> {
+    return this.#logs.get(name)?.entries.at(-1);
+  }
+
   async expire(name: string, ttlMs: number): Promise<void> {
     const log = this.#log(name);
     clearTimeout(log.expiry);

@@ -100,6 +100,14 @@ export class RedisBus implements Bus {
     }
   }
 
+  async last(log: string): Promise<LogEntry | undefined> {
+    const [newest] = await this.#main.xrevrange(this.#key('log', log), '+', '-', 'COUNT', 1);
+    if (!newest) return undefined;
+    const [id, fields] = newest;
+    const text = fields[fields.indexOf('e') + 1];
+    return text === undefined ? undefined : { id, entry: JSON.parse(text) };
+  }
+
   async expire(log: string, ttlMs: number): Promise<void> {
     await this.#main.pexpire(this.#key('log', log), Math.max(0, Math.round(ttlMs)));
   }

@@ -1,6 +1,9 @@
 import type { RunRecord } from './run-record.ts';
 import {
   fromRow,
+  type JournalEntry,
+  type JournalRow,
+  journalFromRow,
   listFilter,
   RUN_COLUMNS,
   RUN_LIST_COLUMNS,
@@ -37,17 +40,19 @@ export class PostgresRunTable implements RunTable {
   readonly #query: PostgresQuery;
   readonly #runs: string;
   readonly #steps: string;
+  readonly #journal: string;
 
   constructor(query: PostgresQuery, schema: string) {
     this.#query = query;
     const quoted = `"${schema.replaceAll('"', '""')}"`;
     this.#runs = `${quoted}.hubos_runs`;
     this.#steps = `${quoted}.hubos_run_steps`;
+    this.#journal = `${quoted}.hubos_run_journal`;
   }
 
   async insert(record: RunRecord): Promise<void> {
     await this.#query(
-      `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?')})
+      `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?')})
        ON CONFLICT (id) DO NOTHING`,
       toRow(record),
     );
@@ -71,8 +76,8 @@ export class PostgresRunTable implements RunTable {
     const row = toRow(record);
     const { rowCount } = await this.#query(
       `UPDATE ${this.#runs} SET status = $1, instance = $2, steps = $3, result = $4, error = $5, started_at = $6,
-         updated_at = $7, finished_at = $8, cancel_requested = 0
-       WHERE id = $9 AND status = $10 AND ($11::text IS NULL OR instance = $11)`,
+         updated_at = $7, finished_at = $8, resumes = $9, cancel_requested = 0
+       WHERE id = $10 AND status = $11 AND ($12::text IS NULL OR instance = $12)`,
       [
         record.status,
         record.instance ?? null,
@@ -82,6 +87,7 @@ export class PostgresRunTable implements RunTable {
         row[12],
         row[13],
         row[14],
+        record.resumes ?? 0,
         record.id,
         from.status,
         from.instance ?? null,
@@ -140,6 +146,7 @@ export class PostgresRunTable implements RunTable {
   async delete(id: string): Promise<boolean> {
     const { rows } = await this.#query<{ deleted: number | string }>(
       `WITH steps AS (DELETE FROM ${this.#steps} WHERE run_id = $1),
+         journal AS (DELETE FROM ${this.#journal} WHERE run_id = $1),
          gone AS (DELETE FROM ${this.#runs} WHERE id = $1 RETURNING 1)
        SELECT count(*) AS deleted FROM gone`,
       [id],
@@ -168,6 +175,7 @@ export class PostgresRunTable implements RunTable {
     if (ids.length === 0) return 0;
     const { rows } = await this.#query<{ deleted: number | string }>(
       `WITH steps AS (DELETE FROM ${this.#steps} WHERE run_id = ANY($1::text[])),
+         journal AS (DELETE FROM ${this.#journal} WHERE run_id = ANY($1::text[])),
          gone AS (DELETE FROM ${this.#runs} WHERE id = ANY($1::text[]) RETURNING 1)
        SELECT count(*) AS deleted FROM gone`,
       [ids],
@@ -196,5 +204,25 @@ export class PostgresRunTable implements RunTable {
       [runId],
     );
     return rows.map(stepFromRow);
+  }
+
+  async journal(entry: JournalEntry): Promise<void> {
+    await this.#query(
+      `INSERT INTO ${this.#journal} (run_id, seq, step, messages) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (run_id, seq) DO NOTHING`,
+      [entry.runId, entry.seq, entry.step, JSON.stringify(entry.messages)],
+    );
+  }
+
+  async readJournal(runId: string): Promise<JournalEntry[]> {
+    const { rows } = await this.#query<JournalRow>(
+      `SELECT run_id, seq, step, messages FROM ${this.#journal} WHERE run_id = $1 ORDER BY seq`,
+      [runId],
+    );
+    return rows.map(journalFromRow);
+  }
+
+  async dropJournal(runId: string): Promise<void> {
+    await this.#query(`DELETE FROM ${this.#journal} WHERE run_id = $1`, [runId]);
   }
 }

@@ -1,5 +1,7 @@
-import type { Agent, RunOptions } from '../agent/agent.ts';
+import type { Agent, RunCheckpoint, RunOptions } from '../agent/agent.ts';
 import type { AgentEvent } from '../agent/events.ts';
+import type { Message } from '../agent/messages.ts';
+import type { RunResume } from '../agent/resume.ts';
 import type { Bus } from '../bus/bus.ts';
 import { errorMessage, HubosError } from '../errors.ts';
 import type { Instance } from '../instance.ts';
@@ -26,7 +28,10 @@ export interface RunStartOptions {
   /** Hears each event of the run from the first (with its number in the run). */
   listener?: RunListener;
   /** More options for the agent's run (AG-UI's client tools and tool results). */
-  run?: Omit<RunOptions, 'runId' | 'signal' | 'principal' | 'sessionId' | 'onEvent'>;
+  run?: Omit<
+    RunOptions,
+    'runId' | 'signal' | 'principal' | 'sessionId' | 'onEvent' | 'checkpoint' | 'resume'
+  >;
 }
 
 /** What a recorded run does: runs under the record's id and signal, reporting its events. */
@@ -66,6 +71,8 @@ interface LiveRun {
   listeners: Set<RunListener>;
   seq: number;
   steps: StepRecorder;
+  /** The last entry of its journal (what another instance would resume it from). */
+  kept: number;
   /** Store writes of this run, one after another. */
   writes: Promise<void>;
   /** Stops listening to the caller's signal. */
@@ -78,6 +85,8 @@ interface LiveRun {
 const QUEUED_CHANNEL = 'runs:queued';
 /** Tells the instance running a run that a cancel was asked (the record's flag says it too). */
 const CANCEL_CHANNEL = 'runs:cancel';
+/** A run whose instances keep dying while running it is stopped after this many resumes. */
+const MAX_RESUMES = 3;
 
 /**
  * The run engine: every run, from its first moment, whichever face started it. Its record is a row
@@ -141,7 +150,10 @@ export class RunEngine {
    * stored (so any instance can read it), while the run goes on in the background.
    */
   async start(agent: Agent, input: string, options: RunStartOptions): Promise<RunRecord> {
-    return this.record({ ...options, name: agent.id, input }, (ctx) =>
+    // A run with client tools or answers to them depends on its caller: it cannot go on without it.
+    const run = options.run;
+    const resumable = !run?.clientTools?.length && !run?.toolResults?.length && !run?.interaction;
+    return this.#record({ ...options, name: agent.id, input }, resumable, (ctx) =>
       this.#runAgent(agent, input, ctx, { ...options, via: options.via ?? 'rest' }),
     );
   }
@@ -151,6 +163,10 @@ export class RunEngine {
    * marked interrupted if the instance dies, like an agent's run. Resolves once the record is stored.
    */
   async record(options: RecordedRunOptions, drive: RunDriver): Promise<RunRecord> {
+    return this.#record(options, false, drive);
+  }
+
+  async #record(options: RecordedRunOptions, resumable: boolean, drive: RunDriver): Promise<RunRecord> {
     const now = new Date().toISOString();
     const record: RunRecord = {
       id: newRunId(),
@@ -164,6 +180,7 @@ export class RunEngine {
       ...(options.input !== undefined ? { input: options.input } : {}),
       createdAt: now,
       startedAt: now,
+      ...(resumable ? { resumable } : {}),
     };
     this.#listen();
     const live = this.#open(record, options.signal);
@@ -184,8 +201,12 @@ export class RunEngine {
     agent: Agent,
     input: string,
     ctx: Parameters<RunDriver>[0],
-    options: Pick<RunStartOptions, 'run' | 'sessionId' | 'principal'> & { via: RunSurface },
+    options: Pick<RunStartOptions, 'run' | 'sessionId' | 'principal'> & {
+      via: RunSurface;
+      resume?: RunResume;
+    },
   ): Promise<unknown> {
+    const live = this.#live.get(ctx.runId);
     const owner = options.principal.id;
     // run() with onEvent, not stream(): no queue between the loop and the listeners.
     return agent
@@ -199,6 +220,8 @@ export class RunEngine {
         principal: owner,
         ...(options.sessionId ? { sessionId: sessionKey(owner, options.sessionId) } : {}),
         onEvent: ctx.onEvent,
+        ...(live?.record.resumable ? { checkpoint: (entry: RunCheckpoint) => this.#keep(live, entry) } : {}),
+        ...(options.resume ? { resume: options.resume } : {}),
       })
       .catch((error: unknown) => {
         if (!HubosError.is(error) || !error.details.result) throw error;
@@ -220,6 +243,7 @@ export class RunEngine {
       steps: 0,
       input,
       createdAt: new Date().toISOString(),
+      resumable: true,
     };
     await (await this.table()).insert(record);
     // A doorbell only: an instance that misses it finds the run at its next look.
@@ -282,8 +306,62 @@ export class RunEngine {
       const holder = record.instance;
       if (record.status !== 'running' || !holder) continue;
       if (!alive.has(holder)) alive.set(holder, await instance.isAlive(holder));
-      if (!alive.get(holder)) await this.#interrupt(record);
+      if (!alive.get(holder)) await this.#takeOver(record);
     }
+  }
+
+  /**
+   * A running run whose instance died: resumed here from its journal when it can be (an agent's run
+   * this instance serves, resumed fewer than MAX_RESUMES times), else marked `interrupted`. Resolves
+   * with the record as it now stands; undefined when another instance took it first.
+   */
+  async #takeOver(record: RunRecord): Promise<RunRecord | undefined> {
+    const agent = this.#options.resolveAgent(record.agent);
+    const resumes = record.resumes ?? 0;
+    if (!record.resumable || !agent || this.#draining || resumes >= MAX_RESUMES || !record.input)
+      return this.#interrupt(record, whyNotResumed(record, agent !== undefined, this.#draining));
+    const table = await this.table();
+    // Calls that were waiting for a human had not started: read before the run is ours, so a
+    // decision arriving from now on is one the resumed run acts on.
+    const waiting = await agent.approvals.list(record.id).catch(() => []);
+    const now = new Date().toISOString();
+    const taken: RunRecord = { ...record, instance: this.instanceId, resumes: resumes + 1, updatedAt: now };
+    if (!(await table.replace(taken, { status: 'running', instance: record.instance }))) return undefined;
+    const journal = await table.readJournal(record.id);
+    const messages: Message[] = journal.flatMap((entry) => entry.messages);
+    // Nothing kept yet: it died in its first model call, which is made again from the input.
+    if (messages.length === 0) messages.push({ role: 'user', content: record.input });
+    const live = this.#open(taken, undefined);
+    live.kept = journal.at(-1)?.seq ?? 0;
+    live.seq = await this.#events.lastSeq(record.id).catch(() => 0);
+    live.steps.see({ type: 'run-start', runId: record.id, agent: agent.id, model: agent.modelRef });
+    const principal: Principal = { id: record.owner ?? 'local', kind: 'local' };
+    const resume: RunResume = {
+      messages,
+      rerun: new Set(waiting.filter((approval) => approval.status === 'pending').map((a) => a.callId)),
+    };
+    live.done = this.#drive(
+      (ctx) =>
+        this.#runAgent(agent, record.input!, ctx, {
+          principal,
+          sessionId: record.sessionId,
+          via: record.via ?? 'rest',
+          resume,
+        }),
+      live,
+    );
+    return taken;
+  }
+
+  // Keeps what a step of the run added, before the run goes on: another instance resumes from it.
+  async #keep(live: LiveRun, entry: RunCheckpoint): Promise<void> {
+    const table = this.#table ?? (await this.table());
+    await table.journal({
+      runId: live.record.id,
+      seq: ++live.kept,
+      step: entry.step,
+      messages: entry.messages,
+    });
   }
 
   /** Takes queued runs while this instance has room; one claim at a time, again if asked meanwhile. */
@@ -349,6 +427,7 @@ export class RunEngine {
       done: Promise.resolve(),
       seq: 0,
       steps: new StepRecorder(record.id),
+      kept: 0,
       writes: Promise.resolve(),
       savedAt: Date.now(),
     };
@@ -411,6 +490,8 @@ export class RunEngine {
             this.#options.onError?.(
               `run ${record.id} was taken over before it ended here: its end is not recorded`,
             );
+          // Ended: nothing is left to resume from.
+          else if (live.kept > 0) await table.dropJournal(record.id);
         }),
       );
       this.#live.delete(record.id);
@@ -440,14 +521,14 @@ export class RunEngine {
   }
 
   /** Marks a running run of a dead instance `interrupted`; undefined when another instance did first. */
-  async #interrupt(record: RunRecord): Promise<RunRecord | undefined> {
+  async #interrupt(record: RunRecord, why = 'it cannot resume'): Promise<RunRecord | undefined> {
     const now = new Date().toISOString();
     const interrupted: RunRecord = {
       ...record,
       status: 'interrupted',
       error: {
         code: 'RUN_INTERRUPTED',
-        message: `the instance running it (${record.instance}) stopped before the run ended; start it again to retry`,
+        message: `the instance running it (${record.instance}) stopped before the run ended, and ${why}; start it again to retry`,
       },
       finishedAt: now,
       updatedAt: now,
@@ -486,7 +567,7 @@ export class RunEngine {
     const record = await this.get(id, principal);
     if (record?.status !== 'running' || this.#live.has(id) || !record.instance) return record;
     if (await this.#options.instance.isAlive(record.instance)) return record;
-    return (await this.#interrupt(record)) ?? (await this.get(id, principal));
+    return (await this.#takeOver(record)) ?? (await this.get(id, principal));
   }
 
   /**
@@ -551,8 +632,7 @@ export class RunEngine {
       return cancelled;
     }
     const holder = record.instance;
-    if (holder && !(await this.#options.instance.isAlive(holder)))
-      throw ended((await this.#interrupt(record)) ?? (await table.get(id)) ?? record);
+    if (holder && !(await this.#options.instance.isAlive(holder))) return this.#cancelOrphan(record);
     // The flag is what the instance reads every third of a lease; the bus only makes it quicker.
     if (!(await table.requestCancel(id))) return this.cancel(id);
     const { bus } = this.#options;
@@ -562,13 +642,32 @@ export class RunEngine {
       const done = await this.wait(id, AbortSignal.timeout(1_000)).catch(() => undefined);
       if (done && isFinal(done.status)) return done;
       // The instance died while asked: the run ends here, interrupted, and the caller hears so now.
-      if (holder && !(await this.#options.instance.isAlive(holder)))
-        throw ended((await this.#interrupt(record)) ?? (await table.get(id)) ?? record);
+      if (holder && !(await this.#options.instance.isAlive(holder))) return this.#cancelOrphan(record);
     }
     throw new HubosError(
       'RUN_TIMEOUT',
       `instance ${holder} did not confirm cancelling run "${id}" in time: ask again`,
     );
+  }
+
+  /**
+   * A cancel of a run whose instance died: one that would resume ends `cancelled` here, at once;
+   * one that cannot resume has ended `interrupted` (RUN_ENDED says so).
+   */
+  async #cancelOrphan(record: RunRecord): Promise<RunRecord> {
+    const table = await this.table();
+    if (!record.resumable || (record.resumes ?? 0) >= MAX_RESUMES)
+      throw ended((await this.#interrupt(record)) ?? (await table.get(record.id)) ?? record);
+    const now = new Date().toISOString();
+    const cancelled: RunRecord = { ...record, status: 'cancelled', finishedAt: now, updatedAt: now };
+    if (!(await table.replace(cancelled, { status: 'running', instance: record.instance }))) {
+      const now = await table.get(record.id);
+      if (now && isFinal(now.status)) throw ended(now);
+      return this.cancel(record.id);
+    }
+    await table.dropJournal(record.id);
+    await this.#ended(cancelled);
+    return cancelled;
   }
 
   #abort(id: string): void {
@@ -655,4 +754,13 @@ function ended(record: RunRecord): HubosError {
   return new HubosError('RUN_ENDED', `run "${record.id}" has already ended (${record.status})`, {
     details: { record },
   });
+}
+
+function whyNotResumed(record: RunRecord, served: boolean, draining: boolean): string {
+  if (!record.resumable)
+    return "it cannot resume (it is not an agent run, or it depends on its caller's client tools)";
+  if (!served) return `this instance serves no agent "${record.agent}" to resume it`;
+  if (draining) return 'the instance that found it is shutting down';
+  if (!record.input) return 'its input was not kept';
+  return `it was already resumed ${MAX_RESUMES} times`;
 }

@@ -46,6 +46,12 @@ export class RunEvents {
       .catch((error: unknown) => this.#report(runId, error));
   }
 
+  /** The number of the last event kept in a run's log (0: none): a resumed run numbers on from it. */
+  async lastSeq(runId: string): Promise<number> {
+    const entry = (await this.#bus.last(logName(runId)))?.entry as { seq?: number } | undefined;
+    return typeof entry?.seq === 'number' ? entry.seq : 0;
+  }
+
   async *follow(follow: RunFollow): AsyncIterable<RunLogEntry> {
     const stop = new AbortController();
     const onAbort = () => stop.abort();

@@ -44,6 +44,13 @@ export interface RunRecord {
   finishedAt?: string;
   result?: RunResult;
   error?: { code: string; message: string };
+  /**
+   * Whether another instance may resume it when its instance dies: an agent's run may; a run with
+   * client tools, or one that is not an agent's (a Stars team run), ends `interrupted` instead.
+   */
+  resumable?: boolean;
+  /** How many times it was resumed after its instance died. */
+  resumes?: number;
 }
 
 export const isFinal = (status: RunState): boolean => status !== 'queued' && status !== 'running';

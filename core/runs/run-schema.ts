@@ -48,9 +48,31 @@ CREATE TABLE hubos_run_steps (
 );`;
 }
 
+/**
+ * What a run needs to resume on another instance: the messages of its model and tool calls, kept
+ * from the moment a call's outcome is known until the run ends (then dropped); and whether the run
+ * may resume at all (an agent's run may; a Stars team run or an AG-UI run with client tools may not).
+ */
+function journalTable(dialect: 'sqlite' | 'postgres'): string {
+  const text = dialect === 'sqlite' ? 'TEXT' : 'text COLLATE "C"';
+  const int = dialect === 'sqlite' ? 'INTEGER' : 'integer';
+  return `
+ALTER TABLE hubos_runs ADD COLUMN resumable ${int} NOT NULL DEFAULT 0;
+ALTER TABLE hubos_runs ADD COLUMN resumes ${int} NOT NULL DEFAULT 0;
+CREATE TABLE hubos_run_journal (
+  run_id ${text} NOT NULL,
+  seq ${int} NOT NULL,
+  step ${int} NOT NULL,
+  messages ${text} NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);`;
+}
+
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
+  { version: 2, name: 'create hubos_run_journal', sql: journalTable('sqlite') },
 ];
 
-/** The PostgreSQL store's migration that adds them (its version follows the store's own). */
+/** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
 export const RUNS_POSTGRES_SQL = runTables('postgres');
+export const RUN_JOURNAL_POSTGRES_SQL = journalTable('postgres');

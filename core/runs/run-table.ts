@@ -1,4 +1,4 @@
-import type { Usage } from '../agent/messages.ts';
+import type { Message, Usage } from '../agent/messages.ts';
 import type { RunRecord, RunState, RunSurface } from './run-record.ts';
 
 /** One finished step of a run: a model call or a tool call, with its timing and usage. */
@@ -22,6 +22,19 @@ export interface RunStep {
   /** Why a model call stopped (`stop`, `tool-calls`, ...). */
   finishReason?: string;
   error?: { code: string; message: string };
+}
+
+/**
+ * What a run's model or tool calls added to its conversation, kept as soon as their outcome is
+ * known: another instance resumes the run from these if its instance dies.
+ */
+export interface JournalEntry {
+  runId: string;
+  /** Its place in the run's journal, from 1. */
+  seq: number;
+  /** The agent loop's step the messages belong to. */
+  step: number;
+  messages: Message[];
 }
 
 /** Which runs to list: every filter optional, newest first, a page at a time. */
@@ -78,6 +91,12 @@ export interface RunTable {
   deleteMany(ids: readonly string[]): Promise<number>;
   addSteps(steps: readonly RunStep[]): Promise<void>;
   steps(runId: string): Promise<RunStep[]>;
+  /** Keeps entries of a run's journal (resolves once they are durable). */
+  journal(entry: JournalEntry): Promise<void>;
+  /** A run's journal, in order. */
+  readJournal(runId: string): Promise<JournalEntry[]>;
+  /** Drops a run's journal (it ended: nothing is left to resume). */
+  dropJournal(runId: string): Promise<void>;
 }
 
 /** A run row as both dialects hold it: times in ms, JSON as text. */
@@ -97,6 +116,8 @@ export interface RunRow {
   started_at: number | string | null;
   updated_at: number | string | null;
   finished_at: number | string | null;
+  resumable: number | string;
+  resumes: number | string;
 }
 
 export interface StepRow {
@@ -136,11 +157,13 @@ export function toRow(record: RunRecord): unknown[] {
     ms(record.startedAt),
     ms(record.updatedAt),
     ms(record.finishedAt),
+    record.resumable ? 1 : 0,
+    record.resumes ?? 0,
   ];
 }
 
 export const RUN_COLUMNS =
-  'id, agent, owner, session_id, via, status, instance, steps, input, result, error, created_at, started_at, updated_at, finished_at';
+  'id, agent, owner, session_id, via, status, instance, steps, input, result, error, created_at, started_at, updated_at, finished_at, resumable, resumes';
 
 /** The columns of a list: a run's result (its transcript) is read by id, not in lists. */
 export const RUN_LIST_COLUMNS = RUN_COLUMNS.replace('result', 'NULL AS result');
@@ -163,6 +186,8 @@ export function fromRow(row: RunRow): RunRecord {
   if (row.finished_at !== null) record.finishedAt = iso(row.finished_at)!;
   if (row.result !== null) record.result = JSON.parse(row.result);
   if (row.error !== null) record.error = JSON.parse(row.error);
+  if (Number(row.resumable) === 1) record.resumable = true;
+  if (Number(row.resumes) > 0) record.resumes = Number(row.resumes);
   return record;
 }
 
@@ -181,6 +206,22 @@ export function stepToRow(step: RunStep): unknown[] {
     step.finishReason ?? null,
     step.error === undefined ? null : JSON.stringify(step.error),
   ];
+}
+
+export interface JournalRow {
+  run_id: string;
+  seq: number | string;
+  step: number | string;
+  messages: string;
+}
+
+export function journalFromRow(row: JournalRow): JournalEntry {
+  return {
+    runId: row.run_id,
+    seq: Number(row.seq),
+    step: Number(row.step),
+    messages: JSON.parse(row.messages) as Message[],
+  };
 }
 
 export const STEP_COLUMNS =

@@ -4,6 +4,9 @@ import { errorMessage, HubosError } from '../errors.ts';
 import type { RunRecord } from './run-record.ts';
 import {
   fromRow,
+  type JournalEntry,
+  type JournalRow,
+  journalFromRow,
   listFilter,
   RUN_COLUMNS,
   RUN_LIST_COLUMNS,
@@ -43,6 +46,9 @@ export class SqliteRunTable implements RunTable {
   readonly #endedBefore: StatementSync;
   readonly #endedBeforeOf: StatementSync;
   readonly #idAtRank: StatementSync;
+  readonly #addJournal: StatementSync;
+  readonly #journal: StatementSync;
+  readonly #dropJournal: StatementSync;
   readonly #lists = new Map<string, StatementSync>();
   /**
    * Writes waiting for the next commit: every write of one turn of the event loop (the records and
@@ -57,14 +63,14 @@ export class SqliteRunTable implements RunTable {
     this.#label = label;
     const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
     this.#insert = db.prepare(
-      `INSERT INTO hubos_runs (${RUN_COLUMNS}) VALUES (${marks(15)}) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO hubos_runs (${RUN_COLUMNS}) VALUES (${marks(17)}) ON CONFLICT (id) DO NOTHING`,
     );
     this.#get = db.prepare(`SELECT ${RUN_COLUMNS} FROM hubos_runs WHERE id = ?`);
     this.#progress = db.prepare(
       "UPDATE hubos_runs SET steps = ?, updated_at = ? WHERE id = ? AND instance = ? AND status = 'running'",
     );
     this.#replace = db.prepare(
-      `UPDATE hubos_runs SET status = ?, instance = ?, steps = ?, result = ?, error = ?, started_at = ?, updated_at = ?, finished_at = ?, cancel_requested = 0
+      `UPDATE hubos_runs SET status = ?, instance = ?, steps = ?, result = ?, error = ?, started_at = ?, updated_at = ?, finished_at = ?, resumes = ?, cancel_requested = 0
        WHERE id = ? AND status = ? AND (? IS NULL OR instance = ?)`,
     );
     this.#queued = db.prepare("SELECT id FROM hubos_runs WHERE status = 'queued' ORDER BY id LIMIT ?");
@@ -94,6 +100,13 @@ export class SqliteRunTable implements RunTable {
     );
     this.#idAtRank = db.prepare('SELECT id FROM hubos_runs ORDER BY id DESC LIMIT 1 OFFSET ?');
     this.#steps = db.prepare(`SELECT ${STEP_COLUMNS} FROM hubos_run_steps WHERE run_id = ? ORDER BY seq`);
+    this.#addJournal = db.prepare(
+      'INSERT INTO hubos_run_journal (run_id, seq, step, messages) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING',
+    );
+    this.#journal = db.prepare(
+      'SELECT run_id, seq, step, messages FROM hubos_run_journal WHERE run_id = ? ORDER BY seq',
+    );
+    this.#dropJournal = db.prepare('DELETE FROM hubos_run_journal WHERE run_id = ?');
   }
 
   insert(record: RunRecord): Promise<void> {
@@ -127,6 +140,7 @@ export class SqliteRunTable implements RunTable {
         row[12] as number | null,
         row[13] as number | null,
         row[14] as number | null,
+        record.resumes ?? 0,
         record.id,
         from.status,
         from.instance ?? null,
@@ -185,6 +199,7 @@ export class SqliteRunTable implements RunTable {
     return this.#run(() =>
       immediately(this.#db, () => {
         this.#deleteSteps.run(id);
+        this.#dropJournal.run(id);
         const deleted = Number(this.#deleteRun.run(id).changes) > 0;
         return deleted;
       }),
@@ -214,6 +229,7 @@ export class SqliteRunTable implements RunTable {
         let deleted = 0;
         for (const id of ids) {
           this.#deleteSteps.run(id);
+          this.#dropJournal.run(id);
           deleted += Number(this.#deleteRun.run(id).changes);
         }
         return deleted;
@@ -226,6 +242,24 @@ export class SqliteRunTable implements RunTable {
     const rows = steps.map((step) => stepToRow(step) as never[]);
     return this.#write(() => {
       for (const row of rows) this.#addStep.run(...row);
+    });
+  }
+
+  journal(entry: JournalEntry): Promise<void> {
+    const messages = JSON.stringify(entry.messages);
+    return this.#write(() => {
+      this.#addJournal.run(entry.runId, entry.seq, entry.step, messages);
+    });
+  }
+
+  async readJournal(runId: string): Promise<JournalEntry[]> {
+    this.#flush();
+    return (this.#run(() => this.#journal.all(runId)) as unknown as JournalRow[]).map(journalFromRow);
+  }
+
+  dropJournal(runId: string): Promise<void> {
+    return this.#write(() => {
+      this.#dropJournal.run(runId);
     });
   }
 

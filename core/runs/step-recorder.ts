@@ -53,6 +53,9 @@ export class StepRecorder {
         return [];
       }
       case 'step-finish': {
+        // A step resumed after its instance died reports only its tools: its model call was the
+        // dead instance's, and is not timed here.
+        if (this.#modelStart === 0) return this.#number(this.#tools.splice(0));
         const model = this.#step(
           'model',
           this.#model,
@@ -64,14 +67,17 @@ export class StepRecorder {
             finishReason: event.finishReason,
           },
         );
-        const steps = [model, ...this.#tools];
-        this.#tools = [];
-        for (const step of steps) step.seq = ++this.#seq;
-        return steps;
+        this.#modelStart = 0;
+        return this.#number([model, ...this.#tools.splice(0)]);
       }
       default:
         return [];
     }
+  }
+
+  #number(steps: RunStep[]): RunStep[] {
+    for (const step of steps) step.seq = ++this.#seq;
+    return steps;
   }
 
   #step(

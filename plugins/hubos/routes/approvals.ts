@@ -114,7 +114,8 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
       throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
     // For a run of another instance (a shared bus), whether it still runs is read before deciding:
     // once decided, the run may end at once because of this very decision. A run whose instance
-    // died is marked interrupted here: its request is cancelled, and the caller hears so at once.
+    // died is resumed here (it then acts on this decision), or, when it cannot resume, marked
+    // interrupted: its request is cancelled, and the caller hears so at once.
     const run = approvals.isWaiting(id, callId) ? undefined : await hubos.runs.current(id);
     if (run && isFinal(run.status) && asked?.status === 'pending') {
       await approvals.abandon(id, run.error?.message ?? `the run ended (${run.status})`);
@@ -162,6 +163,9 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
           (await hubos.runs.get(id, c.get('principal')));
         if (!known) throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
       }
+      // A run this instance has just resumed (its instance died) acts on the recorded decision.
+      const recorded = HubosError.is(error, 'RUN_NOT_RUNNING') ? error.details.approval : undefined;
+      if (recorded && run?.status === 'running') return c.json(view(approvals, recorded as ApprovalRecord));
       // A decision that came too late is answered as its code declares (409), with the approval as it stands.
       if (HubosError.is(error, 'APPROVAL_DECIDED') || HubosError.is(error, 'RUN_NOT_RUNNING')) {
         const approval = error.details.approval as ApprovalRecord;
