@@ -15,7 +15,7 @@ import type { PluginOption } from './plugin.ts';
 import type { RunsConfig } from './runs/run-retention.ts';
 import type { StoreConfig } from './store/open-store.ts';
 
-export { Agent, type RunOptions } from './agent/agent.ts';
+export { Agent, type RunCheckpoint, type RunOptions } from './agent/agent.ts';
 export type {
   AfterModelCallContext,
   AfterRunContext,
@@ -51,6 +51,7 @@ export type {
   ToolProgressEvent,
 } from './agent/events.ts';
 export type { Message, ToolCall, Usage } from './agent/messages.ts';
+export type { RunResume } from './agent/resume.ts';
 export { sampleModel } from './agent/sample.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
@@ -208,7 +209,7 @@ export {
   type RunSurface,
 } from './runs/run-record.ts';
 export type { RunRetention, RunsConfig } from './runs/run-retention.ts';
-export type { RunClaim, RunQuery, RunStep, RunTable } from './runs/run-table.ts';
+export type { JournalEntry, RunClaim, RunQuery, RunStep, RunTable } from './runs/run-table.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';

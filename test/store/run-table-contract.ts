@@ -152,5 +152,39 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
       expect(await table.steps(run.id)).toEqual([]);
       expect(await table.get(run.id)).toBeUndefined();
     });
+    it("keeps a run's journal in order until dropped, and with the run's resumes and whether it may resume", async () => {
+      const table = await open();
+      const run = runAt(Date.now(), { status: 'running', instance: 'i-dead', resumable: true });
+      await table.insert(run);
+      const user = { role: 'user' as const, content: 'go' };
+      const asked = {
+        role: 'assistant' as const,
+        content: '',
+        toolCalls: [{ id: 'c1', name: 'x', input: { a: [1] } }],
+      };
+      const answered = { role: 'tool' as const, toolCallId: 'c1', name: 'x', content: 'ok' };
+      await table.journal({ runId: run.id, seq: 2, step: 1, messages: [answered] });
+      await table.journal({ runId: run.id, seq: 1, step: 1, messages: [user, asked] });
+      // An entry written twice (a write retried) stays one.
+      await table.journal({ runId: run.id, seq: 1, step: 1, messages: [user, asked] });
+      expect(await table.readJournal(run.id)).toEqual([
+        { runId: run.id, seq: 1, step: 1, messages: [user, asked] },
+        { runId: run.id, seq: 2, step: 1, messages: [answered] },
+      ]);
+      expect(await table.get(run.id)).toMatchObject({ resumable: true });
+      // Taken over from the dead instance: only from where the run was, once.
+      const taken = { ...run, instance: 'i-alive', resumes: 1 };
+      expect(await table.replace(taken, { status: 'running', instance: 'i-dead' })).toBe(true);
+      expect(
+        await table.replace({ ...taken, instance: 'i-other' }, { status: 'running', instance: 'i-dead' }),
+      ).toBe(false);
+      expect(await table.get(run.id)).toMatchObject({ instance: 'i-alive', resumes: 1, resumable: true });
+      await table.dropJournal(run.id);
+      expect(await table.readJournal(run.id)).toEqual([]);
+      await table.journal({ runId: run.id, seq: 3, step: 2, messages: [user] });
+      await table.replace({ ...taken, status: 'completed' }, { status: 'running', instance: 'i-alive' });
+      expect(await table.delete(run.id)).toBe(true);
+      expect(await table.readJournal(run.id)).toEqual([]);
+    });
   });
 }
