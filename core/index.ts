@@ -35,6 +35,7 @@ export {
   type ApprovalRequest,
   type ApprovalStatus,
   Approvals,
+  type ApprovalPageQuery,
   type ApprovalsOptions,
 } from './agent/approvals.ts';
 export { streamEvents } from './agent/event-queue.ts';
@@ -209,6 +210,7 @@ export {
 } from './runs/run-record.ts';
 export type { RunRetention, RunsConfig } from './runs/run-retention.ts';
 export type { RunClaim, RunQuery, RunStep, RunTable } from './runs/run-table.ts';
+export type { ApprovalCursor, ApprovalQuery, ApprovalTable } from './approvals/approval-table.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';

@@ -18,7 +18,7 @@ export { matchesAnyGlob } from './glob.ts';
 export { createAjv, describeErrors, type ProblemWords, SchemaCompilers } from './json-schema.ts';
 export { parseModelRef } from './model/model.ts';
 export { createPolicy, describeVerdict } from './permissions.ts';
-export { openRunTable } from './runs/open-run-table.ts';
+export { openApprovalTable, openRunTable } from './runs/open-run-table.ts';
 export { eraseRunsOf, pruneRuns } from './runs/run-retention.ts';
 export { checkElicitRequest } from './tools/interaction.ts';
 export { hubosPackageRoot } from './version.ts';

@@ -37,12 +37,14 @@ export class PostgresRunTable implements RunTable {
   readonly #query: PostgresQuery;
   readonly #runs: string;
   readonly #steps: string;
+  readonly #approvals: string;
 
   constructor(query: PostgresQuery, schema: string) {
     this.#query = query;
     const quoted = `"${schema.replaceAll('"', '""')}"`;
     this.#runs = `${quoted}.hubos_runs`;
     this.#steps = `${quoted}.hubos_run_steps`;
+    this.#approvals = `${quoted}.hubos_approvals`;
   }
 
   async insert(record: RunRecord): Promise<void> {
@@ -140,6 +142,7 @@ export class PostgresRunTable implements RunTable {
   async delete(id: string): Promise<boolean> {
     const { rows } = await this.#query<{ deleted: number | string }>(
       `WITH steps AS (DELETE FROM ${this.#steps} WHERE run_id = $1),
+         approvals AS (DELETE FROM ${this.#approvals} WHERE run_id = $1),
          gone AS (DELETE FROM ${this.#runs} WHERE id = $1 RETURNING 1)
        SELECT count(*) AS deleted FROM gone`,
       [id],
@@ -168,6 +171,7 @@ export class PostgresRunTable implements RunTable {
     if (ids.length === 0) return 0;
     const { rows } = await this.#query<{ deleted: number | string }>(
       `WITH steps AS (DELETE FROM ${this.#steps} WHERE run_id = ANY($1::text[])),
+         approvals AS (DELETE FROM ${this.#approvals} WHERE run_id = ANY($1::text[])),
          gone AS (DELETE FROM ${this.#runs} WHERE id = ANY($1::text[]) RETURNING 1)
        SELECT count(*) AS deleted FROM gone`,
       [ids],

@@ -38,6 +38,7 @@ export class SqliteRunTable implements RunTable {
   readonly #requestCancel: StatementSync;
   readonly #deleteRun: StatementSync;
   readonly #deleteSteps: StatementSync;
+  readonly #deleteApprovals: StatementSync;
   readonly #addStep: StatementSync;
   readonly #steps: StatementSync;
   readonly #endedBefore: StatementSync;
@@ -83,6 +84,8 @@ export class SqliteRunTable implements RunTable {
     );
     this.#deleteRun = db.prepare('DELETE FROM hubos_runs WHERE id = ?');
     this.#deleteSteps = db.prepare('DELETE FROM hubos_run_steps WHERE run_id = ?');
+    // A run's approvals go with it (whether decided or not: nobody acts on them any more).
+    this.#deleteApprovals = db.prepare('DELETE FROM hubos_approvals WHERE run_id = ?');
     this.#addStep = db.prepare(
       `INSERT INTO hubos_run_steps (${STEP_COLUMNS}) VALUES (${marks(12)}) ON CONFLICT (run_id, seq) DO NOTHING`,
     );
@@ -185,6 +188,7 @@ export class SqliteRunTable implements RunTable {
     return this.#run(() =>
       immediately(this.#db, () => {
         this.#deleteSteps.run(id);
+        this.#deleteApprovals.run(id);
         const deleted = Number(this.#deleteRun.run(id).changes) > 0;
         return deleted;
       }),
@@ -214,6 +218,7 @@ export class SqliteRunTable implements RunTable {
         let deleted = 0;
         for (const id of ids) {
           this.#deleteSteps.run(id);
+          this.#deleteApprovals.run(id);
           deleted += Number(this.#deleteRun.run(id).changes);
         }
         return deleted;
