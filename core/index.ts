@@ -30,12 +30,12 @@ export type {
 } from './agent/agent-hooks.ts';
 export {
   type ApprovalDecision,
+  type ApprovalPageQuery,
   type ApprovalQuestion,
   type ApprovalRecord,
   type ApprovalRequest,
   type ApprovalStatus,
   Approvals,
-  type ApprovalPageQuery,
   type ApprovalsOptions,
 } from './agent/approvals.ts';
 export { streamEvents } from './agent/event-queue.ts';
@@ -53,10 +53,12 @@ export type {
 } from './agent/events.ts';
 export type { Message, ToolCall, Usage } from './agent/messages.ts';
 export { sampleModel } from './agent/sample.ts';
+export type { SessionRetention } from './agent/session-retention.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
 export type { ToolCallRequest } from './agent/tool-pipeline.ts';
 export type { RunInteraction } from './agent/tool-runner.ts';
+export type { ApprovalCursor, ApprovalQuery, ApprovalTable } from './approvals/approval-table.ts';
 export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
 export { LocalBus } from './bus/local.ts';
 export type { BusConfig } from './bus/open-bus.ts';
@@ -210,7 +212,6 @@ export {
 } from './runs/run-record.ts';
 export type { RunRetention, RunsConfig } from './runs/run-retention.ts';
 export type { RunClaim, RunQuery, RunStep, RunTable } from './runs/run-table.ts';
-export type { ApprovalCursor, ApprovalQuery, ApprovalTable } from './approvals/approval-table.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';

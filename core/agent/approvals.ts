@@ -343,7 +343,9 @@ export class Approvals {
 
   // What this process decided but has not stored yet stands over the stored record.
   #asTheyStand(records: ApprovalRecord[], all: boolean): ApprovalRecord[] {
-    const current = records.map((record) => this.#waiting.get(key(record.runId, record.callId))?.final ?? record);
+    const current = records.map(
+      (record) => this.#waiting.get(key(record.runId, record.callId))?.final ?? record,
+    );
     return all ? current : current.filter((record) => record.status === 'pending');
   }
 

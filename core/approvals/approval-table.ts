@@ -80,8 +80,9 @@ export function approvalListFilter(query: ApprovalQuery): { where: string; value
   if (!query.all) parts.push("status = 'pending'");
   const after = query.after;
   if (after) {
-    parts.push('(requested_at > ? OR (requested_at = ? AND (run_id > ? OR (run_id = ? AND call_id > ?))))');
-    values.push(after.requestedAt, after.requestedAt, after.runId, after.runId, after.callId);
+    // A row value: both databases seek the index to it rather than read the pages before.
+    parts.push('(requested_at, run_id, call_id) > (?, ?, ?)');
+    values.push(after.requestedAt, after.runId, after.callId);
   }
   return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', values };
 }

@@ -91,7 +91,9 @@ export class SqliteApprovalTable implements ApprovalTable {
       );
       this.#lists.set(where, statement);
     }
-    const rows = this.#run(() => statement.all(...(values as never[]), query.limit)) as unknown as ApprovalRow[];
+    const rows = this.#run(() =>
+      statement.all(...(values as never[]), query.limit),
+    ) as unknown as ApprovalRow[];
     return rows.map(approvalFromRow);
   }
 

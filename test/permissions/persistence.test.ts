@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SqliteApprovalTable } from '../../core/approvals/sqlite-approval-table.ts';
 import {
   type ApprovalRequest,
   Approvals,
@@ -12,7 +13,6 @@ import {
   SqliteStore,
   type Store,
 } from '../../core/index.ts';
-import { SqliteApprovalTable } from '../../core/approvals/sqlite-approval-table.ts';
 import { openApprovalTable } from '../../core/internal.ts';
 import { bootAgent, deferred } from '../agent/helpers.ts';
 import { expectHubosRejection } from '../core/helpers.ts';

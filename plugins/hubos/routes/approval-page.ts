@@ -12,7 +12,9 @@ export function parseApprovalPage(params: { limit?: string | undefined; cursor?:
   if (params.limit !== undefined) {
     limit = /^\d{1,4}$/.test(params.limit) ? Number(params.limit) : Number.NaN;
     if (!(limit >= 1 && limit <= MAX_APPROVAL_PAGE))
-      throw invalid(`limit "${params.limit.slice(0, 80)}" is not a whole number from 1 to ${MAX_APPROVAL_PAGE}`);
+      throw invalid(
+        `limit "${params.limit.slice(0, 80)}" is not a whole number from 1 to ${MAX_APPROVAL_PAGE}`,
+      );
   }
   if (params.cursor === undefined) return { limit };
   return { limit, after: decodeCursor(params.cursor) };

@@ -1,8 +1,8 @@
 import type { Context, Hono } from 'hono';
 import { type ApprovalRecord, type Approvals, canSee, HubosError, isFinal } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
-import { encodeApprovalCursor, parseApprovalPage } from './approval-page.ts';
 import { readBody } from '../kit/read-body.ts';
+import { encodeApprovalCursor, parseApprovalPage } from './approval-page.ts';
 
 export const DECISION_BODY = {
   type: 'object',
@@ -90,7 +90,10 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
   // A page of the caller's own (an admin's: everyone's), read from the pending approvals' index:
   // what it costs does not grow with the decided approvals kept.
   app.get(`${api}/approvals`, async (c) => {
-    const { limit, after } = parseApprovalPage({ limit: c.req.query('limit'), cursor: c.req.query('cursor') });
+    const { limit, after } = parseApprovalPage({
+      limit: c.req.query('limit'),
+      cursor: c.req.query('cursor'),
+    });
     const approvals = hubos.approvals;
     if (!approvals) return c.json({ approvals: [] });
     const principal = c.get('principal');
