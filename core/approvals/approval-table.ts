@@ -26,8 +26,8 @@ export interface ApprovalQuery {
 export interface ApprovalTable {
   /** Writes the record, over whatever the row held. */
   put(record: ApprovalRecord): Promise<void>;
-  /** Writes the record unless its row exists; true when it wrote (the import of old records). */
-  insert(record: ApprovalRecord): Promise<boolean>;
+  /** Writes the records whose rows do not exist, in one commit; how many it wrote (the import of old records). */
+  insertMany(records: readonly ApprovalRecord[]): Promise<number>;
   get(runId: string, callId: string): Promise<ApprovalRecord | undefined>;
   /** Writes `next` only if the row still holds `expected` exactly (as `get` returned it); true when it wrote. */
   compareAndSet(expected: ApprovalRecord, next: ApprovalRecord): Promise<boolean>;

@@ -35,13 +35,18 @@ export class PostgresApprovalTable implements ApprovalTable {
     );
   }
 
-  async insert(record: ApprovalRecord): Promise<boolean> {
+  async insertMany(records: readonly ApprovalRecord[]): Promise<number> {
+    if (records.length === 0) return 0;
+    // One statement whatever the number: a column of each, unnested into rows.
+    const rows = records.map(approvalToRow);
+    const columns = APPROVAL_COLUMNS.split(', ').map((_, c) => rows.map((row) => row[c]));
     const { rowCount } = await this.#query(
-      `INSERT INTO ${this.#table} (${APPROVAL_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO ${this.#table} (${APPROVAL_COLUMNS})
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[])
        ON CONFLICT (run_id, call_id) DO NOTHING`,
-      approvalToRow(record),
+      columns,
     );
-    return (rowCount ?? 0) > 0;
+    return rowCount ?? 0;
   }
 
   async get(runId: string, callId: string): Promise<ApprovalRecord | undefined> {

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ApprovalRecord } from '../agent/approvals.ts';
+import { immediately } from '../db/sqlite-transaction.ts';
 import { errorMessage, HubosError } from '../errors.ts';
 import {
   APPROVAL_COLUMNS,
@@ -61,8 +62,17 @@ export class SqliteApprovalTable implements ApprovalTable {
     this.#run(() => this.#put.run(...(approvalToRow(record) as never[])));
   }
 
-  async insert(record: ApprovalRecord): Promise<boolean> {
-    return Number(this.#run(() => this.#insert.run(...(approvalToRow(record) as never[]))).changes) > 0;
+  async insertMany(records: readonly ApprovalRecord[]): Promise<number> {
+    if (records.length === 0) return 0;
+    return this.#run(() =>
+      immediately(this.#db, () =>
+        records.reduce(
+          (written, record) =>
+            written + Number(this.#insert.run(...(approvalToRow(record) as never[])).changes),
+          0,
+        ),
+      ),
+    );
   }
 
   async get(runId: string, callId: string): Promise<ApprovalRecord | undefined> {
