@@ -30,7 +30,6 @@ export type {
 } from './agent/agent-hooks.ts';
 export {
   type ApprovalDecision,
-  type ApprovalPageQuery,
   type ApprovalQuestion,
   type ApprovalRecord,
   type ApprovalRequest,

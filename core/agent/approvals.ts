@@ -1,4 +1,4 @@
-import type { ApprovalCursor, ApprovalTable } from '../approvals/approval-table.ts';
+import type { ApprovalCursor, ApprovalQuery, ApprovalTable } from '../approvals/approval-table.ts';
 import type { Bus } from '../bus/bus.ts';
 import { errorMessage, HubosError } from '../errors.ts';
 import { describeErrors, type JSONSchemaObject, SchemaCompilers } from '../json-schema.ts';
@@ -63,18 +63,6 @@ export interface ApprovalsOptions {
   bus?: Bus;
   /** Where approvals are kept (default: the store's approvals table, beside its runs). */
   table?: Promise<ApprovalTable>;
-}
-
-/** Which approvals a page lists: oldest request first. */
-export interface ApprovalPageQuery {
-  /** Only this principal's (undefined: everyone's). */
-  owner?: string | undefined;
-  /** Decided ones too (default: pending only). */
-  all?: boolean | undefined;
-  /** At most this many (1–200). */
-  limit: number;
-  /** After this one: the last of the previous page. */
-  after?: ApprovalCursor | undefined;
 }
 
 const DECISIONS_CHANNEL = 'approvals:decided';
@@ -334,7 +322,7 @@ export class Approvals {
    * only that page, from the pending approvals' own index when only pending ones are asked.
    * `next` is where the next page starts, when this one was full.
    */
-  async page(query: ApprovalPageQuery): Promise<{ approvals: ApprovalRecord[]; next?: ApprovalCursor }> {
+  async page(query: ApprovalQuery): Promise<{ approvals: ApprovalRecord[]; next?: ApprovalCursor }> {
     const all = query.all === true;
     const read = await (await this.table()).list({ ...query, all });
     const last = read.length === query.limit ? read.at(-1) : undefined;

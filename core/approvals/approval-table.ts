@@ -2,8 +2,11 @@ import type { ApprovalRecord } from '../agent/approvals.ts';
 
 /** Where a page of approvals starts: after this one, in request order. */
 export interface ApprovalCursor {
+  /** When that one was requested (ms since the epoch). */
   requestedAt: number;
+  /** Its run. */
   runId: string;
+  /** Its call. */
   callId: string;
 }
 
@@ -28,6 +31,7 @@ export interface ApprovalTable {
   put(record: ApprovalRecord): Promise<void>;
   /** Writes the records whose rows do not exist, in one commit; how many it wrote (the import of old records). */
   insertMany(records: readonly ApprovalRecord[]): Promise<number>;
+  /** One approval as stored, pending or decided. */
   get(runId: string, callId: string): Promise<ApprovalRecord | undefined>;
   /** Writes `next` only if the row still holds `expected` exactly (as `get` returned it); true when it wrote. */
   compareAndSet(expected: ApprovalRecord, next: ApprovalRecord): Promise<boolean>;

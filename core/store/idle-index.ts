@@ -4,7 +4,10 @@ import { readEntries, type Store } from './store.ts';
 const BUCKET_MS = 60_000;
 const pad = (ms: number) => String(Math.max(0, Math.floor(ms / BUCKET_MS) * BUCKET_MS)).padStart(15, '0');
 
-/** What a sweep of an idle index did. */
+/**
+ * What a sweep of an idle index did.
+ * @internal
+ */
 export interface IdleSweep {
   /** Entries removed as idle. */
   removed: number;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pruneSessions } from '../../core/agent/session-retention.ts';
 import { pruneApprovals } from '../../core/approvals/approval-retention.ts';
 import {
+  type ApprovalCursor,
   type ApprovalRecord,
   Approvals,
   HubosError,
@@ -126,7 +127,7 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       await table.put(approvalAt(base + 200, 'run-b', 'c1', { principal: 'bob' }));
       const approvals = new Approvals(store);
       const seen: string[] = [];
-      let after: Parameters<Approvals['page']>[0]['after'];
+      let after: ApprovalCursor | undefined;
       for (;;) {
         const page = await approvals.page({ owner: 'alice', limit: 2, after });
         seen.push(...page.approvals.map((a) => `${a.runId}/${a.callId}`));
