@@ -1,4 +1,4 @@
-import { readEntries, type Store } from './store.ts';
+import { readEntries, type Store, writeAll } from './store.ts';
 
 /** The minute a touch is filed under: touches of one minute overwrite each other. */
 const BUCKET_MS = 60_000;
@@ -41,6 +41,20 @@ export class IdleIndex {
     // Forget the oldest past a bound: a process serving many sessions keeps no unbounded map.
     if (this.#filed.size >= 10_000) this.#filed.delete(this.#filed.keys().next().value as string);
     this.#filed.set(id, minute);
+  }
+
+  /**
+   * Drops every entry of the things `match` names, whenever filed (an owner's erasure: the ids may
+   * name the owner). Reads the index's keys in one statement.
+   */
+  async forget(match: (id: string) => boolean): Promise<number> {
+    const keys = (await this.#store.list(this.#namespace)).filter((key) => match(key.slice(16)));
+    await writeAll(
+      this.#store,
+      keys.map((key) => ({ namespace: this.#namespace, key, value: undefined })),
+    );
+    this.#filed.clear();
+    return keys.length;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { readEntries, type Store } from '../../core/index.ts';
-import { eraseRunsOf, openApprovalTable, openRunTable } from '../../core/internal.ts';
+import { eraseRunsOf, openApprovalTable, openRunTable, sessionActivity } from '../../core/internal.ts';
 import { TASK_RUNS_NAMESPACE as TASK_RUNS, TASKS_NAMESPACE as TASKS } from './a2a/task-retention.ts';
 
 /** What an erasure removed: counts of each kind of record. */
@@ -41,6 +41,11 @@ export async function eraseOwner(store: Store, owner: string, agents: readonly s
         : await store.list(namespace, `${owner}~`);
     for (const key of keys) if (await store.delete(namespace, key)) sessionMessages++;
   }
+  // The activity index names sessions by their key, which names the owner: those entries go too.
+  await sessionActivity(store).forget((id) => {
+    const session = id.slice(id.indexOf('/') + 1);
+    return owner === 'local' ? !session.includes('~') : session.startsWith(`${owner}~`);
+  });
   let tasks = 0;
   for (const { key, value } of await readEntries(store, TASKS)) {
     if ((value as { owner?: string }).owner !== owner) continue;

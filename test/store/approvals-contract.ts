@@ -189,16 +189,25 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       await table.put(approvalAt(now, 'run-b', 'c1', { principal: 'bob' }));
       await store.set('sessions:helper', messageKey('alice~s1', now, 0), 'mine');
       await store.set('sessions:helper', messageKey('bob~s1', now, 0), 'theirs');
+      await new Sessions(store).append('helper', 'alice~s2', [{ role: 'user', content: 'mine too' }]);
+      await new Sessions(store).append('helper', 'bob~s2', [{ role: 'user', content: 'theirs too' }]);
       await store.set('hubos:a2a:tasks', 'helper/t-a', { owner: 'alice', task: { id: 't-a' } });
       await store.set('hubos:a2a:task-runs', 'helper/t-a', 'run-a');
       await store.set('hubos:a2a:tasks', 'helper/t-b', { owner: 'bob', task: { id: 't-b' } });
       const erased = await eraseOwner(store, 'alice', ['helper']);
-      expect(erased).toMatchObject({ approvals: 2, sessionMessages: 1, tasks: 1 });
+      expect(erased).toMatchObject({ approvals: 2, sessionMessages: 2, tasks: 1 });
       const approvals = new Approvals(store);
       expect((await approvals.page({ all: true, limit: 50 })).approvals.map((a) => a.principal)).toEqual([
         'bob',
       ]);
-      expect(await store.list('sessions:helper')).toEqual([messageKey('bob~s1', now, 0)]);
+      expect((await store.list('sessions:helper')).map((key) => key.split('/')[0])).toEqual([
+        'bob~s1',
+        'bob~s2',
+      ]);
+      // Nor does the sessions' activity index name the owner any more.
+      expect((await store.list('hubos:sessions:activity')).map((key) => key.slice(16))).toEqual([
+        'helper/bob~s2',
+      ]);
       expect(await store.list('hubos:a2a:tasks')).toEqual(['helper/t-b']);
       expect(await store.list('hubos:a2a:task-runs')).toEqual([]);
     });
