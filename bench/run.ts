@@ -16,6 +16,7 @@ await import('./workflow.bench.ts');
 await import('./mcp.bench.ts');
 await import('./store-write.bench.ts');
 await import('./run-list.bench.ts');
+await import('./approval-list.bench.ts');
 await import('./session-load.bench.ts');
 await import('./queue-latency.bench.ts');
 await import('./scale-out.bench.ts');

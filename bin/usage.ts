@@ -18,7 +18,7 @@ Commands:
                               list the store's runs, newest first
   runs show <id> [--json]     show a run and its model and tool calls as a tree, with durations and tokens
   prune [--owner <id>] [--json]
-                              apply runs.retention now; with --owner, erase everything that principal owns
+                              apply runs, sessions and a2a retention now; with --owner, erase everything that principal owns
   mcp                         serve the config's tools to an MCP client over stdin/stdout
   mcp list [--json]           list the configured MCP servers, their state and their tools
   create-plugin <name> [--dir <folder>]

@@ -110,6 +110,8 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   // A list of runs asked with a filter, limit or cursor that makes no sense.
   RUN_QUERY_INVALID: 400,
   APPROVAL_NOT_FOUND: 404,
+  // A list of approvals asked with a limit or cursor that makes no sense.
+  APPROVAL_QUERY_INVALID: 400,
   APPROVAL_DECIDED: 409,
   // An answer to a question (an approval request carrying one) that does not fit its schema.
   APPROVAL_ANSWER_INVALID: 400,

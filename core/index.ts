@@ -53,10 +53,12 @@ export type {
 export type { Message, ToolCall, Usage } from './agent/messages.ts';
 export type { RunResume } from './agent/resume.ts';
 export { sampleModel } from './agent/sample.ts';
+export type { SessionRetention } from './agent/session-retention.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
 export type { ToolCallRequest } from './agent/tool-pipeline.ts';
 export type { RunInteraction } from './agent/tool-runner.ts';
+export type { ApprovalCursor, ApprovalQuery, ApprovalTable } from './approvals/approval-table.ts';
 export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
 export { LocalBus } from './bus/local.ts';
 export type { BusConfig } from './bus/open-bus.ts';

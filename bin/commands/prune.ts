@@ -1,10 +1,20 @@
-import { openRunTable, pruneRuns } from '../../core/internal.ts';
+import {
+  type IdleSweep,
+  openApprovalTable,
+  openRunTable,
+  PRUNE_BATCH,
+  pruneApprovals,
+  pruneRuns,
+  pruneSessions,
+} from '../../core/internal.ts';
+import { pruneTasks } from '../../plugins/hubos/a2a/task-retention.ts';
 import { eraseOwner } from '../../plugins/hubos/erase-owner.ts';
 import { type CliIO, UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 
 /**
- * `hubos prune`: applies `runs.retention` to the config's store now, every batch; with `--owner <id>`,
+ * `hubos prune`: applies `runs.retention` (runs, and decided approvals), `sessions.retention` and
+ * `a2a.retention` to the config's store now, every batch; with `--owner <id>`,
  * erases everything that principal owns instead (runs, steps, sessions, approvals, A2A tasks).
  */
 export async function pruneCommand(
@@ -28,18 +38,52 @@ export async function pruneCommand(
       );
       return 0;
     }
-    const retention = kernel.config.runs?.retention;
-    if (!retention) {
+    const { runs: runsConfig, sessions: sessionsConfig, a2a } = kernel.config;
+    const retention = runsConfig?.retention;
+    const sessionPolicy = sessionsConfig?.retention;
+    const taskPolicy = a2a?.retention;
+    if (!retention && !sessionPolicy && !taskPolicy) {
       io.stderr.write(
-        '✗ nothing to prune by: set runs.retention (maxAgeDays, maxRuns) in the config, or give --owner <id>\n',
+        '✗ nothing to prune by: set runs.retention (maxAgeDays, maxRuns), sessions.retention or a2a.retention (maxAgeDays) in the config, or give --owner <id>\n',
       );
       return 1;
     }
+    // Every batch, until one comes back short.
+    const drain = async (batch: () => Promise<number>) => {
+      let total = 0;
+      for (let n = PRUNE_BATCH; n >= PRUNE_BATCH; total += n) n = await batch();
+      return total;
+    };
+    // Sweeps go on while they read a full batch of their index; they count what they deleted.
+    const sweepAll = async (sweep: () => Promise<IdleSweep>) => {
+      let removed = 0;
+      for (let read = PRUNE_BATCH; read >= PRUNE_BATCH; ) {
+        const done = await sweep();
+        removed += done.removed;
+        read = done.read;
+      }
+      return removed;
+    };
     const table = await openRunTable(kernel.store);
-    let runs = 0;
-    for (let batch = await pruneRuns(table, retention); batch > 0; batch = await pruneRuns(table, retention))
-      runs += batch;
-    io.stdout.write(flags.json ? `${JSON.stringify({ runs }, null, 2)}\n` : `pruned ${runs} ended run(s)\n`);
+    const runs = retention ? await drain(() => pruneRuns(table, retention)) : 0;
+    const approvalTable = await openApprovalTable(kernel.store);
+    const approvals = retention
+      ? await drain(() => pruneApprovals(approvalTable, retention, PRUNE_BATCH))
+      : 0;
+    const agents = kernel.listAgents().map((agent) => agent.id);
+    const sessions = sessionPolicy
+      ? await sweepAll(() => pruneSessions(kernel.store, sessionPolicy, agents, PRUNE_BATCH))
+      : 0;
+    const tasks = taskPolicy ? await sweepAll(() => pruneTasks(kernel.store, taskPolicy, PRUNE_BATCH)) : 0;
+    const parts = [`pruned ${runs} ended run(s)`];
+    if (approvals > 0) parts.push(`${approvals} decided approval(s)`);
+    if (sessionPolicy) parts.push(`${sessions} idle session(s)`);
+    if (taskPolicy) parts.push(`${tasks} idle A2A task(s)`);
+    io.stdout.write(
+      flags.json
+        ? `${JSON.stringify({ runs, approvals, sessions, tasks }, null, 2)}\n`
+        : `${parts.join(', ')}\n`,
+    );
     return 0;
   } finally {
     await kernel.close();

@@ -1,6 +1,8 @@
+import type { ApprovalCursor, ApprovalQuery, ApprovalTable } from '../approvals/approval-table.ts';
 import type { Bus } from '../bus/bus.ts';
 import { errorMessage, HubosError } from '../errors.ts';
 import { describeErrors, type JSONSchemaObject, SchemaCompilers } from '../json-schema.ts';
+import { openApprovalTable } from '../runs/open-run-table.ts';
 import type { Store, StoreValue } from '../store/store.ts';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
@@ -59,11 +61,11 @@ export interface ApprovalsOptions {
    * instance whose run waits for it at once (the store poll is the fallback).
    */
   bus?: Bus;
+  /** Where approvals are kept (default: the store's approvals table, beside its runs). */
+  table?: Promise<ApprovalTable>;
 }
 
 const DECISIONS_CHANNEL = 'approvals:decided';
-
-const APPROVALS_NAMESPACE = 'approvals';
 
 interface Waiter {
   record: ApprovalRecord;
@@ -81,19 +83,33 @@ const key = (runId: string, callId: string) => `${runId}/${callId}`;
 const now = () => new Date().toISOString();
 
 /**
- * Pending approvals: one per kernel, shared by its agents. Each request is stored (namespace
- * `approvals`, key `<runId>/<callId>`) before anyone hears of it, so it outlives the process, and
- * kept with its outcome after, so a second decision is refused rather than lost.
+ * Pending approvals: one per kernel, shared by its agents. Each request is stored (a row of the
+ * store's approvals table, beside its runs) before anyone hears of it, so it outlives the process,
+ * and kept with its outcome after, so a second decision is refused rather than lost.
  */
 export class Approvals {
   readonly #store: Store;
   readonly #options: ApprovalsOptions;
   readonly #waiting = new Map<string, Waiter>();
   #listening: Promise<(() => Promise<void>) | undefined> | undefined;
+  #opened: Promise<ApprovalTable> | undefined;
 
   constructor(store: Store, options: ApprovalsOptions = {}) {
     this.#store = store;
     this.#options = options;
+  }
+
+  /** The approvals table, opened (and migrated, old records moved in) at first use. @internal */
+  table(): Promise<ApprovalTable> {
+    if (!this.#opened) {
+      const opening = this.#options.table ?? openApprovalTable(this.#store);
+      this.#opened = opening;
+      // A failed open is tried again at the next use.
+      opening.catch(() => {
+        if (this.#opened === opening) this.#opened = undefined;
+      });
+    }
+    return this.#opened;
   }
 
   /** Whether a decision recorded here reaches a run waiting on another instance right away. */
@@ -239,13 +255,8 @@ export class Approvals {
     };
     // Atomic: of two decisions at once (here or on another instance), one wins; the other hears it
     // was decided. Whether this one won is the answer: the record is not read back to decide it.
-    const won = await this.#store
-      .compareAndSet(
-        APPROVALS_NAMESPACE,
-        id,
-        stored as unknown as StoreValue,
-        recorded as unknown as StoreValue,
-      )
+    const won = await this.table()
+      .then((table) => table.compareAndSet(stored, recorded))
       .catch((error: unknown) => {
         // A run of this process still hears the decision while the store is failing.
         if (!waiter) throw error;
@@ -253,9 +264,12 @@ export class Approvals {
         return undefined;
       });
     if (!won) {
-      const current =
-        won === false ? await this.#store.get(APPROVALS_NAMESPACE, id).catch(() => undefined) : undefined;
-      const winner = current as ApprovalRecord | undefined;
+      const winner =
+        won === false
+          ? await this.table()
+              .then((table) => table.get(runId, callId))
+              .catch(() => undefined)
+          : undefined;
       const decidedElsewhere = winner?.requestedAt === stored.requestedAt && winner.status !== 'pending';
       // The run waiting here follows the winner now rather than at its next poll.
       if (decidedElsewhere) waiter?.adopt(winner);
@@ -294,22 +308,44 @@ export class Approvals {
   async get(runId: string, callId: string): Promise<ApprovalRecord | undefined> {
     const live = this.#waiting.get(key(runId, callId));
     if (live) return live.final ?? live.record;
-    const stored = await this.#store.get(APPROVALS_NAMESPACE, key(runId, callId));
-    return stored as ApprovalRecord | undefined;
+    return (await this.table()).get(runId, callId);
   }
 
-  /** A run's approvals (every run's without `runId`), oldest first: pending only unless `all`. */
+  /**
+   * A run's approvals, oldest first: pending only unless `all`. Without `runId`, every run's: that
+   * reads them all, so a server lists a page at a time with `page` instead.
+   */
   async list(runId?: string, options: { all?: boolean } = {}): Promise<ApprovalRecord[]> {
-    const keys = await this.#store.list(APPROVALS_NAMESPACE, runId === undefined ? '' : `${runId}/`);
+    const all = options.all === true;
+    if (runId !== undefined) return this.#asTheyStand(await (await this.table()).ofRun(runId, all), all);
     const records: ApprovalRecord[] = [];
-    for (const k of keys) {
-      const record = (await this.#store.get(APPROVALS_NAMESPACE, k)) as ApprovalRecord | undefined;
-      // The prefix alone could match a longer run id that starts with this one.
-      if (!record || (runId !== undefined && record.runId !== runId)) continue;
-      const current = this.#waiting.get(k)?.final ?? record;
-      if (options.all || current.status === 'pending') records.push(current);
+    for (let after: ApprovalCursor | undefined; ; ) {
+      const page = await (await this.table()).list({ all, limit: 500, after });
+      records.push(...this.#asTheyStand(page, all));
+      const last = page.at(-1);
+      if (!last || page.length < 500) return records;
+      after = cursorOf(last);
     }
-    return records.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+  }
+
+  /**
+   * A page of approvals, oldest request first (of one owner, pending only unless `all`): reads
+   * only that page, from the pending approvals' own index when only pending ones are asked.
+   * `next` is where the next page starts, when this one was full.
+   */
+  async page(query: ApprovalQuery): Promise<{ approvals: ApprovalRecord[]; next?: ApprovalCursor }> {
+    const all = query.all === true;
+    const read = await (await this.table()).list({ ...query, all });
+    const last = read.length === query.limit ? read.at(-1) : undefined;
+    return { approvals: this.#asTheyStand(read, all), ...(last ? { next: cursorOf(last) } : {}) };
+  }
+
+  // What this process decided but has not stored yet stands over the stored record.
+  #asTheyStand(records: ApprovalRecord[], all: boolean): ApprovalRecord[] {
+    const current = records.map(
+      (record) => this.#waiting.get(key(record.runId, record.callId))?.final ?? record,
+    );
+    return all ? current : current.filter((record) => record.status === 'pending');
   }
 
   /**
@@ -330,12 +366,7 @@ export class Approvals {
     for (const record of await this.list(runId)) {
       if (this.isWaiting(record.runId, record.callId)) continue;
       const cancelled: ApprovalRecord = { ...record, status: 'cancelled', decidedAt: now(), reason };
-      const won = await this.#store.compareAndSet(
-        APPROVALS_NAMESPACE,
-        key(record.runId, record.callId),
-        record as unknown as StoreValue,
-        cancelled as unknown as StoreValue,
-      );
+      const won = await (await this.table()).compareAndSet(record, cancelled);
       if (won) marked++;
     }
     return marked;
@@ -376,16 +407,10 @@ export class Approvals {
    * one stands (and is what the run acts on), so both sides agree on a single decision.
    */
   async #settleStored(pending: ApprovalRecord, final: ApprovalRecord): Promise<ApprovalRecord> {
-    const at = key(pending.runId, pending.callId);
     try {
-      const won = await this.#store.compareAndSet(
-        APPROVALS_NAMESPACE,
-        at,
-        pending as unknown as StoreValue,
-        final as unknown as StoreValue,
-      );
-      if (won) return final;
-      const stored = (await this.#store.get(APPROVALS_NAMESPACE, at)) as ApprovalRecord | undefined;
+      const table = await this.table();
+      if (await table.compareAndSet(pending, final)) return final;
+      const stored = await table.get(pending.runId, pending.callId);
       if (stored?.requestedAt === pending.requestedAt && stored.status !== 'pending') return stored;
       await this.#write(final);
     } catch (error) {
@@ -399,9 +424,9 @@ export class Approvals {
     const every = this.#options.pollMs ?? 1_000;
     if (every <= 0) return undefined;
     const timer = setInterval(async () => {
-      const stored = (await this.#store
-        .get(APPROVALS_NAMESPACE, key(record.runId, record.callId))
-        .catch(() => undefined)) as ApprovalRecord | undefined;
+      const stored = await this.table()
+        .then((table) => table.get(record.runId, record.callId))
+        .catch(() => undefined);
       if (stored?.requestedAt === record.requestedAt && stored.status !== 'pending') found(stored);
     }, every);
     timer.unref();
@@ -411,17 +436,18 @@ export class Approvals {
   /** Stores a record; false when the store failed (told to `onError`). */
   async #write(record: ApprovalRecord): Promise<boolean> {
     try {
-      await this.#store.set(
-        APPROVALS_NAMESPACE,
-        key(record.runId, record.callId),
-        record as unknown as StoreValue,
-      );
+      await (await this.table()).put(record);
       return true;
     } catch (error) {
       this.#options.onError?.(`could not store approval ${record.callId}: ${errorMessage(error)}`);
       return false;
     }
   }
+}
+
+/** Where a page that ended with `record` goes on from. */
+function cursorOf(record: ApprovalRecord): ApprovalCursor {
+  return { requestedAt: Date.parse(record.requestedAt), runId: record.runId, callId: record.callId };
 }
 
 const answerSchemas = new SchemaCompilers();

@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { collection } from '../store/collection.ts';
 import type { Store } from '../store/store.ts';
 import type { Message } from './messages.ts';
+import { SESSION_RETENTION_SCHEMA, type SessionRetention, sessionActivity } from './session-retention.ts';
 
 export interface SessionsConfig {
   /** Keep conversations in the store (default true). */
   persist?: boolean;
   /** Only the last N stored messages are sent to the model (default: all). */
   historyLimit?: number;
+  /** How long sessions nobody writes to are kept (default: for ever). */
+  retention?: SessionRetention;
 }
 
 export const SESSIONS_CONFIG_SCHEMA = {
@@ -15,13 +18,15 @@ export const SESSIONS_CONFIG_SCHEMA = {
   properties: {
     persist: { type: 'boolean', default: true },
     historyLimit: { type: 'integer', minimum: 1 },
+    retention: SESSION_RETENTION_SCHEMA,
   },
   additionalProperties: false,
 } as const;
 
 /**
  * Conversation history per agent and session id: one store entry per message, keyed in order,
- * so each completed step is appended as it finishes and a crash loses none of them.
+ * so each completed step is appended as it finishes and a crash loses none of them. Each session
+ * is also filed by the minute it was last written (`hubos:sessions:activity`), for retention.
  */
 export class Sessions {
   readonly #store: Store;
@@ -48,6 +53,8 @@ export class Sessions {
     if (this.#config.persist === false || messages.length === 0) return;
     const stored = this.#messages(agent);
     for (const message of messages) await stored.set(`${sessionId}/${nextKey()}`, message);
+    // Filed by when it was last written, so retention finds idle sessions without reading them all.
+    await sessionActivity(this.#store).touch(`${agent}/${sessionId}`);
   }
 
   #messages(agent: string) {

@@ -1,9 +1,17 @@
+import type { ApprovalTable } from '../approvals/approval-table.ts';
+import { importStoredApprovals } from '../approvals/import-stored-approvals.ts';
 import { MemoryStore } from '../store/memory.ts';
 import type { Store } from '../store/store.ts';
 import { importStoredRuns } from './import-stored-runs.ts';
 import type { RunTable } from './run-table.ts';
 
-const tables = new WeakMap<Store, Promise<RunTable>>();
+/** The tables of a store: runs (and their steps) and approvals, in one database. */
+interface StoreTables {
+  runs: RunTable;
+  approvals: ApprovalTable;
+}
+
+const opened = new WeakMap<Store, Promise<StoreTables>>();
 
 /**
  * The runs tables of a store, made (and migrated) once per store: in its SQLite file, in its
@@ -11,40 +19,64 @@ const tables = new WeakMap<Store, Promise<RunTable>>();
  * as key/value records (HubOS before its run engine) move into them at the first open.
  * @internal
  */
-export function openRunTable(store: Store): Promise<RunTable> {
-  let table = tables.get(store);
-  if (!table) {
-    table = open(store);
-    tables.set(store, table);
-    table.catch(() => tables.delete(store));
+export async function openRunTable(store: Store): Promise<RunTable> {
+  return (await openTables(store)).runs;
+}
+
+/**
+ * The approvals table of a store, beside its runs tables (opened with them). Approvals a store
+ * kept as key/value records move into it at the first open.
+ * @internal
+ */
+export async function openApprovalTable(store: Store): Promise<ApprovalTable> {
+  return (await openTables(store)).approvals;
+}
+
+function openTables(store: Store): Promise<StoreTables> {
+  let tables = opened.get(store);
+  if (!tables) {
+    tables = open(store);
+    opened.set(store, tables);
+    tables.catch(() => opened.delete(store));
   }
-  return table;
+  return tables;
 }
 
-async function open(store: Store): Promise<RunTable> {
-  const table = await tableOf(store);
-  if (!(store instanceof MemoryStore)) await importStoredRuns(store, table);
-  return table;
+async function open(store: Store): Promise<StoreTables> {
+  const tables = await tablesOf(store);
+  if (!(store instanceof MemoryStore)) await importStoredRuns(store, tables.runs);
+  // Also for the memory store: approvals written to it by hand (as before the table) still count.
+  await importStoredApprovals(store, tables.approvals);
+  return tables;
 }
 
-async function tableOf(store: Store): Promise<RunTable> {
+async function tablesOf(store: Store): Promise<StoreTables> {
   // Loaded by name, not imported: only the store in use loads its driver.
   if (isPostgres(store)) {
     const { PostgresRunTable } = await import('./postgres-run-table.ts');
-    return new PostgresRunTable((sql, params) => store.query(sql, params), store.schema);
+    const { PostgresApprovalTable } = await import('../approvals/postgres-approval-table.ts');
+    const query: PostgresLike['query'] = (sql, params) => store.query(sql, params);
+    return {
+      runs: new PostgresRunTable(query, store.schema),
+      approvals: new PostgresApprovalTable(query, store.schema),
+    };
   }
   const { SqliteRunTable } = await import('./sqlite-run-table.ts');
+  const { SqliteApprovalTable } = await import('../approvals/sqlite-approval-table.ts');
   const { migrateSqlite } = await import('../db/sqlite-migrations.ts');
   const { RUNS_SQLITE_MIGRATIONS } = await import('./run-schema.ts');
   const { SqliteStore } = await import('../store/sqlite.ts');
   if (store instanceof SqliteStore) {
     migrateSqlite(store.database, RUNS_SQLITE_MIGRATIONS, store.path);
-    return new SqliteRunTable(store.database, store.path);
+    return {
+      runs: new SqliteRunTable(store.database, store.path),
+      approvals: new SqliteApprovalTable(store.database, store.path),
+    };
   }
-  // The memory store, or a store of one's own: the runs live as long as the process.
+  // The memory store, or a store of one's own: runs and approvals live as long as the process.
   const db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(':memory:');
   migrateSqlite(db, RUNS_SQLITE_MIGRATIONS, ':memory:');
-  return new SqliteRunTable(db, 'memory');
+  return { runs: new SqliteRunTable(db, 'memory'), approvals: new SqliteApprovalTable(db, 'memory') };
 }
 
 /** The PostgreSQL store, told by what it offers: importing its class would load its driver. */

@@ -41,6 +41,7 @@ export class PostgresRunTable implements RunTable {
   readonly #runs: string;
   readonly #steps: string;
   readonly #journal: string;
+  readonly #approvals: string;
 
   constructor(query: PostgresQuery, schema: string) {
     this.#query = query;
@@ -48,6 +49,7 @@ export class PostgresRunTable implements RunTable {
     this.#runs = `${quoted}.hubos_runs`;
     this.#steps = `${quoted}.hubos_run_steps`;
     this.#journal = `${quoted}.hubos_run_journal`;
+    this.#approvals = `${quoted}.hubos_approvals`;
   }
 
   async insert(record: RunRecord): Promise<void> {
@@ -147,6 +149,7 @@ export class PostgresRunTable implements RunTable {
     const { rows } = await this.#query<{ deleted: number | string }>(
       `WITH steps AS (DELETE FROM ${this.#steps} WHERE run_id = $1),
          journal AS (DELETE FROM ${this.#journal} WHERE run_id = $1),
+         approvals AS (DELETE FROM ${this.#approvals} WHERE run_id = $1),
          gone AS (DELETE FROM ${this.#runs} WHERE id = $1 RETURNING 1)
        SELECT count(*) AS deleted FROM gone`,
       [id],
@@ -176,6 +179,7 @@ export class PostgresRunTable implements RunTable {
     const { rows } = await this.#query<{ deleted: number | string }>(
       `WITH steps AS (DELETE FROM ${this.#steps} WHERE run_id = ANY($1::text[])),
          journal AS (DELETE FROM ${this.#journal} WHERE run_id = ANY($1::text[])),
+         approvals AS (DELETE FROM ${this.#approvals} WHERE run_id = ANY($1::text[])),
          gone AS (DELETE FROM ${this.#runs} WHERE id = ANY($1::text[]) RETURNING 1)
        SELECT count(*) AS deleted FROM gone`,
       [ids],

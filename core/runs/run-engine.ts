@@ -117,6 +117,7 @@ export class RunEngine {
   #draining = false;
   /** When retention last ran (0: never); a full batch makes the next tick run it again. */
   #prunedAt = 0;
+  readonly #upkeep = new Set<() => Promise<unknown>>();
 
   constructor(options: RunEngineOptions) {
     this.#options = options;
@@ -288,6 +289,22 @@ export class RunEngine {
     await this.#sweep();
     this.#claim();
     await this.#prune(table);
+    await this.#runUpkeep();
+  }
+
+  /**
+   * Adds work every tick does on instances that `work`, after the runs' own retention (the
+   * retention of what is kept beside runs: sessions, tasks); it paces itself. Returns its removal.
+   */
+  upkeep(task: () => Promise<unknown>): () => void {
+    this.#upkeep.add(task);
+    return () => this.#upkeep.delete(task);
+  }
+
+  // One failing task is reported and does not keep the others from running.
+  async #runUpkeep(): Promise<void> {
+    for (const task of this.#upkeep)
+      await task().catch((error: unknown) => this.#options.onError?.(`upkeep: ${errorMessage(error)}`));
   }
 
   // A batch at a time, at most once a minute unless the last one was full: never a long hold on the store.

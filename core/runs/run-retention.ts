@@ -35,7 +35,10 @@ export const RUNS_CONFIG_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-/** A batch: small enough that a prune never holds the store for long. */
+/**
+ * A batch: small enough that a prune never holds the store for long.
+ * @internal
+ */
 export const PRUNE_BATCH = 500;
 
 /**

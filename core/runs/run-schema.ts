@@ -1,3 +1,4 @@
+import { approvalTable } from '../approvals/approval-schema.ts';
 import type { SqliteMigration } from '../db/sqlite-migrations.ts';
 
 /**
@@ -71,8 +72,13 @@ CREATE TABLE hubos_run_journal (
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
   { version: 2, name: 'create hubos_run_journal', sql: journalTable('sqlite') },
+  // Approvals live beside the runs they belong to: a run deleted takes its approvals with it.
+  { version: 3, name: 'create hubos_approvals', sql: approvalTable('sqlite') },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
 export const RUNS_POSTGRES_SQL = runTables('postgres');
 export const RUN_JOURNAL_POSTGRES_SQL = journalTable('postgres');
+
+/** The PostgreSQL store's migration that adds the approvals table. */
+export const APPROVALS_POSTGRES_SQL = approvalTable('postgres');

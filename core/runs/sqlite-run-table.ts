@@ -41,6 +41,7 @@ export class SqliteRunTable implements RunTable {
   readonly #requestCancel: StatementSync;
   readonly #deleteRun: StatementSync;
   readonly #deleteSteps: StatementSync;
+  readonly #deleteApprovals: StatementSync;
   readonly #addStep: StatementSync;
   readonly #steps: StatementSync;
   readonly #endedBefore: StatementSync;
@@ -89,6 +90,8 @@ export class SqliteRunTable implements RunTable {
     );
     this.#deleteRun = db.prepare('DELETE FROM hubos_runs WHERE id = ?');
     this.#deleteSteps = db.prepare('DELETE FROM hubos_run_steps WHERE run_id = ?');
+    // A run's approvals go with it (whether decided or not: nobody acts on them any more).
+    this.#deleteApprovals = db.prepare('DELETE FROM hubos_approvals WHERE run_id = ?');
     this.#addStep = db.prepare(
       `INSERT INTO hubos_run_steps (${STEP_COLUMNS}) VALUES (${marks(12)}) ON CONFLICT (run_id, seq) DO NOTHING`,
     );
@@ -200,6 +203,7 @@ export class SqliteRunTable implements RunTable {
       immediately(this.#db, () => {
         this.#deleteSteps.run(id);
         this.#dropJournal.run(id);
+        this.#deleteApprovals.run(id);
         const deleted = Number(this.#deleteRun.run(id).changes) > 0;
         return deleted;
       }),
@@ -230,6 +234,7 @@ export class SqliteRunTable implements RunTable {
         for (const id of ids) {
           this.#deleteSteps.run(id);
           this.#dropJournal.run(id);
+          this.#deleteApprovals.run(id);
           deleted += Number(this.#deleteRun.run(id).changes);
         }
         return deleted;

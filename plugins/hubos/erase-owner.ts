@@ -1,5 +1,6 @@
 import { readEntries, type Store } from '../../core/index.ts';
-import { eraseRunsOf, openRunTable } from '../../core/internal.ts';
+import { eraseRunsOf, openApprovalTable, openRunTable, sessionActivity } from '../../core/internal.ts';
+import { TASK_RUNS_NAMESPACE as TASK_RUNS, TASKS_NAMESPACE as TASKS } from './a2a/task-retention.ts';
 
 /** What an erasure removed: counts of each kind of record. */
 export interface Erased {
@@ -12,16 +13,19 @@ export interface Erased {
   activeRuns: number;
 }
 
-const APPROVALS = 'approvals';
-const TASKS = 'hubos:a2a:tasks';
-const TASK_RUNS = 'hubos:a2a:task-runs';
-
 /**
  * Removes everything `owner` has in the store: its ended runs and their steps, its sessions' messages
  * (of every agent named), its approvals and its A2A tasks. Runs still going are left and counted.
- * Records other than runs are key/value entries, each namespace read in one statement.
+ * Runs and approvals are rows of their tables, deleted a batch at a time; sessions and tasks are
+ * key/value entries, each namespace read in one statement.
  */
 export async function eraseOwner(store: Store, owner: string, agents: readonly string[]): Promise<Erased> {
+  // Approvals first: a run erased would take its own with it, uncounted. An approval asked for
+  // nobody ('') was the keyless server's, whose one caller is `local`.
+  const approvalTable = await openApprovalTable(store);
+  let approvals = 0;
+  for (const who of owner === 'local' ? ['local', ''] : [owner])
+    for (let batch = -1; batch !== 0; approvals += batch) batch = await approvalTable.deleteOwned(who, 500);
   const table = await openRunTable(store);
   const runs = await eraseRunsOf(table, owner);
   const activeRuns =
@@ -37,11 +41,11 @@ export async function eraseOwner(store: Store, owner: string, agents: readonly s
         : await store.list(namespace, `${owner}~`);
     for (const key of keys) if (await store.delete(namespace, key)) sessionMessages++;
   }
-  let approvals = 0;
-  for (const { key, value } of await readEntries(store, APPROVALS)) {
-    const record = value as { principal?: string };
-    if ((record.principal ?? 'local') === owner && (await store.delete(APPROVALS, key))) approvals++;
-  }
+  // The activity index names sessions by their key, which names the owner: those entries go too.
+  await sessionActivity(store).forget((id) => {
+    const session = id.slice(id.indexOf('/') + 1);
+    return owner === 'local' ? !session.includes('~') : session.startsWith(`${owner}~`);
+  });
   let tasks = 0;
   for (const { key, value } of await readEntries(store, TASKS)) {
     if ((value as { owner?: string }).owner !== owner) continue;

@@ -26,6 +26,7 @@ import type { AllowedHosts } from './middleware/host-check.ts';
 import { type OriginPolicy, originAllowed } from './middleware/origin-check.ts';
 import { type HubOSServerOptions, isLoopback } from './options.ts';
 import { isPublicPath } from './public-paths.ts';
+import { pruneBesideRuns } from './retention.ts';
 
 export interface HubOSOptions extends HubOSServerOptions {
   /** Shown in /health, the OpenAPI title and A2A cards. */
@@ -81,6 +82,8 @@ export class HubOS {
         ?.abandon(record.id, record.error?.message ?? 'the run was interrupted')
         .catch((error: unknown) => kernel?.logger.warn(`run ${record.id}: ${String(error)}`));
     });
+    // Sessions, A2A tasks and approvals kept beside runs are pruned with them, at the engine's tick.
+    pruneBesideRuns(this);
   }
 
   /** How many queued runs this instance runs at once (`server.maxConcurrentRuns`). */

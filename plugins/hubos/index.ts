@@ -1,4 +1,5 @@
 import type { KernelView, Plugin } from '../../core/index.ts';
+import { A2A_CONFIG_SCHEMA, type A2AConfig } from './a2a/task-retention.ts';
 import { HubOS } from './hubos.ts';
 import { type HubOSServerOptions, SERVER_CONFIG_SCHEMA } from './options.ts';
 
@@ -15,6 +16,7 @@ export type {
   RunState,
   RunSurface,
 } from '../../core/index.ts';
+export type { A2AConfig, TaskRetention } from './a2a/task-retention.ts';
 export { HUBOS_ERROR_CODES } from './errors.ts';
 export { HubOS, type HubOSOptions } from './hubos.ts';
 export type { HubOSServerOptions } from './options.ts';
@@ -24,11 +26,13 @@ declare module 'hubos' {
   interface HubosConfig {
     /** The HubOS HTTP server (`hubos serve`). */
     server?: HubOSServerOptions;
+    /** The server's A2A endpoints: `retention` says how long their tasks are kept. */
+    a2a?: A2AConfig;
   }
 }
 
 /**
- * The `hubos` plugin: owns the `server` config key, and once the kernel is ready builds a HubOS
+ * The `hubos` plugin: owns the `server` and `a2a` config keys, and once the kernel is ready builds a HubOS
  * serving every agent of the kernel that is not internal, provided as the `hubos` service.
  * `hubos serve` then calls `kernel.service('hubos').serve()`.
  */
@@ -36,7 +40,7 @@ export default function hubos(options: HubOSServerOptions & { name?: string } = 
   return {
     name: 'hubos',
     provides: ['hubos'],
-    configSchema: { server: SERVER_CONFIG_SCHEMA },
+    configSchema: { server: SERVER_CONFIG_SCHEMA, a2a: A2A_CONFIG_SCHEMA },
     apply(kernel: KernelView) {
       let server: HubOS | undefined;
       const serves = (agent: { spec: { internal?: boolean } }) => !agent.spec.internal;

@@ -58,7 +58,7 @@ describe('one approval decided in two processes at once', () => {
       const [a, b] = await Promise.all([outcome(firstSent), outcome(secondSent)]);
       const what = `trial ${trial}: ${a} then ${b}`;
       expect([a, b].sort(), what).toEqual(['lost', 'won']);
-      const stored = await store.get<Record<string, string>>('approvals', `run-1/${callId}`);
+      const stored = await (await here.table()).get('run-1', callId);
       const hereWon = (trial % 2 === 0 ? a : b) === 'won';
       expect(stored?.status, what).toBe(hereWon ? 'approved' : 'denied');
       await expect.poll(() => finals.get(callId)?.status, { message: what }).toBe(stored?.status);

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SqliteApprovalTable } from '../../core/approvals/sqlite-approval-table.ts';
 import {
   type ApprovalRequest,
   Approvals,
@@ -11,6 +13,7 @@ import {
   SqliteStore,
   type Store,
 } from '../../core/index.ts';
+import { openApprovalTable } from '../../core/internal.ts';
 import { bootAgent, deferred } from '../agent/helpers.ts';
 import { expectHubosRejection } from '../core/helpers.ts';
 import { permittedTool } from './helpers.ts';
@@ -119,19 +122,27 @@ describe('Approvals in the store', () => {
   });
 
   it('still works in memory when the store cannot be written, and says so', async () => {
-    const broken = new MemoryStore();
-    broken.set = async () => {
-      throw new Error('disk full');
-    };
+    // A real failing write: the approvals table of a file opened read-only.
+    const path = join(dir, `readonly-${files++}.db`);
+    const writable = new SqliteStore(path);
+    await openApprovalTable(writable);
+    await writable.close();
+    const readOnly = new DatabaseSync(path, { readOnly: true });
+    const table = Promise.resolve(new SqliteApprovalTable(readOnly, path));
     const warnings: string[] = [];
-    const approvals = new Approvals(broken, { onError: (message) => warnings.push(message), pollMs: 0 });
+    const approvals = new Approvals(new MemoryStore(), {
+      table,
+      onError: (message) => warnings.push(message),
+      pollMs: 0,
+    });
     const waiting = approvals.request(request(), {
       signal: new AbortController().signal,
       timeoutMs: 60_000,
       onOpen: () => void approvals.decide('run-1', 'c1', { approved: true }),
     });
     expect(await waiting).toMatchObject({ status: 'approved' });
-    expect(warnings[0]).toBe('could not store approval c1: disk full');
+    expect(warnings[0]).toMatch(/^could not store approval c1: store .*readonly/);
+    readOnly.close();
   });
 });
 

@@ -14,8 +14,8 @@ import { asksNow } from './asks-now.ts';
 import { callerOf } from './caller.ts';
 import type { FollowedTasks } from './followed-tasks.ts';
 import { settledTask } from './settle.ts';
+import { TASK_RUNS_NAMESPACE, TASKS_NAMESPACE, taskActivity } from './task-retention.ts';
 
-const NAMESPACE = 'hubos:a2a:tasks';
 /** States a task stays in: what its turn's end is stored as. */
 const FINAL_STATES = new Set<TaskState>([
   TaskState.TASK_STATE_COMPLETED,
@@ -31,8 +31,6 @@ const OPEN_STATES = new Set<TaskState | undefined>([
   TaskState.TASK_STATE_WORKING,
   TaskState.TASK_STATE_INPUT_REQUIRED,
 ]);
-/** Which run serves a task (its latest turn), key `<agent>/<taskId>`. */
-const RUNS_NAMESPACE = 'hubos:a2a:task-runs';
 
 /** What the store reads besides tasks, to tell how an open task stands. */
 export interface TaskStoreLookups {
@@ -60,14 +58,16 @@ export class HubOSTaskStore implements TaskStore {
   readonly #runs: StoreCollection<string>;
   readonly #prefix: string;
   readonly #lookups: TaskStoreLookups;
+  readonly #store: Store;
   /** Turns waiting in `settled`, woken by the next save of their task. */
   readonly #saveWaiters = new Map<string, Set<() => void>>();
 
   constructor(store: Store, agentName: string, lookups: TaskStoreLookups = {}) {
-    this.#tasks = collection<StoredTask | LegacyTask>(store, NAMESPACE);
-    this.#runs = collection<string>(store, RUNS_NAMESPACE);
+    this.#tasks = collection<StoredTask | LegacyTask>(store, TASKS_NAMESPACE);
+    this.#runs = collection<string>(store, TASK_RUNS_NAMESPACE);
     this.#prefix = `${encodeURIComponent(agentName)}/`;
     this.#lookups = lookups;
+    this.#store = store;
   }
 
   /** Records which run serves the task's current turn. */
@@ -110,6 +110,8 @@ export class HubOSTaskStore implements TaskStore {
     const owner = caller.admin ? ((await this.#read(task.id))?.owner ?? caller.id) : caller.id;
     const stored: StoredTask = { owner, task: Task.toJSON(task) as StoreValue };
     await this.#tasks.set(this.#prefix + task.id, stored);
+    // Filed by when it was last saved, so retention finds idle tasks without reading them all.
+    await taskActivity(this.#store).touch(this.#prefix + task.id);
     const waiters = this.#saveWaiters.get(task.id);
     this.#saveWaiters.delete(task.id);
     for (const wake of waiters ?? []) wake();

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { type ApprovalRecord, type Approvals, canSee, HubosError, isFinal } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import { readBody } from '../kit/read-body.ts';
+import { encodeApprovalCursor, parseApprovalPage } from './approval-page.ts';
 
 export const DECISION_BODY = {
   type: 'object',
@@ -50,8 +51,9 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
       method: 'get',
       path: `${api}/approvals`,
       summary:
-        "Tool calls waiting for approval, across runs; one carrying a `question` is a tool's question to answer",
+        "The caller's tool calls waiting for approval (an admin key's: everyone's), across runs, oldest first, a page at a time: ?limit (1-200, default 50), cursor (the previous page's nextCursor), all=true (decided ones too); one carrying a `question` is a tool's question to answer",
       tags: ['runs'],
+      responses: { 400: 'A limit or cursor that makes no sense (APPROVAL_QUERY_INVALID)' },
     },
     {
       method: 'get',
@@ -85,10 +87,26 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
   const visible = (c: Context, records: ApprovalRecord[]) =>
     records.filter((record) => canSee(c.get('principal'), record.principal));
 
+  // A page of the caller's own (an admin's: everyone's), read from the pending approvals' index:
+  // what it costs does not grow with the decided approvals kept.
   app.get(`${api}/approvals`, async (c) => {
+    const { limit, after } = parseApprovalPage({
+      limit: c.req.query('limit'),
+      cursor: c.req.query('cursor'),
+    });
     const approvals = hubos.approvals;
-    const records = approvals ? visible(c, await approvals.list(undefined, { all: wantsAll(c) })) : [];
-    return c.json({ approvals: records.map((record) => view(approvals!, record)) });
+    if (!approvals) return c.json({ approvals: [] });
+    const principal = c.get('principal');
+    const page = await approvals.page({
+      owner: principal.admin ? undefined : principal.id,
+      all: wantsAll(c),
+      limit,
+      ...(after ? { after } : {}),
+    });
+    return c.json({
+      approvals: page.approvals.map((record) => view(approvals, record)),
+      ...(page.next ? { nextCursor: encodeApprovalCursor(page.next) } : {}),
+    });
   });
 
   app.get(`${api}/runs/:id/approvals`, async (c) => {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalRecord } from '../../../core/agent/approvals.ts';
 import { INSTANCES_NAMESPACE } from '../../../core/instance.ts';
 import { openRunTable } from '../../../core/runs/open-run-table.ts';
 import type { RunRecord } from '../../../core/runs/run-record.ts';
@@ -308,7 +309,7 @@ describe('a decision or a cancel reaching a run whose instance died', () => {
         instance: ghost,
         createdAt: now,
       });
-    await kernel.store.set('approvals', 'r-asking/call-1', pendingApproval('r-asking', now));
+    await (await kernel.approvals.table()).put(pendingApproval('r-asking', now) as ApprovalRecord);
 
     const started = Date.now();
     const decided = await post(`${served.url}/api/runs/r-asking/approvals/call-1`, { approved: true });

@@ -1,5 +1,6 @@
 // Runs are forgotten: retention deletes ended runs past the config's age or count, a batch at a
-// time, never a running one; an admin erases everything one principal owns.
+// time, never a running one, and with them idle sessions, idle A2A tasks and decided approvals;
+// an admin erases everything one principal owns.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore, type RunRecord } from '../../../core/index.ts';
 import { openRunTable, pruneRuns } from '../../../core/internal.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
+import hubosPlugin from '../../../plugins/hubos/index.ts';
 import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
+import { approvalAt } from '../../store/approvals-contract.ts';
 import { runAt } from '../../store/run-table-contract.ts';
 import { type Served, serveHelper, testTools } from './helpers.ts';
 
@@ -93,6 +96,47 @@ describe('runs.retention in the config', () => {
     );
   });
 
+  it("prunes, at the engine's tick, idle sessions and A2A tasks and decided approvals past their retention", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hubos-retention-'));
+    const kernel = await bootKernel({
+      store: undefined,
+      // The hubos plugin owns the `a2a` key, and builds the server.
+      plugins: [testTools, hubosPlugin({ port: 0, rateLimit: false })],
+      config: {
+        store: { path: join(dir, 'hubos.db') },
+        runs: { retention: { maxAgeDays: 30 } },
+        sessions: { retention: { maxAgeDays: 7 } },
+        a2a: { retention: { maxAgeDays: 14 } },
+        agents: { helper: { model: new ScriptedModel([]), tools: ['*'] } },
+      },
+    });
+    const store = kernel.store;
+    const now = Date.now();
+    const key = (session: string, at: number) =>
+      `${session}/${String(at).padStart(15, '0')}-000000000000-0000abcd`;
+    // Stored by a release that kept no activity index: found all the same.
+    await store.set('sessions:helper', key('idle', now - 8 * DAY), 'old');
+    await store.set('sessions:helper', key('recent', now - 6 * DAY), 'kept');
+    const task = (at: number) => ({
+      owner: 'local',
+      task: { status: { timestamp: new Date(at).toISOString() } },
+    });
+    await store.set('hubos:a2a:tasks', 'helper/idle', task(now - 15 * DAY));
+    await store.set('hubos:a2a:tasks', 'helper/recent', task(now - 13 * DAY));
+    const approvals = await kernel.approvals.table();
+    const decided = (runId: string, at: number) =>
+      approvalAt(at, runId, 'c1', { status: 'approved', decidedAt: new Date(at).toISOString() });
+    await approvals.put(decided('run-old', now - 31 * DAY));
+    await approvals.put(decided('run-new', now - 29 * DAY));
+    await approvals.put(approvalAt(now - 40 * DAY, 'run-waiting', 'c1'));
+    closers.push(() => kernel.close());
+    await kernel.service('hubos').serve();
+    expect((await store.list('sessions:helper')).map((k) => k.split('/')[0])).toEqual(['recent']);
+    expect(await store.list('hubos:a2a:tasks')).toEqual(['helper/recent']);
+    const left = await kernel.approvals.page({ all: true, limit: 10 });
+    expect(left.approvals.map((approval) => approval.runId).sort()).toEqual(['run-new', 'run-waiting']);
+  });
+
   it('refuses a retention that makes no sense, naming the key', async () => {
     await expect(bootKernel({ config: { runs: { retention: { maxRuns: 0 } } } as never })).rejects.toThrow(
       '"runs.retention.maxRuns" must be >= 1, got integer 0',
@@ -100,6 +144,12 @@ describe('runs.retention in the config', () => {
     await expect(
       bootKernel({ config: { runs: { retention: { keepForever: true } } } as never }),
     ).rejects.toThrow(/keepForever/);
+    await expect(
+      bootKernel({ config: { sessions: { retention: { maxAgeDays: 0 } } } as never }),
+    ).rejects.toThrow('"sessions.retention.maxAgeDays" must be > 0');
+    await expect(
+      bootKernel({ plugins: [hubosPlugin()], config: { a2a: { retention: { maxDays: 3 } } } as never }),
+    ).rejects.toThrow(/maxDays/);
   });
 });
 
@@ -144,11 +194,29 @@ describe('DELETE /api/owners/:id', () => {
     });
     expect(a1.status).toBe(200);
     expect((await served.kernel.sessions.load('helper', 'alice~s1')).length).toBe(4);
+    // An approval of a run still asking, and one of a run the table never held; an A2A task.
+    const approvals = await served.kernel.approvals.table();
+    await approvals.put(approvalAt(Date.now(), a1.body.runId, 'c1'));
+    await approvals.put(approvalAt(Date.now(), 'run-elsewhere', 'c1'));
+    await approvals.put(approvalAt(Date.now(), b1.body.runId, 'c1', { principal: 'bob' }));
+    await served.kernel.store.set('hubos:a2a:tasks', 'helper/t1', { owner: 'alice', task: {} });
+    await served.kernel.store.set('hubos:a2a:tasks', 'helper/t2', { owner: 'bob', task: {} });
 
     expect((await request(served, 'DELETE', '/api/owners/alice', ALICE)).status).toBe(403);
     const erased = await request(served, 'DELETE', '/api/owners/alice', ROOT);
     expect(erased.status).toBe(200);
-    expect(erased.body).toMatchObject({ owner: 'alice', runs: 2, sessionMessages: 4, activeRuns: 0 });
+    expect(erased.body).toMatchObject({
+      owner: 'alice',
+      runs: 2,
+      sessionMessages: 4,
+      approvals: 2,
+      tasks: 1,
+      activeRuns: 0,
+    });
+    expect((await served.kernel.approvals.page({ all: true, limit: 10 })).approvals).toMatchObject([
+      { principal: 'bob' },
+    ]);
+    expect(await served.kernel.store.list('hubos:a2a:tasks')).toEqual(['helper/t2']);
     expect((await request(served, 'GET', '/api/runs', ALICE)).body.runs).toEqual([]);
     expect((await request(served, 'GET', `/api/runs/${a1.body.runId}/steps`, ROOT)).status).toBe(404);
     expect(await served.kernel.sessions.load('helper', 'alice~s1')).toEqual([]);

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { pruneSessions } from '../../core/agent/session-retention.ts';
+import { pruneApprovals } from '../../core/approvals/approval-retention.ts';
+import {
+  type ApprovalCursor,
+  type ApprovalRecord,
+  Approvals,
+  HubosError,
+  readEntries,
+  Sessions,
+  type Store,
+} from '../../core/index.ts';
+import { openApprovalTable } from '../../core/runs/open-run-table.ts';
+import { pruneTasks, taskActivity } from '../../plugins/hubos/a2a/task-retention.ts';
+import { eraseOwner } from '../../plugins/hubos/erase-owner.ts';
+
+const DAY = 86_400_000;
+
+/** An approval as the agent loop stores it: pending, for `principal`, asked at `at`. */
+export function approvalAt(at: number, runId: string, callId: string, more: Partial<ApprovalRecord> = {}) {
+  const record: ApprovalRecord = {
+    runId,
+    agent: 'helper',
+    principal: 'alice',
+    step: 1,
+    callId,
+    tool: 'echo',
+    input: { text: 'x' },
+    permissions: [],
+    requestedAt: new Date(at).toISOString(),
+    expiresAt: new Date(at + 3_600_000).toISOString(),
+    status: 'pending',
+    ...more,
+  };
+  return record;
+}
+
+const decidedAt = (at: number, runId: string, callId: string, principal = 'alice') =>
+  approvalAt(at, runId, callId, {
+    principal,
+    status: 'approved',
+    decidedAt: new Date(at + 1_000).toISOString(),
+  });
+
+/** A session message key as the previous release wrote it, at `at`. */
+const messageKey = (session: string, at: number, n: number) =>
+  `${session}/${String(at).padStart(15, '0')}-${String(n).padStart(12, '0')}-0000abcd`;
+
+async function outcome(decision: Promise<unknown>): Promise<string> {
+  try {
+    await decision;
+    return 'won';
+  } catch (error) {
+    return HubosError.is(error) ? (error.code as string) : String(error);
+  }
+}
+
+export interface ApprovalsContractStores {
+  /** A store of this kind, fresh. */
+  fresh(): Promise<Store>;
+  /** Another handle on the same database as `store` (another instance). */
+  another(store: Store): Promise<Store>;
+  /** A store as the previous release left it: approvals as key/value records, written here. */
+  previous(approvals: ApprovalRecord[]): Promise<Store>;
+}
+
+/** What the approvals table does, whichever database holds it. */
+export function approvalsContract(name: string, stores: ApprovalsContractStores): void {
+  describe(`${name} approvals table`, () => {
+    it('moves the approvals a store of the previous release kept as records into the table, and decides them', async () => {
+      const now = Date.now();
+      const store = await stores.previous([
+        approvalAt(now - 2_000, 'run-old', 'c1'),
+        decidedAt(now - 3_000, 'run-old', 'c0'),
+        approvalAt(now - 1_000, 'run-other', 'c1', { principal: 'bob' }),
+      ]);
+      const approvals = new Approvals(store, { pollMs: 0 });
+      expect((await approvals.list('run-old', { all: true })).map((a) => [a.callId, a.status])).toEqual([
+        ['c0', 'approved'],
+        ['c1', 'pending'],
+      ]);
+      expect(await readEntries(store, 'approvals')).toEqual([]);
+      const page = await approvals.page({ owner: 'alice', limit: 10 });
+      expect(page.approvals.map((a) => `${a.runId}/${a.callId}`)).toEqual(['run-old/c1']);
+      expect(await outcome(approvals.decide('run-old', 'c1', { approved: true }))).toBe('RUN_NOT_RUNNING');
+      expect(await approvals.get('run-old', 'c1')).toMatchObject({ status: 'approved' });
+      expect((await approvals.page({ limit: 10 })).approvals.map((a) => a.runId)).toEqual(['run-other']);
+    });
+
+    it('lets exactly one of two instances decide an approval both decide at once, and the asking run follows it', async () => {
+      const first = await stores.fresh();
+      const second = await stores.another(first);
+      const asking = new Approvals(first, { pollMs: 5 });
+      const here = new Approvals(first, { pollMs: 0 });
+      const there = new Approvals(second, { pollMs: 0 });
+      for (let trial = 0; trial < 10; trial++) {
+        const callId = `c${trial}`;
+        let opened!: () => void;
+        const open = new Promise<void>((resolve) => {
+          opened = resolve;
+        });
+        const final = asking.request(approvalAt(Date.now(), 'run-1', callId), {
+          signal: new AbortController().signal,
+          timeoutMs: 60_000,
+          onOpen: () => opened(),
+        });
+        await open;
+        const results = await Promise.all([
+          outcome(here.decide('run-1', callId, { approved: true })),
+          outcome(there.decide('run-1', callId, { approved: false, reason: 'no' })),
+        ]);
+        // Neither waits for it, so the winner hears its decision is recorded; the other, that it was decided.
+        expect(results.sort(), `trial ${trial}`).toEqual(['APPROVAL_DECIDED', 'RUN_NOT_RUNNING']);
+        const stored = await there.get('run-1', callId);
+        expect(['approved', 'denied']).toContain(stored?.status);
+        expect((await final).status).toBe(stored?.status);
+      }
+    });
+
+    it("lists an owner's pending approvals a page at a time, never the decided ones", async () => {
+      const store = await stores.fresh();
+      const table = await openApprovalTable(store);
+      const base = Date.now() - 60_000;
+      for (let i = 0; i < 30; i++) await table.put(decidedAt(base + i, `run-d${i}`, 'c1'));
+      for (let i = 0; i < 5; i++) await table.put(approvalAt(base + 100 + i, `run-p${i}`, 'c1'));
+      await table.put(approvalAt(base + 103, 'run-p3', 'c2'));
+      await table.put(approvalAt(base + 200, 'run-b', 'c1', { principal: 'bob' }));
+      const approvals = new Approvals(store);
+      const seen: string[] = [];
+      let after: ApprovalCursor | undefined;
+      for (;;) {
+        const page = await approvals.page({ owner: 'alice', limit: 2, after });
+        seen.push(...page.approvals.map((a) => `${a.runId}/${a.callId}`));
+        if (!page.next) break;
+        after = page.next;
+      }
+      expect(seen).toEqual(['run-p0/c1', 'run-p1/c1', 'run-p2/c1', 'run-p3/c1', 'run-p3/c2', 'run-p4/c1']);
+      expect((await approvals.page({ limit: 50 })).approvals).toHaveLength(7);
+      expect((await approvals.page({ owner: 'alice', all: true, limit: 50 })).approvals).toHaveLength(36);
+    });
+
+    it('keeps the store bounded: decided approvals, idle sessions and idle tasks past their retention go, a batch at a time', async () => {
+      const store = await stores.fresh();
+      const table = await openApprovalTable(store);
+      const now = Date.now();
+      const old = now - 40 * DAY;
+      // What a busy month left: decided approvals, sessions and tasks, all older than kept.
+      for (let i = 0; i < 60; i++) await table.put(decidedAt(old + i, `run-${i}`, 'c1'));
+      await table.put(approvalAt(old, 'run-waiting', 'c1'));
+      await table.put(decidedAt(now - DAY, 'run-new', 'c1'));
+      for (let i = 0; i < 60; i++)
+        for (let n = 0; n < 3; n++) await store.set('sessions:helper', messageKey(`s${i}`, old + i, n), 'hi');
+      // One old session written to yesterday: it is not idle.
+      await store.set('sessions:helper', messageKey('s7', now - DAY, 9), 'again');
+      await new Sessions(store).append('helper', 'fresh', [{ role: 'user', content: 'hello' }]);
+      const task = (id: string, at: number) => ({
+        owner: 'alice',
+        task: { id, status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date(at).toISOString() } },
+      });
+      for (let i = 0; i < 60; i++) await store.set('hubos:a2a:tasks', `helper/t${i}`, task(`t${i}`, old + i));
+      await store.set('hubos:a2a:tasks', 'helper/t-new', task('t-new', now));
+      await taskActivity(store).touch('helper/t-new', now);
+
+      const policy = { maxAgeDays: 30 };
+      // Small batches, again while one is full: what the engine's tick does, drained.
+      for (let n = 50; n === 50; ) n = await pruneApprovals(table, policy, 50);
+      for (let read = 50; read === 50; ) read = (await pruneSessions(store, policy, ['helper'], 50)).read;
+      for (let read = 50; read === 50; ) read = (await pruneTasks(store, policy, 50)).read;
+
+      const approvals = new Approvals(store);
+      expect((await approvals.page({ all: true, limit: 200 })).approvals.map((a) => a.runId).sort()).toEqual([
+        'run-new',
+        'run-waiting',
+      ]);
+      const sessionsLeft = new Set((await store.list('sessions:helper')).map((key) => key.split('/')[0]));
+      expect([...sessionsLeft].sort()).toEqual(['fresh', 's7']);
+      expect(await store.list('hubos:a2a:tasks')).toEqual(['helper/t-new']);
+      // The indexes hold what is left, not what went.
+      expect((await store.list('hubos:sessions:activity')).length).toBeLessThanOrEqual(2);
+      expect((await store.list('hubos:a2a:task-activity')).length).toBe(1);
+    });
+
+    it("erases an owner's approvals, sessions and A2A tasks, and nobody else's", async () => {
+      const store = await stores.fresh();
+      const table = await openApprovalTable(store);
+      const now = Date.now();
+      await table.put(approvalAt(now, 'run-a', 'c1'));
+      await table.put(decidedAt(now, 'run-a', 'c0'));
+      await table.put(approvalAt(now, 'run-b', 'c1', { principal: 'bob' }));
+      await store.set('sessions:helper', messageKey('alice~s1', now, 0), 'mine');
+      await store.set('sessions:helper', messageKey('bob~s1', now, 0), 'theirs');
+      await new Sessions(store).append('helper', 'alice~s2', [{ role: 'user', content: 'mine too' }]);
+      await new Sessions(store).append('helper', 'bob~s2', [{ role: 'user', content: 'theirs too' }]);
+      await store.set('hubos:a2a:tasks', 'helper/t-a', { owner: 'alice', task: { id: 't-a' } });
+      await store.set('hubos:a2a:task-runs', 'helper/t-a', 'run-a');
+      await store.set('hubos:a2a:tasks', 'helper/t-b', { owner: 'bob', task: { id: 't-b' } });
+      const erased = await eraseOwner(store, 'alice', ['helper']);
+      expect(erased).toMatchObject({ approvals: 2, sessionMessages: 2, tasks: 1 });
+      const approvals = new Approvals(store);
+      expect((await approvals.page({ all: true, limit: 50 })).approvals.map((a) => a.principal)).toEqual([
+        'bob',
+      ]);
+      expect((await store.list('sessions:helper')).map((key) => key.split('/')[0])).toEqual([
+        'bob~s1',
+        'bob~s2',
+      ]);
+      // Nor does the sessions' activity index name the owner any more.
+      expect((await store.list('hubos:sessions:activity')).map((key) => key.slice(16))).toEqual([
+        'helper/bob~s2',
+      ]);
+      expect(await store.list('hubos:a2a:tasks')).toEqual(['helper/t-b']);
+      expect(await store.list('hubos:a2a:task-runs')).toEqual([]);
+    });
+  });
+}
