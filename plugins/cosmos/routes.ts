@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { type Agent, HubosError, type KernelView } from '../../core/index.ts';
-import { describeRoute, getHubOSHooks, type HubOSEnv, type Principal, readBody } from '../hubos/server.ts';
+import { type Agent, HubosError, type KernelView, type Principal } from '../../core/index.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv, readBody } from '../hubos/server.ts';
 import { checkOverrides, mayView, requireAdmin } from './access.ts';
 import type { Cosmos } from './cosmos.ts';
 import { AGENT_ID_PATTERN } from './types.ts';

@@ -1,3 +1,4 @@
+import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
@@ -6,6 +7,8 @@ import { aguiRoutes } from './agui/index.ts';
 import { HUBOS_ERROR_CODES } from './errors.ts';
 import type { HubOS } from './hubos.ts';
 import { errorResponse } from './kit/http-error.ts';
+import type { HubOSEnv } from './kit/principal.ts';
+import { routeDocsOf } from './kit/route-doc.ts';
 import { apiKeyAuth } from './middleware/auth.ts';
 import { bodyTypeCheck } from './middleware/body-type-check.ts';
 import { hostCheck } from './middleware/host-check.ts';
@@ -120,10 +123,16 @@ export async function buildApp(hubos: HubOS): Promise<void> {
     // the node adapter a full Request; a GET or HEAD gets no body from it, so there is none to count.
     return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : countChunked(c, next);
   });
-  systemRoutes(app, hubos);
-  agentRoutes(app, hubos);
-  runRoutes(app, hubos);
-  ownerRoutes(app, hubos);
+  // The server's own routes are sub-apps, as a plugin's are: described with describeRoute, documented
+  // with the paths they are mounted at. (Not through `hubos.mount`: /health is served without a key.)
+  const mountOwn = (path: string, routes: Hono<HubOSEnv>) => {
+    app.route(path, routes);
+    hubos.document(...routeDocsOf(routes, path));
+  };
+  mountOwn('/', systemRoutes(hubos));
+  mountOwn(hubos.apiPrefix, agentRoutes(hubos));
+  mountOwn(hubos.apiPrefix, runRoutes(hubos));
+  mountOwn(hubos.apiPrefix, ownerRoutes(hubos));
   approvalRoutes(app, hubos);
   await a2aRoutes(app, hubos);
   await aguiRoutes(app, hubos);

@@ -1,7 +1,6 @@
 import { type Context, Hono } from 'hono';
-import { HubosError, type KernelView } from '../../core/index.ts';
+import { HubosError, type KernelView, type RunRecord } from '../../core/index.ts';
 import { didYouMean } from '../../core/internal.ts';
-import type { RunRecord } from '../hubos/index.ts';
 import {
   describeRoute,
   getHubOSHooks,

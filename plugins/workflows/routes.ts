@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { HubosError, type KernelView } from '../../core/index.ts';
+import { canSee, HubosError, type KernelView } from '../../core/index.ts';
 import { didYouMean } from '../../core/internal.ts';
 import {
-  canSee,
   describeRoute,
   getHubOSHooks,
   type HubOS,

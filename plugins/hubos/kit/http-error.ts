@@ -26,6 +26,20 @@ export class HttpError extends HubosError {
 }
 
 /**
+ * A run that failed, answered as its error's code declares with the run's `result` beside `error`
+ * (what it did before failing): `{ error: { code, message }, result }`.
+ */
+export class RunFailedError extends HubosError {
+  readonly result: unknown;
+
+  constructor(code: string, message: string, result: unknown) {
+    super(code, message);
+    this.name = 'RunFailedError';
+    this.result = result;
+  }
+}
+
+/**
  * The one mapping from anything a route throws to a response: `{ error: { code, message } }` with the
  * status (and headers) its code declares; Hono's own HTTP errors keep their status; anything else is a 500.
  */
@@ -34,7 +48,10 @@ export function errorResponse(c: Context, error: unknown): Response {
     // An error from an older copy of the package carries no status: its code's declaration decides.
     const spec = errorCodeSpec(error.code);
     return c.json(
-      { error: { code: error.code, message: error.message } },
+      {
+        error: { code: error.code, message: error.message },
+        ...(error instanceof RunFailedError ? { result: error.result } : {}),
+      },
       (error.status ?? spec?.status ?? 500) as ContentfulStatusCode,
       error.headers ?? spec?.headers,
     );

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { JSONSchemaObject } from '../../../core/index.ts';
+import { errorCodeSpec, type JSONSchemaObject } from '../../../core/index.ts';
 
 /** What the OpenAPI document says of one route; routes register theirs as they are added. */
 export interface RouteDoc {
@@ -12,7 +12,17 @@ export interface RouteDoc {
   body?: JSONSchemaObject;
   /** Also answers `text/event-stream` when asked. */
   sse?: boolean;
+  /** What each path parameter (`:name`) is; every one is listed, described or not. */
+  params?: Record<string, string>;
+  /** The query parameters it reads (all optional), each with what it does. */
+  query?: Record<string, string>;
+  /** Statuses it answers, each with when (success statuses; a bare error status for a code not declared). */
   responses?: Record<string, string>;
+  /**
+   * The error codes it answers, each with when: their statuses come from where the codes are
+   * declared (`defineErrorCodes`), the one mapping that also answers them.
+   */
+  errors?: Record<string, string>;
 }
 
 /** What a route says of itself; its method and path come from where it is mounted. */
@@ -55,17 +65,53 @@ export function routeDocsOf(
 
 const METHODS: readonly RouteDoc['method'][] = ['get', 'post', 'put', 'patch', 'delete'];
 
-const ERROR_SCHEMA = {
-  type: 'object',
-  properties: {
-    error: {
-      type: 'object',
-      properties: { code: { type: 'string' }, message: { type: 'string' } },
-      required: ['code', 'message'],
+/** The body of every error answer; given codes, `code` is one of them. */
+function errorSchema(codes: readonly string[] = []) {
+  return {
+    type: 'object',
+    properties: {
+      error: {
+        type: 'object',
+        properties: {
+          code: codes.length ? { type: 'string', enum: codes } : { type: 'string' },
+          message: { type: 'string' },
+        },
+        required: ['code', 'message'],
+      },
     },
-  },
-  required: ['error'],
-};
+    required: ['error'],
+  };
+}
+
+/** A route's error codes by the status their declarations give them (500 for an undeclared one). */
+function errorsByStatus(errors: Record<string, string>): Map<string, [code: string, when: string][]> {
+  const byStatus = new Map<string, [string, string][]>();
+  for (const [code, when] of Object.entries(errors)) {
+    const status = String(errorCodeSpec(code)?.status ?? 500);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), [code, when]]);
+  }
+  return byStatus;
+}
+
+/** The parameters of a route: its path's (`{name}`), then the query parameters it reads. */
+function parametersOf(doc: RouteDoc) {
+  return [
+    ...[...doc.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1]!,
+      in: 'path',
+      required: true,
+      ...(doc.params?.[m[1]!] ? { description: doc.params[m[1]!] } : {}),
+      schema: { type: 'string' },
+    })),
+    ...Object.entries(doc.query ?? {}).map(([name, description]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema: { type: 'string' },
+    })),
+  ];
+}
 
 /** An OpenAPI 3.1 document of the routes, from the same schemas that validate the bodies. */
 export function openApiDocument(
@@ -77,12 +123,7 @@ export function openApiDocument(
 ) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const doc of docs) {
-    const parameters = [...doc.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }));
+    const parameters = parametersOf(doc);
     const ok: Record<string, unknown> = { 'application/json': { schema: {} } };
     if (doc.sse) ok['text/event-stream'] = { schema: { type: 'string' } };
     const listed = Object.entries(doc.responses ?? {});
@@ -94,10 +135,21 @@ export function openApiDocument(
       const code = Number(status);
       responses[status] =
         code >= 400
-          ? { description, content: { 'application/json': { schema: ERROR_SCHEMA } } }
+          ? { description, content: { 'application/json': { schema: errorSchema() } } }
           : code === 204
             ? { description }
             : { description, content: code === 200 ? ok : { 'application/json': { schema: {} } } };
+    }
+    for (const [status, codes] of errorsByStatus(doc.errors ?? {})) {
+      const listedToo = doc.responses?.[status];
+      const description = codes.map(([code, when]) => `${code}: ${when}`).join('; ');
+      responses[status] = {
+        description: listedToo ? `${listedToo}; ${description}` : description,
+        // A status listed bare as well may answer codes not named here: the enum would be wrong.
+        content: {
+          'application/json': { schema: errorSchema(listedToo ? [] : codes.map(([code]) => code)) },
+        },
+      };
     }
     paths[doc.path] ??= {};
     paths[doc.path]![doc.method] = {

@@ -1,35 +1,44 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { errorMessage } from '../../../core/index.ts';
 import { getHubOSHooks, type HealthBody } from '../hooks.ts';
 import type { HubOS } from '../hubos.ts';
-import { openApiDocument } from '../kit/route-doc.ts';
+import type { HubOSEnv } from '../kit/principal.ts';
+import { describeRoute, openApiDocument } from '../kit/route-doc.ts';
 import { isPublicPath } from '../public-paths.ts';
 
-/** `GET /health` (always open) and `GET <api>/openapi.json`. */
-export function systemRoutes(app: Hono, hubos: HubOS): void {
-  hubos.document(
-    {
-      method: 'get',
-      path: '/health',
-      summary: 'Liveness and what is being served ("degraded", still 200, when a part is not well)',
-      tags: ['system'],
-    },
-    {
-      method: 'get',
-      path: `${hubos.apiPrefix}/openapi.json`,
-      summary: 'This OpenAPI document',
-      tags: ['system'],
-    },
-  );
-  app.get('/health', async (c) => {
-    const body = await healthBody(hubos);
-    return c.json(body, hubos.stopping ? 503 : 200);
-  });
-  app.get(`${hubos.apiPrefix}/openapi.json`, (c) =>
-    c.json(
-      openApiDocument(`${hubos.name} (HubOS)`, hubos.version, hubos.docs, hubos.authRequired, isPublicPath),
-    ),
-  );
+/**
+ * `GET /health` (always open) and `GET <api>/openapi.json`, mounted at the root: the document is
+ * built at each request, so it lists the routes plugins mounted after these.
+ */
+export function systemRoutes(hubos: HubOS): Hono<HubOSEnv> {
+  const tags = ['system'];
+  return new Hono<HubOSEnv>()
+    .get(
+      '/health',
+      describeRoute({
+        summary: 'Liveness and what is being served ("degraded", still 200, when a part is not well)',
+        tags,
+        responses: { 200: 'Serving', 503: 'Stopping: the same body, status "stopping"' },
+      }),
+      async (c) => {
+        const body = await healthBody(hubos);
+        return c.json(body, hubos.stopping ? 503 : 200);
+      },
+    )
+    .get(
+      `${hubos.apiPrefix.replace(/\/$/, '')}/openapi.json`,
+      describeRoute({ summary: 'This OpenAPI document', tags }),
+      (c) =>
+        c.json(
+          openApiDocument(
+            `${hubos.name} (HubOS)`,
+            hubos.version,
+            hubos.docs,
+            hubos.authRequired,
+            isPublicPath,
+          ),
+        ),
+    );
 }
 
 /** The base body through the plugins' `health` taps; a failing tap makes it degraded, never a 500. */

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import type { KernelView } from '../../../core/index.ts';
+import type { KernelView, Principal } from '../../../core/index.ts';
 import { didYouMean } from '../../../core/internal.ts';
-import { describeRoute, getHubOSHooks, type HubOSEnv, type Principal } from '../../hubos/server.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv } from '../../hubos/server.ts';
 import { MCP_ERROR_CODES } from '../errors.ts';
 import type { McpClients } from './mcp-clients.ts';
 import type { McpServerStatus } from './status.ts';

@@ -38,6 +38,19 @@ export interface Served {
 
 /** A kernel with one agent `helper` on a ScriptedModel, served by a listening HubOS. */
 export async function serveHelper(script: ScriptStep[], options: HubOSOptions = {}): Promise<Served> {
+  const built = await buildHelper(script, options);
+  const url = await built.hubos.serve();
+  return { ...built, url };
+}
+
+/** What `buildHelper` gives: the server's app built, asked with `app.request()`, no socket. */
+export type Built = Omit<Served, 'url'>;
+
+/**
+ * A kernel with one agent `helper` on a ScriptedModel, and a HubOS whose app is built but does not
+ * listen: for route logic, asked with `hubos.app.request()`. It takes no queued runs (no workers).
+ */
+export async function buildHelper(script: ScriptStep[], options: HubOSOptions = {}): Promise<Built> {
   const model = new ScriptedModel(script);
   const kernel = await bootKernel({
     plugins: [testTools],
@@ -45,12 +58,11 @@ export async function serveHelper(script: ScriptStep[], options: HubOSOptions = 
   });
   const hubos = new HubOS({ kernel, name: 'test', port: 0, rateLimit: false, ...options });
   hubos.registerAgent('helper', kernel.agent('helper'));
-  const url = await hubos.serve();
+  await hubos.init();
   return {
     kernel,
     hubos,
     model,
-    url,
     close: async () => {
       await hubos.close();
       await kernel.close();
@@ -80,4 +92,22 @@ export function parseSSE(text: string): { event: string; data: unknown }[] {
         .join('\n');
       return { event, data: JSON.parse(data) };
     });
+}
+
+/** An answer from `app.request()`: its status, headers, and body parsed as JSON (undefined if empty). */
+export async function ask(
+  hubos: HubOS,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions.
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const { body, headers = {} } = options;
+  const response = await hubos.app.request(path, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }

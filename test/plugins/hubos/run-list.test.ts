@@ -2,7 +2,7 @@
 // DELETE; each key sees its own runs only (an admin key everyone's), and nonsense is a 400.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRecord, RunStep } from '../../../core/index.ts';
-import { type Served, serveHelper } from './helpers.ts';
+import { buildHelper, type Built as Served } from './helpers.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -14,8 +14,8 @@ const BOB = 'b'.repeat(32);
 const ADMIN = 'c'.repeat(32);
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
-async function serve(script: Parameters<typeof serveHelper>[0]): Promise<Served> {
-  const served = await serveHelper(script, {
+async function serve(script: Parameters<typeof buildHelper>[0]): Promise<Served> {
+  const served = await buildHelper(script, {
     apiKeys: [
       { key: ALICE, id: 'alice' },
       { key: BOB, id: 'bob' },
@@ -154,5 +154,35 @@ describe('DELETE /api/runs/:id', () => {
     expect(refused.body.error).toMatchObject({ code: 'RUN_ACTIVE' });
     expect(refused.body.error.message).toContain('cancel it first');
     await call(served, `/api/runs/${waiting}/cancel`, ALICE, { method: 'POST', body: '{}' });
+  });
+});
+
+describe('a run another key or nobody has', () => {
+  it('is a 404 RUN_NOT_FOUND on every route of a run, JSON before any stream opens', async () => {
+    const served = await serve(['done']);
+    const id = await run(served, ALICE, 'go');
+    const routes: [string, string][] = [
+      ['GET', ''],
+      ['GET', '/steps'],
+      ['GET', '/events'],
+      ['POST', '/cancel'],
+      ['DELETE', ''],
+    ];
+    for (const [method, tail] of routes) {
+      for (const [key, runId] of [
+        [BOB, id],
+        [ALICE, 'no-such-run'],
+      ] as const) {
+        const answer = await call(served, `/api/runs/${runId}${tail}`, key, { method });
+        expect([method, tail, answer.status, answer.body.error.code]).toEqual([
+          method,
+          tail,
+          404,
+          'RUN_NOT_FOUND',
+        ]);
+      }
+    }
+    // The owner still has it, untouched.
+    expect((await call(served, `/api/runs/${id}`, ALICE)).body.status).toBe('completed');
   });
 });

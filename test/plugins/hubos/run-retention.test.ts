@@ -12,7 +12,7 @@ import hubosPlugin from '../../../plugins/hubos/index.ts';
 import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
 import { approvalAt } from '../../store/approvals-contract.ts';
 import { runAt } from '../../store/run-table-contract.ts';
-import { type Served, serveHelper, testTools } from './helpers.ts';
+import { buildHelper, type Built as Served, testTools } from './helpers.ts';
 
 const DAY = 86_400_000;
 const closers: (() => Promise<void>)[] = [];
@@ -160,7 +160,7 @@ describe('DELETE /api/owners/:id', () => {
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 
   async function serve(): Promise<Served> {
-    const served = await serveHelper(['one', 'two', 'three'], {
+    const served = await buildHelper(['one', 'two', 'three'], {
       apiKeys: [
         { key: ALICE, id: 'alice' },
         { key: BOB, id: 'bob' },
