@@ -1,5 +1,5 @@
-import type { StoreValue } from '../store/store.ts';
 import { HubosError } from '../errors.ts';
+import type { StoreValue } from '../store/store.ts';
 import type { Bus, Job, LogEntry, WorkOptions } from './bus.ts';
 import { compareLogIds, LOG_ID } from './log-id.ts';
 

@@ -83,7 +83,8 @@ export class RedisTail {
   }
 
   #next(tailed: Tailed, after: string, signal: AbortSignal): Promise<ReadEntry[] | undefined> {
-    if (this.#closed || signal.aborted || compareLogIds(after, tailed.last) < 0) return Promise.resolve(undefined);
+    if (this.#closed || signal.aborted || compareLogIds(after, tailed.last) < 0)
+      return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         after,
@@ -102,7 +103,8 @@ export class RedisTail {
   close(): void {
     this.#closed = true;
     this.#idle?.();
-    for (const tailed of this.#streams.values()) for (const waiter of tailed.waiters) waiter.resolve(undefined);
+    for (const tailed of this.#streams.values())
+      for (const waiter of tailed.waiters) waiter.resolve(undefined);
     this.#streams.clear();
     this.#reader?.disconnect();
   }
@@ -114,7 +116,10 @@ export class RedisTail {
       void this.#loop();
       return;
     }
-    if (this.#idle) return this.#idle();
+    if (this.#idle) {
+      this.#idle();
+      return;
+    }
     if (!this.#reading || this.#woken) return;
     this.#woken = true;
     // Lands before or during the read out: either way that read answers at once.

@@ -3,7 +3,7 @@ import { HubosError } from '../errors.ts';
 import type { StoreValue } from '../store/store.ts';
 import type { Bus, Job, LogEntry, WorkOptions } from './bus.ts';
 import { RedisChannels } from './redis-channels.ts';
-import { connectRedis, quiet } from './redis-connect.ts';
+import { connectRedis } from './redis-connect.ts';
 import { followStream } from './redis-follow.ts';
 import { RedisJobs } from './redis-jobs.ts';
 import { decodeEntries, type RawEntries } from './redis-stream.ts';
@@ -87,7 +87,11 @@ export class RedisBus implements Bus {
     return this.#channels.subscribe(this.#key('msg', channel), handler);
   }
 
-  async append(log: string, entry: StoreValue, options: { maxLen?: number; at?: number } = {}): Promise<string> {
+  async append(
+    log: string,
+    entry: StoreValue,
+    options: { maxLen?: number; at?: number } = {},
+  ): Promise<string> {
     const maxLen = Math.max(0, Math.floor(options.maxLen ?? DEFAULT_MAX_LEN));
     const key = this.#key('log', log);
     const json = JSON.stringify(entry);

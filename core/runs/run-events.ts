@@ -26,6 +26,12 @@ const logName = (runId: string) => `run:${runId}:events`;
  */
 const SAFETY_MS = 10_000;
 const UNSHARED_CHECK_MS = 1_000;
+/**
+ * How long an ended run's events stay on the bus, by default: long enough for a client whose stream
+ * broke (a network change, a laptop waking up) to resume with Last-Event-ID and get the rest; after
+ * that its followers get the end from the record. Each log keeps at most its last 10,000 entries.
+ */
+export const DEFAULT_EVENTS_TTL_MS = 300_000;
 /** How long an ended run's log is given to bring its end, once the record says it ended. */
 const ENDED_CHECK_MS = 250;
 
@@ -39,7 +45,7 @@ export class RunEvents {
   readonly #ttlMs: number;
   readonly #onError: ((message: string) => void) | undefined;
 
-  constructor(bus: Bus, ttlMs: number, onError?: (message: string) => void) {
+  constructor(bus: Bus, ttlMs = DEFAULT_EVENTS_TTL_MS, onError?: (message: string) => void) {
     this.#bus = bus;
     this.#ttlMs = ttlMs;
     this.#onError = onError;

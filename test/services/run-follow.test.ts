@@ -7,8 +7,8 @@ import { LocalBus } from '../../core/bus/local.ts';
 import { RedisBus } from '../../core/bus/redis.ts';
 import { RunEvents, type RunLogEntry } from '../../core/runs/run-events.ts';
 import type { RunRecord } from '../../core/runs/run-record.ts';
-import { deleteKeys } from './helpers/instances.ts';
 import { REDIS_URL, uniqueName } from './env.ts';
+import { deleteKeys } from './helpers/instances.ts';
 
 const PREFIX = uniqueName('hubos_follow_test');
 const opened: Bus[] = [];
@@ -135,7 +135,11 @@ describe('following runs on the Redis bus', () => {
     const fast = follow(new RunEvents(bus, 60_000), id, 0, () => record(id, 'running'));
     const seen: number[] = [];
     const slow = (async () => {
-      const follows = new RunEvents(bus, 60_000).follow({ id, afterSeq: 0, current: async () => record(id, 'running') });
+      const follows = new RunEvents(bus, 60_000).follow({
+        id,
+        afterSeq: 0,
+        current: async () => record(id, 'running'),
+      });
       for await (const entry of follows) {
         if ('end' in entry) return;
         seen.push(entry.seq);
@@ -172,7 +176,8 @@ describe.each([
     const bus = await open();
     const events = new RunEvents(bus, 60_000);
     const id = uniqueName('run');
-    for (let seq = 1; seq <= 3; seq++) events.append(id, { seq, event: { type: 'step-start', runId: id, step: seq } });
+    for (let seq = 1; seq <= 3; seq++)
+      events.append(id, { seq, event: { type: 'step-start', runId: id, step: seq } });
     events.end(id, record(id, 'failed'));
     await waitFor(async () => (await bus.last(`run:${id}:events`))?.id === '3-1', 'the end on the bus');
     const following = follow(events, id, 1, () => record(id, 'failed'));
