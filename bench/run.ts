@@ -18,4 +18,5 @@ await import('./store-write.bench.ts');
 await import('./run-list.bench.ts');
 await import('./session-load.bench.ts');
 await import('./queue-latency.bench.ts');
+await import('./run-follow.bench.ts');
 await import('./scale-out.bench.ts');
