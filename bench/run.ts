@@ -19,4 +19,5 @@ await import('./run-list.bench.ts');
 await import('./approval-list.bench.ts');
 await import('./session-load.bench.ts');
 await import('./queue-latency.bench.ts');
+await import('./run-follow.bench.ts');
 await import('./scale-out.bench.ts');

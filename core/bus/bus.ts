@@ -33,15 +33,21 @@ export interface Bus {
   /** Calls `handler` with each message published on `channel` from now on; resolves with an unsubscribe. */
   subscribe(channel: string, handler: (message: StoreValue) => void): Promise<() => Promise<void>>;
 
-  /** Appends to a log (created on first use), keeping about the last `maxLen` entries; resolves with its id. */
-  append(log: string, entry: StoreValue, options?: { maxLen?: number }): Promise<string>;
+  /**
+   * Appends to a log (created on first use), keeping about the last `maxLen` entries; resolves with
+   * its id. With `at` (a positive integer above the position of every entry in the log) the id is
+   * `<at>-0`, so a reader can start right after any position (`logId` in log-id.ts); without it the
+   * entry goes right after the last one, at its position. An `at` not above the last fails.
+   */
+  append(log: string, entry: StoreValue, options?: { maxLen?: number; at?: number }): Promise<string>;
+  /** The log's last entry, or undefined when the log is empty or gone. */
+  last(log: string): Promise<LogEntry | undefined>;
   /**
    * The log's entries after `after` (from the start when undefined), then each new one as it is
-   * appended, until `signal` aborts. An `after` id that is no longer kept starts at the oldest kept.
+   * appended, until `signal` aborts. Reading starts at `after`: what comes before it is not read.
+   * An `after` id that is no longer kept starts at the oldest kept; a malformed one at the start.
    */
   follow(log: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogEntry>;
-  /** The log's newest entry (undefined: an empty or unknown log). */
-  last(log: string): Promise<LogEntry | undefined>;
   /** Drops the log `ttlMs` from now (a finished run's events stay readable that long). */
   expire(log: string, ttlMs: number): Promise<void>;
 

@@ -1,9 +1,14 @@
+import { HubosError } from '../errors.ts';
 import type { StoreValue } from '../store/store.ts';
 import type { Bus, Job, LogEntry, WorkOptions } from './bus.ts';
+import { compareLogIds, LOG_ID } from './log-id.ts';
 
 interface Log {
+  /** In id order. */
   entries: LogEntry[];
-  next: number;
+  /** The position and n of the last id given (kept when trimming empties the log, as Redis does). */
+  position: number;
+  n: number;
   /** Readers waiting for the next entry. */
   wake: Set<() => void>;
   expiry?: NodeJS.Timeout;
@@ -48,9 +53,19 @@ export class LocalBus implements Bus {
   }
 
   // Not async: a run appends each of its events, and the async machinery was most of the cost.
-  append(name: string, entry: StoreValue, options?: { maxLen?: number }): Promise<string> {
+  append(name: string, entry: StoreValue, options?: { maxLen?: number; at?: number }): Promise<string> {
     const log = this.#log(name);
-    const id = String(++log.next);
+    const at = options?.at;
+    if (at !== undefined) {
+      if (!Number.isSafeInteger(at) || at <= log.position)
+        return Promise.reject(
+          new HubosError('BUS_FAILED', `log ${name}: position ${at} is not after its last (${log.position})`),
+        );
+      log.position = at;
+      log.n = 0;
+    } else if (log.position === 0 && log.n === 0) log.n = 1;
+    else log.n++;
+    const id = `${log.position}-${log.n}`;
     log.entries.push({ id, entry });
     const max = options?.maxLen ?? DEFAULT_MAX_LEN;
     if (log.entries.length > max) log.entries.splice(0, log.entries.length - max);
@@ -61,17 +76,27 @@ export class LocalBus implements Bus {
     return Promise.resolve(id);
   }
 
+  async last(name: string): Promise<LogEntry | undefined> {
+    return this.#logs.get(name)?.entries.at(-1);
+  }
+
   async *follow(name: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogEntry> {
-    let last = after === undefined || !/^\d+$/.test(after) ? 0 : Number(after);
+    let last = after !== undefined && LOG_ID.test(after) ? after : '0-0';
     while (!signal.aborted) {
       const log = this.#log(name);
-      const fresh = log.entries.filter((entry) => Number(entry.id) > last);
-      for (const entry of fresh) {
+      // Starts at the cursor: the entries before it are not looked at.
+      let index = firstAfter(log.entries, last);
+      let fresh = false;
+      while (index < log.entries.length) {
         if (signal.aborted) return;
-        last = Number(entry.id);
+        const entry = log.entries[index]!;
+        last = entry.id;
+        fresh = true;
         yield entry;
+        // The consumer may have taken its time: entries may have been trimmed or appended meanwhile.
+        index = log.entries[index] === entry ? index + 1 : firstAfter(log.entries, last);
       }
-      if (fresh.length > 0) continue;
+      if (fresh) continue;
       await new Promise<void>((resolve) => {
         const done = () => {
           signal.removeEventListener('abort', done);
@@ -82,10 +107,6 @@ export class LocalBus implements Bus {
         signal.addEventListener('abort', done, { once: true });
       });
     }
-  }
-
-  async last(name: string): Promise<LogEntry | undefined> {
-    return this.#logs.get(name)?.entries.at(-1);
   }
 
   async expire(name: string, ttlMs: number): Promise<void> {
@@ -153,7 +174,7 @@ export class LocalBus implements Bus {
   #log(name: string): Log {
     let log = this.#logs.get(name);
     if (!log) {
-      log = { entries: [], next: 0, wake: new Set() };
+      log = { entries: [], position: 0, n: 0, wake: new Set() };
       this.#logs.set(name, log);
     }
     return log;
@@ -184,4 +205,16 @@ export class LocalBus implements Bus {
       }
     }
   }
+}
+
+/** The index of the first entry whose id is above `id` (binary search: entries are in id order). */
+function firstAfter(entries: LogEntry[], id: string): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareLogIds(entries[middle]!.id, id) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -1,48 +1,51 @@
 import type { Redis } from 'ioredis';
-import type { StoreValue } from '../store/store.ts';
 import type { LogEntry } from './bus.ts';
+import { LOG_ID } from './log-id.ts';
+import { decodeEntries, type RawEntries } from './redis-stream.ts';
+import type { RedisTail } from './redis-tail.ts';
 
-/** Each XREAD blocks at most this long, then the loop asks again (and sees an abort between). */
-const BLOCK_MS = 5_000;
-/** Entries read per round trip. */
+/** Entries read per catch-up round trip. */
 const PAGE = 500;
-/** A stream id Redis accepts (`ms-seq` or `ms`, each part below 2^64). */
-const STREAM_ID = /^\d{1,19}(-\d{1,19})?$/;
 
 /**
- * The entries of the stream `key` after `after`, then each new one, read on `reader` (a connection
- * of its own: a blocking XREAD holds it) until `signal` aborts. One XREAD loop does both: it
- * answers at once while older entries remain and blocks once it has caught up. Ids are exclusive,
- * so an id trimmed away resumes at the oldest kept; a missing or malformed `after` reads from the start.
+ * The entries of the stream `key` after `after`, then each new one, until `signal` aborts. It
+ * catches up with XRANGE from its cursor on the shared connection `main` (never from the start
+ * unless asked), then waits on the instance's one reader (`tail`) for what comes next; when that
+ * reader has moved past it (the consumer was slow), it catches up again. Ids are exclusive, so an
+ * id trimmed away resumes at the oldest kept; a missing or malformed `after` reads from the start.
  */
-export async function* readStream(
-  reader: Redis,
+export async function* followStream(
+  main: Redis,
+  tail: RedisTail,
   key: string,
   after: string | undefined,
   signal: AbortSignal,
 ): AsyncGenerator<LogEntry> {
-  let last = after !== undefined && STREAM_ID.test(after) ? after : '0-0';
-  while (!signal.aborted) {
-    const reply = await reader.xread('COUNT', PAGE, 'BLOCK', BLOCK_MS, 'STREAMS', key, last);
-    const entries = (reply as [string, [string, string[]][]][] | null)?.[0]?.[1] ?? [];
-    for (const [id, fields] of entries) {
-      if (signal.aborted) return;
-      last = id;
-      const entry = decode(fields);
-      if (entry !== undefined) yield { id, entry };
+  let cursor = after !== undefined && LOG_ID.test(after) ? after : '0-0';
+  let follower: ReturnType<RedisTail['join']> | undefined;
+  try {
+    while (!signal.aborted) {
+      const page = decodeEntries((await main.xrange(key, `(${cursor}`, '+', 'COUNT', PAGE)) as RawEntries);
+      let entries = page;
+      if (page.length < PAGE) {
+        for (const read of page) {
+          cursor = read.id;
+          if (read.entry !== undefined) yield { id: read.id, entry: read.entry };
+          if (signal.aborted) return;
+        }
+        // Caught up: from here the shared reader brings what is appended.
+        follower ??= tail.join(key, cursor);
+        const fresh = await follower.next(cursor, signal);
+        if (!fresh) continue;
+        entries = fresh;
+      }
+      for (const read of entries) {
+        if (signal.aborted) return;
+        cursor = read.id;
+        if (read.entry !== undefined) yield { id: read.id, entry: read.entry };
+      }
     }
+  } finally {
+    follower?.leave();
   }
-}
-
-/** The JSON in field `e` of a stream entry; undefined for an entry some other writer added. */
-function decode(fields: string[]): StoreValue | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i] !== 'e') continue;
-    try {
-      return JSON.parse(fields[i + 1]!) as StoreValue;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
 }

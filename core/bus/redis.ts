@@ -3,9 +3,11 @@ import { HubosError } from '../errors.ts';
 import type { StoreValue } from '../store/store.ts';
 import type { Bus, Job, LogEntry, WorkOptions } from './bus.ts';
 import { RedisChannels } from './redis-channels.ts';
-import { connectRedis, quiet } from './redis-connect.ts';
-import { readStream } from './redis-follow.ts';
+import { connectRedis } from './redis-connect.ts';
+import { followStream } from './redis-follow.ts';
 import { RedisJobs } from './redis-jobs.ts';
+import { decodeEntries, type RawEntries } from './redis-stream.ts';
+import { RedisTail } from './redis-tail.ts';
 
 export interface RedisBusOptions {
   /** Every key and channel is `<prefix>:<kind>:<name>`, so services can share one Redis. */
@@ -26,7 +28,24 @@ if ttl < 0 then
 end
 return {count, ttl}`;
 
-type WithHit = Redis & { hubosHit(key: string, windowMs: number): Promise<[number, number]> };
+/**
+ * Appends after the stream's last entry, at its position (`<position>-*`, Redis 7): the id the
+ * stream last gave, not a clock, so entries appended `at` a position and these stay in one order.
+ */
+const APPEND_AFTER_LAST_SCRIPT = `
+local position = '0'
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local info = redis.call('XINFO', 'STREAM', KEYS[1])
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then position = string.match(info[i + 1], '^%d+') end
+  end
+end
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], position .. '-*', 'e', ARGV[2])`;
+
+type WithScripts = Redis & {
+  hubosHit(key: string, windowMs: number): Promise<[number, number]>;
+  hubosAppendAfterLast(key: string, maxLen: number, entry: string): Promise<string>;
+};
 
 /**
  * The bus of instances that share one Redis: pub/sub for messages, streams for logs, a Lua counter
@@ -35,12 +54,12 @@ type WithHit = Redis & { hubosHit(key: string, windowMs: number): Promise<[numbe
 export class RedisBus implements Bus {
   readonly driver = 'redis';
   readonly shared = true;
-  readonly #main: WithHit;
+  readonly #main: WithScripts;
   readonly #prefix: string;
   readonly #channels: RedisChannels;
   readonly #jobs: RedisJobs;
-  /** The connections of running follows, each held by its blocking XREAD. */
-  readonly #readers = new Set<Redis>();
+  /** The one reader of every follow on this instance (one connection, whatever their number). */
+  readonly #tail: RedisTail;
   #closing: Promise<void> | undefined;
 
   /** Connects to `url`; fails with BUS_FAILED within a few seconds when Redis does not answer. */
@@ -51,9 +70,11 @@ export class RedisBus implements Bus {
 
   private constructor(main: Redis, url: string, options: RedisBusOptions) {
     main.defineCommand('hubosHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-    this.#main = main as WithHit;
+    main.defineCommand('hubosAppendAfterLast', { numberOfKeys: 1, lua: APPEND_AFTER_LAST_SCRIPT });
+    this.#main = main as WithScripts;
     this.#prefix = options.prefix;
     this.#channels = new RedisChannels(main);
+    this.#tail = new RedisTail(main, options.prefix);
     this.#jobs = new RedisJobs({ url, prefix: `${options.prefix}:job`, leaseMs: options.leaseMs });
   }
 
@@ -66,46 +87,36 @@ export class RedisBus implements Bus {
     return this.#channels.subscribe(this.#key('msg', channel), handler);
   }
 
-  async append(log: string, entry: StoreValue, options: { maxLen?: number } = {}): Promise<string> {
+  async append(
+    log: string,
+    entry: StoreValue,
+    options: { maxLen?: number; at?: number } = {},
+  ): Promise<string> {
     const maxLen = Math.max(0, Math.floor(options.maxLen ?? DEFAULT_MAX_LEN));
+    const key = this.#key('log', log);
+    const json = JSON.stringify(entry);
+    if (options.at === undefined) return this.#main.hubosAppendAfterLast(key, maxLen, json);
+    if (!Number.isSafeInteger(options.at) || options.at < 1)
+      throw new HubosError('BUS_FAILED', `log ${log}: position ${options.at} is not a positive integer`);
     // `~` trims whole stream nodes: cheap, and it keeps at least maxLen entries.
-    const id = await this.#main.xadd(
-      this.#key('log', log),
-      'MAXLEN',
-      '~',
-      maxLen,
-      '*',
-      'e',
-      JSON.stringify(entry),
-    );
+    const id = await this.#main.xadd(key, 'MAXLEN', '~', maxLen, `${options.at}-0`, 'e', json);
     return id!;
+  }
+
+  async last(log: string): Promise<LogEntry | undefined> {
+    const raw = (await this.#main.xrevrange(this.#key('log', log), '+', '-', 'COUNT', 1)) as RawEntries;
+    const [read] = decodeEntries(raw);
+    return read?.entry === undefined ? undefined : { id: read.id, entry: read.entry };
   }
 
   async *follow(log: string, after: string | undefined, signal: AbortSignal): AsyncIterable<LogEntry> {
     this.#assertOpen();
     if (signal.aborted) return;
-    const reader = quiet(this.#main.duplicate());
-    this.#readers.add(reader);
-    // Disconnecting ends the blocked XREAD at once, rather than at the end of its block.
-    const stop = () => reader.disconnect();
-    signal.addEventListener('abort', stop, { once: true });
     try {
-      yield* readStream(reader, this.#key('log', log), after, signal);
+      yield* followStream(this.#main, this.#tail, this.#key('log', log), after, signal);
     } catch (error) {
       if (!signal.aborted && !this.#closing) throw error;
-    } finally {
-      signal.removeEventListener('abort', stop);
-      this.#readers.delete(reader);
-      reader.disconnect();
     }
-  }
-
-  async last(log: string): Promise<LogEntry | undefined> {
-    const [newest] = await this.#main.xrevrange(this.#key('log', log), '+', '-', 'COUNT', 1);
-    if (!newest) return undefined;
-    const [id, fields] = newest;
-    const text = fields[fields.indexOf('e') + 1];
-    return text === undefined ? undefined : { id, entry: JSON.parse(text) };
   }
 
   async expire(log: string, ttlMs: number): Promise<void> {
@@ -138,7 +149,7 @@ export class RedisBus implements Bus {
     this.#closing ??= (async () => {
       await this.#jobs.close();
       this.#channels.close();
-      for (const reader of this.#readers) reader.disconnect();
+      this.#tail.close();
       this.#main.disconnect();
     })();
     return this.#closing;

@@ -55,7 +55,7 @@ export interface RunEngineOptions {
   instance: Instance;
   /** The agent a queued run names, on this instance (undefined when it serves none by that name). */
   resolveAgent: (name: string) => Agent | undefined;
-  /** How long a finished run's events stay readable by `follow` (default 60 s). */
+  /** How long a finished run's events stay readable by `follow` (`runs.eventsTtlMs`, default 5 minutes). */
   eventsTtlMs?: number;
   /** How long ended runs are kept (`runs.retention`): applied by instances that `work`, a batch a minute. */
   retention?: RunRetention | undefined;
@@ -121,7 +121,7 @@ export class RunEngine {
 
   constructor(options: RunEngineOptions) {
     this.#options = options;
-    this.#events = new RunEvents(options.bus, options.eventsTtlMs ?? 60_000, options.onError);
+    this.#events = new RunEvents(options.bus, options.eventsTtlMs, options.onError);
   }
 
   /** Where run records are kept: plugins keep what belongs with runs (A2A tasks) beside them. */

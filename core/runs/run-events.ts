@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../agent/events.ts';
 import type { Bus } from '../bus/bus.ts';
+import { logId, positionOf } from '../bus/log-id.ts';
 import { errorMessage } from '../errors.ts';
 import type { StoreValue } from '../store/store.ts';
 import { isFinal, type RunRecord } from './run-record.ts';
@@ -17,17 +18,34 @@ export interface RunFollow {
 }
 
 const logName = (runId: string) => `run:${runId}:events`;
-/** How often a follower that hears nothing looks at the record, and how long it gives an ended run's log. */
-const CHECK_MS = 1_000;
+/**
+ * How often a follower that hears nothing looks at the record. On a shared bus every end reaches
+ * the log (the instance running the run appends it, as does the one that marks a dead instance's
+ * run interrupted): the look is only a safety net for an end that never reached it. On a bus of one
+ * instance, runs of other processes sharing the store are only heard of through the record.
+ */
+const SAFETY_MS = 10_000;
+const UNSHARED_CHECK_MS = 1_000;
+/**
+ * How long an ended run's events stay on the bus, by default: long enough for a client whose stream
+ * broke (a network change, a laptop waking up) to resume with Last-Event-ID and get the rest; after
+ * that its followers get the end from the record. Each log keeps at most its last 10,000 entries.
+ */
+export const DEFAULT_EVENTS_TTL_MS = 300_000;
+/** How long an ended run's log is given to bring its end, once the record says it ended. */
 const ENDED_CHECK_MS = 250;
 
-/** A run's events on the bus: appended by the instance running it, followed from any instance. */
+/**
+ * A run's events on the bus: appended by the instance running it, followed from any instance. Each
+ * event is stored at its seq (the log id `<seq>-0`), its end right after the last event, so a
+ * follower starts reading at its cursor, not at the start, and a resumed run knows its last seq.
+ */
 export class RunEvents {
   readonly #bus: Bus;
   readonly #ttlMs: number;
   readonly #onError: ((message: string) => void) | undefined;
 
-  constructor(bus: Bus, ttlMs: number, onError?: (message: string) => void) {
+  constructor(bus: Bus, ttlMs = DEFAULT_EVENTS_TTL_MS, onError?: (message: string) => void) {
     this.#bus = bus;
     this.#ttlMs = ttlMs;
     this.#onError = onError;
@@ -35,7 +53,9 @@ export class RunEvents {
 
   append(runId: string, entry: { seq: number; event: StoreValue }): void {
     // Not awaited: the run does not wait for its watchers; the bus keeps the order.
-    this.#bus.append(logName(runId), entry).catch((error: unknown) => this.#report(runId, error));
+    this.#bus
+      .append(logName(runId), entry, { at: entry.seq })
+      .catch((error: unknown) => this.#report(runId, error));
   }
 
   end(runId: string, record: RunRecord): void {
@@ -46,10 +66,13 @@ export class RunEvents {
       .catch((error: unknown) => this.#report(runId, error));
   }
 
-  /** The number of the last event kept in a run's log (0: none): a resumed run numbers on from it. */
+  /** The seq of the last event in the run's log (0 if none is kept): where a resumed run goes on. */
   async lastSeq(runId: string): Promise<number> {
-    const entry = (await this.#bus.last(logName(runId)))?.entry as { seq?: number } | undefined;
-    return typeof entry?.seq === 'number' ? entry.seq : 0;
+    const last = await this.#bus.last(logName(runId));
+    if (!last) return 0;
+    const entry = last.entry as { seq?: unknown } | null;
+    // An end is stored right after the last event, at that event's seq.
+    return typeof entry?.seq === 'number' ? entry.seq : positionOf(last.id);
   }
 
   async *follow(follow: RunFollow): AsyncIterable<RunLogEntry> {
@@ -57,16 +80,28 @@ export class RunEvents {
     const onAbort = () => stop.abort();
     follow.signal?.addEventListener('abort', onAbort, { once: true });
     if (follow.signal?.aborted) return;
-    const entries = this.#bus.follow(logName(follow.id), undefined, stop.signal)[Symbol.asyncIterator]();
-    let next = entries.next();
-    let endedChecks = 0;
+    const log = logName(follow.id);
+    const start = await follow.current();
     // A run already ended when asked for: its log, if kept, answers at once; else its end comes soon.
-    const endedAtStart = isFinal((await follow.current())?.status ?? 'completed');
+    const endedAtStart = !start || isFinal(start.status);
+    if (endedAtStart && !(await this.#bus.last(log))) {
+      // Its log is gone (or never was): the record says how it ended, at once.
+      follow.signal?.removeEventListener('abort', onAbort);
+      if (start) yield { end: start };
+      return;
+    }
+    const afterSeq = Math.floor(follow.afterSeq);
+    const after = afterSeq > 0 && Number.isSafeInteger(afterSeq) ? logId(afterSeq) : undefined;
+    const entries = this.#bus.follow(log, after, stop.signal)[Symbol.asyncIterator]();
+    let next = entries.next();
+    const checkMs = this.#bus.shared ? SAFETY_MS : UNSHARED_CHECK_MS;
+    // The record said it ended: its log is given a moment to bring the end before the record does.
+    let endedSeen = endedAtStart;
     try {
       while (!stop.signal.aborted) {
         let timer: NodeJS.Timeout | undefined;
         const tick = new Promise<'tick'>((resolve) => {
-          timer = setTimeout(() => resolve('tick'), endedAtStart ? ENDED_CHECK_MS : CHECK_MS);
+          timer = setTimeout(() => resolve('tick'), endedSeen ? ENDED_CHECK_MS : jitter(checkMs));
         });
         const got = await Promise.race([next, tick]);
         clearTimeout(timer);
@@ -76,9 +111,12 @@ export class RunEvents {
           const record = await follow.current().catch(() => 'unknown' as const);
           if (record === 'unknown') continue;
           if (!record) return;
-          if (isFinal(record.status) && ++endedChecks >= (endedAtStart ? 1 : 2)) {
-            yield { end: record };
-            return;
+          if (isFinal(record.status)) {
+            if (endedSeen) {
+              yield { end: record };
+              return;
+            }
+            endedSeen = true;
           }
           continue;
         }
@@ -89,6 +127,7 @@ export class RunEvents {
           yield entry;
           return;
         }
+        // Read from the cursor already; a log written before seqs were its ids is filtered here.
         if (entry.seq > follow.afterSeq) yield entry;
       }
     } finally {
@@ -101,4 +140,9 @@ export class RunEvents {
   #report(runId: string, error: unknown): void {
     this.#onError?.(`run ${runId}: its events did not reach the bus: ${errorMessage(error)}`);
   }
+}
+
+/** Between three quarters and the whole of `ms`: the looks of many followers do not come together. */
+function jitter(ms: number): number {
+  return Math.round(ms * (0.75 + Math.random() / 4));
 }

@@ -26,12 +26,26 @@ export const RUN_RETENTION_SCHEMA = {
 export interface RunsConfig {
   /** How long ended runs and their steps are kept (default: for ever). */
   retention?: RunRetention;
+  /**
+   * How long an ended run's events stay on the bus (ms, default 5 minutes): a client that lost its
+   * stream resumes within that with Last-Event-ID; later it gets the run's end from its record.
+   */
+  eventsTtlMs?: number;
 }
 
 export const RUNS_CONFIG_SCHEMA = {
   type: 'object',
-  description: 'The run engine: how long ended runs are kept.',
-  properties: { retention: RUN_RETENTION_SCHEMA },
+  description: 'The run engine: how long ended runs and their events are kept.',
+  properties: {
+    retention: RUN_RETENTION_SCHEMA,
+    eventsTtlMs: {
+      type: 'integer',
+      minimum: 1000,
+      maximum: 86400000,
+      description:
+        "How long an ended run's events stay on the bus for followers resuming with Last-Event-ID (ms, default 300000: 5 minutes); after that a follower gets the run's end from its record.",
+    },
+  },
   additionalProperties: false,
 } as const;
 

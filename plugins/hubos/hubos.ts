@@ -74,6 +74,7 @@ export class HubOS {
       resolveAgent: (name) => this.#agents.get(name),
       onError: (message) => kernel?.logger.warn(message),
       retention: kernel?.config.runs?.retention,
+      eventsTtlMs: kernel?.config.runs?.eventsTtlMs,
     });
     // The approvals an interrupted run was waiting for will never be acted on: they say so.
     this.runs.onEnd((record) => {

@@ -124,6 +124,17 @@ describe('validateConfig: core keys', () => {
     expect(validated).not.toBe(config);
   });
 
+  it('takes runs.eventsTtlMs between a second and a day, and rejects others with CONFIG_INVALID', () => {
+    expect(validateConfig({ runs: { eventsTtlMs: 600_000 } }, new Map(), FILE).runs?.eventsTtlMs).toBe(
+      600_000,
+    );
+    for (const eventsTtlMs of [0, 999, 86_400_001, 1.5, '60000'])
+      expectHubosError(
+        () => validateConfig({ runs: { eventsTtlMs } } as never, new Map(), FILE),
+        'CONFIG_INVALID',
+      );
+  });
+
   it('keeps plugin objects (and their functions) as they are', () => {
     const plugin = { name: 'p', apply() {} };
     const validated = validateConfig({ plugins: [plugin, false, ['./x.ts', { a: 1 }]] }, new Map(), FILE);

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Bus, Job, LogEntry } from '../../core/bus/bus.ts';
 import { LocalBus } from '../../core/bus/local.ts';
+import { logId } from '../../core/bus/log-id.ts';
 import { openBus } from '../../core/bus/open-bus.ts';
 import { RedisBus } from '../../core/bus/redis.ts';
 import { HubosError } from '../../core/errors.ts';
@@ -175,6 +176,34 @@ describe.each(drivers)('$name bus', (driver) => {
       expect(malformed.entries.map((e) => e.entry)).toEqual(['a', 'b', 'c']);
       controller.abort();
       await Promise.all([after.done, malformed.done]);
+    });
+
+    it('numbers entries appended at a position, puts the others after the last, and reads from a cursor', async () => {
+      const a = await driver.open();
+      const b = await driver.peer(a);
+      const log = uniqueName('log');
+      expect(await a.last(log)).toBeUndefined();
+      expect(await a.append(log, 'first')).toBe('0-1');
+      expect(await a.append(log, 'one', { at: 1 })).toBe('1-0');
+      expect(await a.append(log, 'three', { at: 3 })).toBe('3-0');
+      expect(await b.append(log, 'after three')).toBe('3-1');
+      expect(await a.last(log)).toEqual({ id: '3-1', entry: 'after three' });
+      // A position not above the last is refused, and the log is unchanged.
+      await expect(a.append(log, 'late', { at: 3 })).rejects.toThrow();
+      await expect(a.append(log, 'zero', { at: 0 })).rejects.toThrow();
+      expect(await b.last(log)).toEqual({ id: '3-1', entry: 'after three' });
+
+      const controller = new AbortController();
+      const fromOne = follow(b, log, logId(1), controller.signal);
+      const fromTwo = follow(b, log, logId(2), controller.signal);
+      await waitFor(() => fromOne.entries.length === 2 && fromTwo.entries.length === 2, 'both readers');
+      expect(fromOne.entries.map((e) => e.entry)).toEqual(['three', 'after three']);
+      expect(fromTwo.entries.map((e) => e.entry)).toEqual(['three', 'after three']);
+      await a.append(log, 'seven', { at: 7 });
+      await waitFor(() => fromOne.entries.length === 3 && fromTwo.entries.length === 3, 'the live entry');
+      expect(fromTwo.entries.at(-1)).toEqual({ id: '7-0', entry: 'seven' });
+      controller.abort();
+      await Promise.all([fromOne.done, fromTwo.done]);
     });
 
     it('ends a waiting follow promptly on abort, and an aborted one at once', async () => {

@@ -138,6 +138,32 @@ describe('GET /api/runs/:id/events', () => {
     expect(resumed.at(-1)!.event).toBe('run-end');
   });
 
+  it("keeps an ended run's events for runs.eventsTtlMs, then answers with its end alone", async () => {
+    const kernel = await bootKernel({
+      plugins: [testTools],
+      config: {
+        agents: { helper: { model: new ScriptedModel(['hi']), tools: ['*'] } },
+        runs: { eventsTtlMs: 1_000 },
+      },
+    });
+    const hubos = new HubOS({ kernel, name: 'test', port: 0, rateLimit: false });
+    hubos.registerAgent('helper', kernel.agent('helper'));
+    const url = await hubos.serve();
+    closers.push(async () => {
+      await hubos.close();
+      await kernel.close();
+    });
+    const response = await post(`${url}/api/agents/helper/run`, { input: 'go' });
+    const { runId } = (await response.json()) as { runId: string };
+    const kept = await frames(await fetch(`${url}/api/runs/${runId}/events`));
+    expect(kept[0]).toMatchObject({ id: '1', event: 'run-start' });
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    const gone = await frames(await fetch(`${url}/api/runs/${runId}/events`));
+    expect(gone).toEqual([
+      { event: 'run-end', data: expect.objectContaining({ id: runId, status: 'completed' }) },
+    ]);
+  });
+
   it('answers another key 404, and a run whose events are gone with its end alone', async () => {
     const served = await serve(['hi'], {
       apiKeys: [
