@@ -16,24 +16,26 @@ export async function serveCommand(
   if (flags.host !== undefined) hubos.options.host = flags.host;
   try {
     const url = await hubos.serve();
-    io.stdout.write(`HubOS listening on ${url}\n`);
-    io.stdout.write(
-      `  chat page  ${url}/\n  REST       ${url}${hubos.apiPrefix}/agents\n  OpenAPI    ${url}${hubos.apiPrefix}/openapi.json\n`,
-    );
-    for (const agent of hubos.listAgents())
-      io.stdout.write(`  agent      ${agent.id} · model ${agent.modelRef}\n`);
+    // One write: whoever reads the first line (a supervisor, a test) has the whole banner.
+    const lines = [
+      `HubOS listening on ${url}`,
+      `  chat page  ${url}/`,
+      `  REST       ${url}${hubos.apiPrefix}/agents`,
+      `  OpenAPI    ${url}${hubos.apiPrefix}/openapi.json`,
+    ];
+    for (const agent of hubos.listAgents()) lines.push(`  agent      ${agent.id} · model ${agent.modelRef}`);
     const teams = kernel.hasService('stars') ? kernel.service('stars') : new Map();
     for (const name of teams.keys())
-      io.stdout.write(`  team       ${name} · POST ${url}${hubos.apiPrefix}/stars/${name}/run\n`);
+      lines.push(`  team       ${name} · POST ${url}${hubos.apiPrefix}/stars/${name}/run`);
     const workflows = kernel.hasService('workflows') ? kernel.service('workflows') : new Map();
     for (const name of workflows.keys())
-      io.stdout.write(`  workflow   ${url}${hubos.apiPrefix}/workflows/${name}\n`);
+      lines.push(`  workflow   ${url}${hubos.apiPrefix}/workflows/${name}`);
     // Plugins' endpoints that clients connect to (MCP), as their route docs name them.
     const mcp = hubos.docs.find((doc) => doc.tags?.includes('mcp') && doc.method === 'post');
-    if (mcp) io.stdout.write(`  MCP        ${url}${mcp.path}\n`);
-    if (hubos.listAgents().some((agent) => agent.model.provider === 'offline')) {
-      io.stdout.write('  (offline demo model: set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)\n');
-    }
+    if (mcp) lines.push(`  MCP        ${url}${mcp.path}`);
+    if (hubos.listAgents().some((agent) => agent.model.provider === 'offline'))
+      lines.push('  (offline demo model: set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real one)');
+    io.stdout.write(`${lines.join('\n')}\n`);
   } catch (error) {
     await kernel.close();
     throw error;
