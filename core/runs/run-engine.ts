@@ -333,10 +333,12 @@ export class RunEngine {
    * with the record as it now stands; undefined when another instance took it first.
    */
   async #takeOver(record: RunRecord): Promise<RunRecord | undefined> {
+    // An instance shutting down leaves the run to one that stays (or to itself, at its next start).
+    if (this.#draining) return undefined;
     const agent = this.#options.resolveAgent(record.agent);
     const resumes = record.resumes ?? 0;
-    if (!record.resumable || !agent || this.#draining || resumes >= MAX_RESUMES || !record.input)
-      return this.#interrupt(record, whyNotResumed(record, agent !== undefined, this.#draining));
+    if (!record.resumable || !agent || resumes >= MAX_RESUMES || !record.input)
+      return this.#interrupt(record, whyNotResumed(record, agent !== undefined));
     const table = await this.table();
     // Calls that were waiting for a human had not started: read before the run is ours, so a
     // decision arriving from now on is one the resumed run acts on.
@@ -773,11 +775,10 @@ function ended(record: RunRecord): HubosError {
   });
 }
 
-function whyNotResumed(record: RunRecord, served: boolean, draining: boolean): string {
+function whyNotResumed(record: RunRecord, served: boolean): string {
   if (!record.resumable)
     return "it cannot resume (it is not an agent run, or it depends on its caller's client tools)";
   if (!served) return `this instance serves no agent "${record.agent}" to resume it`;
-  if (draining) return 'the instance that found it is shutting down';
   if (!record.input) return 'its input was not kept';
   return `it was already resumed ${MAX_RESUMES} times`;
 }
