@@ -25,20 +25,11 @@ export const SESSION_RETENTION_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-const indexes = new WeakMap<Store, IdleIndex>();
-
 /**
  * The index of a store's sessions by last activity (one per store, shared by its writers).
  * @internal
  */
-export function sessionActivity(store: Store): IdleIndex {
-  let index = indexes.get(store);
-  if (!index) {
-    index = new IdleIndex(store, ACTIVITY);
-    indexes.set(store, index);
-  }
-  return index;
-}
+export const sessionActivity = (store: Store): IdleIndex => IdleIndex.of(store, ACTIVITY);
 
 const messagesOf = (agent: string) => `sessions:${agent}`;
 /** A message key starts with its session, then the time it was written (ms, 15 digits). */

@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { ApprovalRecord } from '../agent/approvals.ts';
+import { onSqlite } from '../db/sqlite-failure.ts';
 import { immediately } from '../db/sqlite-transaction.ts';
-import { errorMessage, HubosError } from '../errors.ts';
 import {
   APPROVAL_COLUMNS,
   type ApprovalQuery,
@@ -116,12 +116,6 @@ export class SqliteApprovalTable implements ApprovalTable {
   }
 
   #run<T>(operation: () => T): T {
-    try {
-      return operation();
-    } catch (error) {
-      throw HubosError.is(error)
-        ? error
-        : new HubosError('STORE_FAILED', `store ${this.#label}: ${errorMessage(error)}`, { cause: error });
-    }
+    return onSqlite(this.#label, operation);
   }
 }

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { onSqlite } from '../db/sqlite-failure.ts';
 import { immediately } from '../db/sqlite-transaction.ts';
-import { errorMessage, HubosError } from '../errors.ts';
 import type { RunRecord } from './run-record.ts';
 import {
   fromRow,
@@ -302,13 +302,7 @@ export class SqliteRunTable implements RunTable {
   }
 
   #run<T>(operation: () => T): T {
-    try {
-      return operation();
-    } catch (error) {
-      throw HubosError.is(error)
-        ? error
-        : new HubosError('STORE_FAILED', `store ${this.#label}: ${errorMessage(error)}`, { cause: error });
-    }
+    return onSqlite(this.#label, operation);
   }
 }
 

@@ -28,6 +28,23 @@ export class IdleIndex {
   /** The minute each thing was last filed under by this process: one write a minute at most. */
   readonly #filed = new Map<string, string>();
 
+  static readonly #shared = new WeakMap<Store, Map<string, IdleIndex>>();
+
+  /** The index of `namespace` in `store`, one per store and namespace, shared by its writers. */
+  static of(store: Store, namespace: string): IdleIndex {
+    let byNamespace = IdleIndex.#shared.get(store);
+    if (!byNamespace) {
+      byNamespace = new Map();
+      IdleIndex.#shared.set(store, byNamespace);
+    }
+    let index = byNamespace.get(namespace);
+    if (!index) {
+      index = new IdleIndex(store, namespace);
+      byNamespace.set(namespace, index);
+    }
+    return index;
+  }
+
   constructor(store: Store, namespace: string) {
     this.#store = store;
     this.#namespace = namespace;

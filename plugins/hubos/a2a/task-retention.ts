@@ -41,17 +41,8 @@ export const A2A_CONFIG_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-const indexes = new WeakMap<Store, IdleIndex>();
-
 /** The index of a store's tasks by last update (one per store, shared by the agents' task stores). */
-export function taskActivity(store: Store): IdleIndex {
-  let index = indexes.get(store);
-  if (!index) {
-    index = new IdleIndex(store, ACTIVITY);
-    indexes.set(store, index);
-  }
-  return index;
-}
+export const taskActivity = (store: Store): IdleIndex => IdleIndex.of(store, ACTIVITY);
 
 /** When a stored task was last updated (its status's time), 0 when it says none. */
 function updatedAt(value: unknown): number {
