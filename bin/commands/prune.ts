@@ -7,8 +7,8 @@ import {
   pruneRuns,
   pruneSessions,
 } from '../../core/internal.ts';
-import { pruneTasks } from '../../plugins/hubos/a2a/task-retention.ts';
 import { eraseOwner } from '../../plugins/hubos/erase-owner.ts';
+import { pruneTasks } from '../../plugins/hubos/task-retention.ts';
 import { type CliIO, UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 

@@ -1,6 +1,6 @@
 import { readEntries, type Store } from '../../core/index.ts';
 import { eraseRunsOf, openApprovalTable, openRunTable, sessionActivity } from '../../core/internal.ts';
-import { TASK_RUNS_NAMESPACE as TASK_RUNS, TASKS_NAMESPACE as TASKS } from './a2a/task-retention.ts';
+import { TASK_RUNS_NAMESPACE as TASK_RUNS, TASKS_NAMESPACE as TASKS } from './task-retention.ts';
 
 /** What an erasure removed: counts of each kind of record. */
 export interface Erased {

@@ -1,7 +1,7 @@
 import type { KernelView, Plugin } from '../../core/index.ts';
-import { A2A_CONFIG_SCHEMA, type A2AConfig } from './a2a/task-retention.ts';
 import { HubOS } from './hubos.ts';
 import { type HubOSServerOptions, SERVER_CONFIG_SCHEMA } from './options.ts';
+import { A2A_CONFIG_SCHEMA, type A2AConfig } from './task-retention.ts';
 
 // The run engine is the kernel's (hubos): named here too for code written against the server.
 export type {
@@ -16,11 +16,11 @@ export type {
   RunState,
   RunSurface,
 } from '../../core/index.ts';
-export type { A2AConfig, TaskRetention } from './a2a/task-retention.ts';
 export { HUBOS_ERROR_CODES } from './errors.ts';
 export { HubOS, type HubOSOptions } from './hubos.ts';
 export type { HubOSServerOptions } from './options.ts';
 export * from './server.ts';
+export type { A2AConfig, TaskRetention } from './task-retention.ts';
 
 declare module 'hubos' {
   interface HubosConfig {

@@ -1,6 +1,6 @@
 import { PRUNE_BATCH, pacedBatches, pruneApprovals, pruneSessions } from '../../core/internal.ts';
-import { pruneTasks } from './a2a/task-retention.ts';
 import type { HubOS } from './hubos.ts';
+import { pruneTasks } from './task-retention.ts';
 
 /**
  * What is kept beside runs, pruned by the run engine's tick (on instances that work queued runs),

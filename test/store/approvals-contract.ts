@@ -11,8 +11,8 @@ import {
   type Store,
 } from '../../core/index.ts';
 import { openApprovalTable } from '../../core/runs/open-run-table.ts';
-import { pruneTasks, taskActivity } from '../../plugins/hubos/a2a/task-retention.ts';
 import { eraseOwner } from '../../plugins/hubos/erase-owner.ts';
+import { pruneTasks, taskActivity } from '../../plugins/hubos/task-retention.ts';
 
 const DAY = 86_400_000;
 

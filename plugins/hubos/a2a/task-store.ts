@@ -10,11 +10,11 @@ import {
   type StoreCollection,
   type StoreValue,
 } from '../../../core/index.ts';
+import { TASK_RUNS_NAMESPACE, TASKS_NAMESPACE, taskActivity } from '../task-retention.ts';
 import { asksNow } from './asks-now.ts';
 import { callerOf } from './caller.ts';
 import type { FollowedTasks } from './followed-tasks.ts';
 import { settledTask } from './settle.ts';
-import { TASK_RUNS_NAMESPACE, TASKS_NAMESPACE, taskActivity } from './task-retention.ts';
 
 /** States a task stays in: what its turn's end is stored as. */
 const FINAL_STATES = new Set<TaskState>([

@@ -1,5 +1,6 @@
-import { readEntries, type Store } from '../../../core/index.ts';
-import { IdleIndex, type IdleSweep } from '../../../core/internal.ts';
+// A2A tasks kept no longer than `a2a.retention` says: outside a2a/, so the server loads it without the A2A SDK.
+import { readEntries, type Store } from '../../core/index.ts';
+import { IdleIndex, type IdleSweep } from '../../core/internal.ts';
 
 /** Where tasks are kept (`<agent>/<taskId>`), and which run serves each. */
 export const TASKS_NAMESPACE = 'hubos:a2a:tasks';
