@@ -12,7 +12,7 @@ export interface RunStep {
   kind: 'model' | 'tool' | 'step' | 'decision';
   /** The model's id, the tool's name, or a workflow step's (or condition's) key. */
   name: string;
-  /** The agent loop's step it belongs to. */
+  /** The agent loop's step it belongs to (a workflow's step: how many times the run had been resumed). */
   step: number;
   /** A tool call's id. */
   callId?: string;
