@@ -105,6 +105,8 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   RUN_ENDED: 409,
   // Deleting a run that has not ended: cancel it first.
   RUN_ACTIVE: 409,
+  // Starting or queueing a run under an id (a workflow run's) that another run has.
+  RUN_EXISTS: 409,
   RUN_INTERRUPTED: 503,
   RUN_TIMEOUT: 504,
   // A list of runs asked with a filter, limit or cursor that makes no sense.

@@ -191,6 +191,7 @@ export {
   RunEngine,
   type RunEngineOptions,
   type RunListener,
+  type RunResumer,
   type RunStartOptions,
 } from './runs/run-engine.ts';
 export type { RunFollow, RunLogEntry } from './runs/run-events.ts';

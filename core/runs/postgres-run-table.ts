@@ -52,12 +52,13 @@ export class PostgresRunTable implements RunTable {
     this.#approvals = `${quoted}.hubos_approvals`;
   }
 
-  async insert(record: RunRecord): Promise<void> {
-    await this.#query(
+  async insert(record: RunRecord): Promise<boolean> {
+    const { rowCount } = await this.#query(
       `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?')})
        ON CONFLICT (id) DO NOTHING`,
       toRow(record),
     );
+    return (rowCount ?? 0) > 0;
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
@@ -200,6 +201,26 @@ export class PostgresRunTable implements RunTable {
       `INSERT INTO ${this.#steps} (${STEP_COLUMNS}) VALUES ${tuples.join(', ')} ON CONFLICT (run_id, seq) DO NOTHING`,
       values,
     );
+  }
+
+  async keepStep(step: RunStep, instance: string): Promise<boolean> {
+    const [runId, , ...rest] = stepToRow(step);
+    // Numbered after the run's last step, and only while the run is still this instance's.
+    const { rowCount } = await this.#query(
+      `INSERT INTO ${this.#steps} (${STEP_COLUMNS})
+       SELECT $1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${this.#steps} WHERE run_id = $1), ${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?', 2)}
+       WHERE EXISTS (SELECT 1 FROM ${this.#runs} WHERE id = $1 AND status = 'running' AND instance = $13)`,
+      [runId, ...rest, instance],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
+  async runningOn(instance: string): Promise<string[]> {
+    const { rows } = await this.#query<{ id: string }>(
+      `SELECT id FROM ${this.#runs} WHERE status = 'running' AND instance = $1`,
+      [instance],
+    );
+    return rows.map((row) => row.id);
   }
 
   async steps(runId: string): Promise<RunStep[]> {

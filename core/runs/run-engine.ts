@@ -12,7 +12,7 @@ import { RunEvents, type RunFollow, type RunLogEntry } from './run-events.ts';
 import { newRunId } from './run-id.ts';
 import { isFinal, type RunRecord, type RunSurface } from './run-record.ts';
 import { PRUNE_BATCH, pruneRuns, type RunRetention } from './run-retention.ts';
-import type { RunQuery, RunStep, RunTable } from './run-table.ts';
+import type { JournalEntry, RunQuery, RunStep, RunTable } from './run-table.ts';
 import { StepRecorder } from './step-recorder.ts';
 
 /** How a run starts: for whom, in which session, and what may stop it. */
@@ -47,7 +47,21 @@ export interface RecordedRunOptions extends RunStartOptions {
   name: string;
   /** What the record shows as the run's input. */
   input?: string;
+  /** The run's id, when its caller names it (a workflow run's); RUN_EXISTS if it is taken. Default: a new UUIDv7. */
+  id?: string;
+  /**
+   * Whether the instance that finds it orphaned may run it on, through the resumer registered for
+   * its name (`resumable`); else it ends `interrupted`.
+   */
+  resumable?: boolean;
 }
+
+/**
+ * How a run that is not an agent's goes on, on the instance that takes it: the driver that runs
+ * `record` on from what it kept (a queued run: from its start), or why this instance does not.
+ * `record` is as taken: `resumes` above 0 for a run taken over from a dead instance.
+ */
+export type RunResumer = (record: RunRecord, journal: readonly JournalEntry[]) => RunDriver | string;
 
 export interface RunEngineOptions {
   store: Store;
@@ -79,6 +93,8 @@ interface LiveRun {
   release?: () => void;
   /** When the record was last written while running: progress is written at most once a second. */
   savedAt: number;
+  /** Its record is in the table as running here (not yet, for a run whose insert is under way). */
+  stored: boolean;
 }
 
 /** Wakes instances that may take a queued run (a shared bus; else each looks every third of a lease). */
@@ -102,6 +118,8 @@ export class RunEngine {
   readonly #options: RunEngineOptions;
   readonly #events: RunEvents;
   readonly #endListeners = new Set<(record: RunRecord) => void>();
+  /** Who runs on the runs that are not an agent's, by the prefix of their name (`workflow:`). */
+  readonly #resumers = new Map<string, RunResumer>();
   #table: RunTable | undefined;
   #opening: Promise<RunTable> | undefined;
   /** Queued runs this instance takes at once (0: it takes none). */
@@ -164,13 +182,30 @@ export class RunEngine {
    * marked interrupted if the instance dies, like an agent's run. Resolves once the record is stored.
    */
   async record(options: RecordedRunOptions, drive: RunDriver): Promise<RunRecord> {
-    return this.#record(options, false, drive);
+    return this.#record(options, options.resumable === true, drive);
+  }
+
+  /**
+   * Lets the runs whose name starts with `prefix` (`workflow:`) be queued (`queue`) and go on after
+   * their instance died: the instance that takes one asks `resumer` how. Returns the unregistration.
+   */
+  resumable(prefix: string, resumer: RunResumer): () => void {
+    this.#resumers.set(prefix, resumer);
+    return () => {
+      if (this.#resumers.get(prefix) === resumer) this.#resumers.delete(prefix);
+    };
+  }
+
+  #resumerOf(name: string): RunResumer | undefined {
+    for (const [prefix, resumer] of this.#resumers) if (name.startsWith(prefix)) return resumer;
+    return undefined;
   }
 
   async #record(options: RecordedRunOptions, resumable: boolean, drive: RunDriver): Promise<RunRecord> {
     const now = new Date().toISOString();
+    if (options.id !== undefined && this.#live.has(options.id)) throw exists(options.id);
     const record: RunRecord = {
-      id: newRunId(),
+      id: options.id ?? newRunId(),
       agent: options.name,
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
       owner: options.principal.id,
@@ -188,7 +223,7 @@ export class RunEngine {
     if (options.listener) live.listeners.add(options.listener);
     try {
       // No run starts without its record: a store that is away answers the caller (503), not later.
-      await (this.#table ?? (await this.table())).insert(record);
+      if (!(await (this.#table ?? (await this.table())).insert(record))) throw exists(record.id);
     } catch (error) {
       this.#live.delete(record.id);
       live.release?.();
@@ -254,6 +289,72 @@ export class RunEngine {
   }
 
   /**
+   * Queues a run that is not an agent's (its name has a `resumable` resumer, which drives it on the
+   * instance that takes it). Resolves once its record is stored; RUN_EXISTS for a taken `id`.
+   */
+  async queue(options: Omit<RecordedRunOptions, 'signal' | 'listener' | 'run'>): Promise<RunRecord> {
+    const record: RunRecord = {
+      id: options.id ?? newRunId(),
+      agent: options.name,
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      owner: options.principal.id,
+      status: 'queued',
+      via: options.via ?? 'rest',
+      steps: 0,
+      ...(options.input !== undefined ? { input: options.input } : {}),
+      createdAt: new Date().toISOString(),
+      ...(options.resumable ? { resumable: true } : {}),
+    };
+    if (!(await (await this.table()).insert(record))) throw exists(record.id);
+    if (this.#options.bus.shared) void this.#options.bus.publish(QUEUED_CHANNEL, 1).catch(() => undefined);
+    this.#claim();
+    return record;
+  }
+
+  /**
+   * Runs an ended run on here under its id (a workflow resumed by hand from its kept steps): taken
+   * with one write that names how it ended, so of two instances one does. Resolves with the record
+   * as running here once stored; undefined when it was no longer as `record` says.
+   */
+  async reopen(
+    record: RunRecord,
+    drive: RunDriver,
+    options: Pick<RunStartOptions, 'signal' | 'listener'> = {},
+  ): Promise<RunRecord | undefined> {
+    const table = await this.table();
+    // Checked and opened with no await between: of two reopens here, the second finds the first.
+    if (!isFinal(record.status) || this.#live.has(record.id)) return undefined;
+    const now = new Date().toISOString();
+    const { result: _result, error: _error, finishedAt: _finished, ...rest } = record;
+    const reopened: RunRecord = {
+      ...rest,
+      status: 'running',
+      instance: this.instanceId,
+      resumes: (record.resumes ?? 0) + 1,
+      updatedAt: now,
+    };
+    this.#listen();
+    const live = this.#open(reopened, options.signal);
+    if (options.listener) live.listeners.add(options.listener);
+    const close = () => {
+      this.#live.delete(record.id);
+      live.release?.();
+    };
+    try {
+      if (!(await table.replace(reopened, { status: record.status, instance: record.instance }))) {
+        close();
+        return undefined;
+      }
+      live.seq = await this.#events.lastSeq(record.id).catch(() => 0);
+    } catch (error) {
+      close();
+      throw error;
+    }
+    live.done = this.#drive(drive, live);
+    return reopened;
+  }
+
+  /**
    * Takes queued runs on this instance, `concurrency` at a time, and watches over the others: asked
    * cancels, and runs of instances that died. Until `drain`.
    */
@@ -286,6 +387,7 @@ export class RunEngine {
   async #tick(): Promise<void> {
     const table = await this.table();
     for (const id of await table.cancelRequested(this.instanceId)) this.#abort(id);
+    await this.#stopTakenOver(table);
     await this.#sweep();
     this.#claim();
     await this.#prune(table);
@@ -305,6 +407,19 @@ export class RunEngine {
   async #runUpkeep(): Promise<void> {
     for (const task of this.#upkeep)
       await task().catch((error: unknown) => this.#options.onError?.(`upkeep: ${errorMessage(error)}`));
+  }
+
+  // Runs another instance took over while this one looked dead (a long pause): they stop here, and
+  // their end is not written (the other instance says how they end).
+  async #stopTakenOver(table: RunTable): Promise<void> {
+    const here = [...this.#live.values()].filter((live) => live.stored);
+    if (here.length === 0) return;
+    const held = new Set(await table.runningOn(this.instanceId));
+    for (const live of here)
+      if (!held.has(live.record.id) && this.#live.get(live.record.id) === live)
+        live.controller.abort(
+          new HubosError('RUN_INTERRUPTED', `another instance took run ${live.record.id} over`),
+        );
   }
 
   // A batch at a time, at most once a minute unless the last one was full: never a long hold on the store.
@@ -335,6 +450,8 @@ export class RunEngine {
   async #takeOver(record: RunRecord): Promise<RunRecord | undefined> {
     // An instance shutting down leaves the run to one that stays (or to itself, at its next start).
     if (this.#draining) return undefined;
+    const resumer = this.#resumerOf(record.agent);
+    if (resumer) return this.#takeOverDriven(record, resumer);
     const agent = this.#options.resolveAgent(record.agent);
     const resumes = record.resumes ?? 0;
     if (!record.resumable || !agent || resumes >= MAX_RESUMES || !record.input)
@@ -369,6 +486,29 @@ export class RunEngine {
         }),
       live,
     );
+    return taken;
+  }
+
+  /** `#takeOver` for a run that is not an agent's: its resumer says how it goes on here, if it does. */
+  async #takeOverDriven(record: RunRecord, resumer: RunResumer): Promise<RunRecord | undefined> {
+    const resumes = record.resumes ?? 0;
+    if (!record.resumable || resumes >= MAX_RESUMES)
+      return this.#interrupt(record, whyNotResumed(record, true));
+    const table = await this.table();
+    const taken: RunRecord = {
+      ...record,
+      instance: this.instanceId,
+      resumes: resumes + 1,
+      updatedAt: new Date().toISOString(),
+    };
+    if (!(await table.replace(taken, { status: 'running', instance: record.instance }))) return undefined;
+    const drive = resumer(taken, await table.readJournal(record.id));
+    // This instance does not run it on (its owner said so): it ends interrupted, as found.
+    if (typeof drive === 'string')
+      return this.#interrupt({ ...record, instance: this.instanceId }, drive, record.instance);
+    const live = this.#open(taken, undefined);
+    live.seq = await this.#events.lastSeq(record.id).catch(() => 0);
+    live.done = this.#drive(drive, live);
     return taken;
   }
 
@@ -410,10 +550,16 @@ export class RunEngine {
   // A queued run this instance claimed: run it, or fail it if this instance cannot.
   #runQueued(record: RunRecord): void {
     this.#taken++;
-    const agent = this.#options.resolveAgent(record.agent);
+    const resumer = this.#resumerOf(record.agent);
+    const agent = resumer ? undefined : this.#options.resolveAgent(record.agent);
     const live = this.#open(record, undefined);
     const principal: Principal = { id: record.owner ?? 'local', kind: 'local' };
     live.done = this.#drive(async (ctx) => {
+      if (resumer) {
+        const drive = resumer(record, []);
+        if (typeof drive === 'string') throw new HubosError('RUN_FAILED', drive);
+        return drive(ctx);
+      }
       if (!agent)
         throw new HubosError(
           'AGENT_NOT_FOUND',
@@ -449,11 +595,13 @@ export class RunEngine {
       kept: 0,
       writes: Promise.resolve(),
       savedAt: Date.now(),
+      stored: false,
     };
     this.#live.set(record.id, live);
     // The caller's signal (a client leaving) cancels the run too; its listener goes when the run ends.
     // By hand, not AbortSignal.any, which costs the run route about a tenth of its throughput.
-    if (signal) {
+    if (signal?.aborted) controller.abort(signal.reason);
+    else if (signal) {
       const forward = () => controller.abort(signal.reason);
       signal.addEventListener('abort', forward, { once: true });
       live.release = () => signal.removeEventListener('abort', forward);
@@ -463,6 +611,7 @@ export class RunEngine {
 
   async #drive(drive: RunDriver, live: LiveRun): Promise<void> {
     const { record } = live;
+    live.stored = true;
     const table = await this.table();
     try {
       const onEvent = (event: AgentEvent) => {
@@ -502,19 +651,29 @@ export class RunEngine {
       record.finishedAt = record.updatedAt = new Date().toISOString();
       live.release?.();
       // The final record must land: through a store outage it is tried again until it does. Written
-      // only while this instance still holds the run: one that took it over has said how it ended.
+      // only while this instance still holds the run: one that took it over says how it ends.
+      let lost = false;
       await this.#store(live, () =>
         persistently(async () => {
-          if (!(await table.replace(record, { status: 'running', instance: this.instanceId })))
+          if (!(await table.replace(record, { status: 'running', instance: this.instanceId }))) {
+            lost = true;
             this.#options.onError?.(
               `run ${record.id} was taken over before it ended here: its end is not recorded`,
             );
+          }
           // Ended: nothing is left to resume from.
           else if (live.kept > 0) await table.dropJournal(record.id);
         }),
       );
       this.#live.delete(record.id);
-      await this.#ended(record);
+      // Taken over, it goes on elsewhere: its followers and listeners hear its end from there; who
+      // waited for it here hears that it did not end here.
+      if (lost)
+        Object.assign(record, {
+          status: 'interrupted',
+          error: { code: 'RUN_INTERRUPTED', message: `another instance took run ${record.id} over` },
+        });
+      else await this.#ended(record);
     }
   }
 
@@ -540,14 +699,18 @@ export class RunEngine {
   }
 
   /** Marks a running run of a dead instance `interrupted`; undefined when another instance did first. */
-  async #interrupt(record: RunRecord, why = 'it cannot resume'): Promise<RunRecord | undefined> {
+  async #interrupt(
+    record: RunRecord,
+    why = 'it cannot resume',
+    died = record.instance,
+  ): Promise<RunRecord | undefined> {
     const now = new Date().toISOString();
     const interrupted: RunRecord = {
       ...record,
       status: 'interrupted',
       error: {
         code: 'RUN_INTERRUPTED',
-        message: `the instance running it (${record.instance}) stopped before the run ended, and ${why}; start it again to retry`,
+        message: `the instance running it (${died}) stopped before the run ended, and ${why}; start it again to retry`,
       },
       finishedAt: now,
       updatedAt: now,
@@ -767,6 +930,10 @@ async function persistently(write: () => Promise<unknown>): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 2_000).unref());
     }
   }
+}
+
+function exists(id: string): HubosError {
+  return new HubosError('RUN_EXISTS', `a run "${id}" already exists: pick another id`);
 }
 
 function ended(record: RunRecord): HubosError {

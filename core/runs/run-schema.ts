@@ -69,11 +69,21 @@ CREATE TABLE hubos_run_journal (
 );`;
 }
 
+/**
+ * What a step that is not a model or tool call keeps with its row (a workflow's step: its key, its
+ * output, its attempts; a condition's answer), as JSON: a resumed run replays it instead of running
+ * the step again, and it stays after the run ends (a workflow run is resumed by hand from it).
+ */
+function stepDetail(): string {
+  return 'ALTER TABLE hubos_run_steps ADD COLUMN detail TEXT;';
+}
+
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
   { version: 2, name: 'create hubos_run_journal', sql: journalTable('sqlite') },
   // Approvals live beside the runs they belong to: a run deleted takes its approvals with it.
   { version: 3, name: 'create hubos_approvals', sql: approvalTable('sqlite') },
+  { version: 4, name: 'add hubos_run_steps.detail', sql: stepDetail() },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
@@ -82,3 +92,4 @@ export const RUN_JOURNAL_POSTGRES_SQL = journalTable('postgres');
 
 /** The PostgreSQL store's migration that adds the approvals table. */
 export const APPROVALS_POSTGRES_SQL = approvalTable('postgres');
+export const RUN_STEP_DETAIL_POSTGRES_SQL = stepDetail();

@@ -1,15 +1,18 @@
 import type { Message, Usage } from '../agent/messages.ts';
 import type { RunRecord, RunState, RunSurface } from './run-record.ts';
 
-/** One finished step of a run: a model call or a tool call, with its timing and usage. */
+/**
+ * One finished step of a run, with its timing and usage: an agent's model call or tool call, or a
+ * workflow's step (`step`) or the answer of one of its conditions (`decision`).
+ */
 export interface RunStep {
   runId: string;
   /** Its place among the run's recorded steps, from 1. */
   seq: number;
-  kind: 'model' | 'tool';
-  /** The model's id, or the tool's name. */
+  kind: 'model' | 'tool' | 'step' | 'decision';
+  /** The model's id, the tool's name, or a workflow step's (or condition's) key. */
   name: string;
-  /** The agent loop's step it belongs to. */
+  /** The agent loop's step it belongs to (a workflow's step: how many times the run had been resumed). */
   step: number;
   /** A tool call's id. */
   callId?: string;
@@ -22,6 +25,8 @@ export interface RunStep {
   /** Why a model call stopped (`stop`, `tool-calls`, ...). */
   finishReason?: string;
   error?: { code: string; message: string };
+  /** What a workflow's step keeps to be replayed by a resumed run (its record, with its output), as JSON. */
+  detail?: unknown;
 }
 
 /**
@@ -66,7 +71,8 @@ export interface RunClaim {
  * changes who holds a run names where the run must still be, so of two instances only one wins.
  */
 export interface RunTable {
-  insert(record: RunRecord): Promise<void>;
+  /** Stores a new run; false when a run of that id exists (which is left as it is). */
+  insert(record: RunRecord): Promise<boolean>;
   get(id: string): Promise<RunRecord | undefined>;
   /** The steps count of a run `instance` is running. */
   progress(id: string, instance: string, steps: number, at: number): Promise<void>;
@@ -90,6 +96,13 @@ export interface RunTable {
   /** Deletes these runs and their steps; how many runs went. */
   deleteMany(ids: readonly string[]): Promise<number>;
   addSteps(steps: readonly RunStep[]): Promise<void>;
+  /**
+   * Keeps one step of a run `instance` is running, numbered after the run's last (its `seq` is
+   * ignored), durable when it resolves; false, writing nothing, when the run is not running there.
+   */
+  keepStep(step: RunStep, instance: string): Promise<boolean>;
+  /** Ids of the runs `instance` is running, as the table says (a run taken over is not among them). */
+  runningOn(instance: string): Promise<string[]>;
   steps(runId: string): Promise<RunStep[]>;
   /** Keeps entries of a run's journal (resolves once they are durable). */
   journal(entry: JournalEntry): Promise<void>;
@@ -133,6 +146,7 @@ export interface StepRow {
   usage: string | null;
   finish_reason: string | null;
   error: string | null;
+  detail: string | null;
 }
 
 const iso = (ms: number | string | null): string | undefined =>
@@ -205,6 +219,7 @@ export function stepToRow(step: RunStep): unknown[] {
     step.usage === undefined ? null : JSON.stringify(step.usage),
     step.finishReason ?? null,
     step.error === undefined ? null : JSON.stringify(step.error),
+    step.detail === undefined ? null : JSON.stringify(step.detail),
   ];
 }
 
@@ -225,7 +240,7 @@ export function journalFromRow(row: JournalRow): JournalEntry {
 }
 
 export const STEP_COLUMNS =
-  'run_id, seq, kind, name, step, call_id, started_at, finished_at, status, usage, finish_reason, error';
+  'run_id, seq, kind, name, step, call_id, started_at, finished_at, status, usage, finish_reason, error, detail';
 
 export function stepFromRow(row: StepRow): RunStep {
   const startedAt = Number(row.started_at);
@@ -245,6 +260,7 @@ export function stepFromRow(row: StepRow): RunStep {
   if (row.usage !== null) step.usage = JSON.parse(row.usage);
   if (row.finish_reason !== null) step.finishReason = row.finish_reason;
   if (row.error !== null) step.error = JSON.parse(row.error);
+  if (row.detail !== null) step.detail = JSON.parse(row.detail);
   return step;
 }
 

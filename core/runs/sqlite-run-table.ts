@@ -43,6 +43,8 @@ export class SqliteRunTable implements RunTable {
   readonly #deleteSteps: StatementSync;
   readonly #deleteApprovals: StatementSync;
   readonly #addStep: StatementSync;
+  readonly #keepStep: StatementSync;
+  readonly #runningOn: StatementSync;
   readonly #steps: StatementSync;
   readonly #endedBefore: StatementSync;
   readonly #endedBeforeOf: StatementSync;
@@ -93,8 +95,15 @@ export class SqliteRunTable implements RunTable {
     // A run's approvals go with it (whether decided or not: nobody acts on them any more).
     this.#deleteApprovals = db.prepare('DELETE FROM hubos_approvals WHERE run_id = ?');
     this.#addStep = db.prepare(
-      `INSERT INTO hubos_run_steps (${STEP_COLUMNS}) VALUES (${marks(12)}) ON CONFLICT (run_id, seq) DO NOTHING`,
+      `INSERT INTO hubos_run_steps (${STEP_COLUMNS}) VALUES (${marks(13)}) ON CONFLICT (run_id, seq) DO NOTHING`,
     );
+    // Numbered after the run's last step, and only while the run is still this instance's.
+    this.#keepStep = db.prepare(
+      `INSERT INTO hubos_run_steps (${STEP_COLUMNS})
+       SELECT ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM hubos_run_steps WHERE run_id = ?), ${marks(11)}
+       WHERE EXISTS (SELECT 1 FROM hubos_runs WHERE id = ? AND status = 'running' AND instance = ?)`,
+    );
+    this.#runningOn = db.prepare("SELECT id FROM hubos_runs WHERE status = 'running' AND instance = ?");
     this.#endedBefore = db.prepare(
       "SELECT id FROM hubos_runs WHERE id < ? AND status NOT IN ('queued', 'running') ORDER BY id LIMIT ?",
     );
@@ -112,11 +121,9 @@ export class SqliteRunTable implements RunTable {
     this.#dropJournal = db.prepare('DELETE FROM hubos_run_journal WHERE run_id = ?');
   }
 
-  insert(record: RunRecord): Promise<void> {
+  insert(record: RunRecord): Promise<boolean> {
     const row = toRow(record) as never[];
-    return this.#write(() => {
-      this.#insert.run(...row);
-    });
+    return this.#write(() => Number(this.#insert.run(...row).changes) > 0);
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
@@ -248,6 +255,17 @@ export class SqliteRunTable implements RunTable {
     return this.#write(() => {
       for (const row of rows) this.#addStep.run(...row);
     });
+  }
+
+  keepStep(step: RunStep, instance: string): Promise<boolean> {
+    const [runId, , ...rest] = stepToRow(step) as never[];
+    const values = [runId, runId, ...rest, runId, instance] as never[];
+    return this.#write(() => Number(this.#keepStep.run(...values).changes) > 0);
+  }
+
+  async runningOn(instance: string): Promise<string[]> {
+    this.#flush();
+    return (this.#run(() => this.#runningOn.all(instance)) as { id: string }[]).map((row) => row.id);
   }
 
   journal(entry: JournalEntry): Promise<void> {

@@ -1,4 +1,9 @@
-import { APPROVALS_POSTGRES_SQL, RUN_JOURNAL_POSTGRES_SQL, RUNS_POSTGRES_SQL } from '../runs/run-schema.ts';
+import {
+  APPROVALS_POSTGRES_SQL,
+  RUN_JOURNAL_POSTGRES_SQL,
+  RUN_STEP_DETAIL_POSTGRES_SQL,
+  RUNS_POSTGRES_SQL,
+} from '../runs/run-schema.ts';
 
 /** One step of the PostgreSQL schema. Applied once each, in order, and recorded in `hubos_migrations`. */
 export interface PostgresMigration {
@@ -27,4 +32,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 2, name: 'create hubos_runs and hubos_run_steps', sql: RUNS_POSTGRES_SQL },
   { version: 3, name: 'create hubos_run_journal', sql: RUN_JOURNAL_POSTGRES_SQL },
   { version: 4, name: 'create hubos_approvals', sql: APPROVALS_POSTGRES_SQL },
+  { version: 5, name: 'add hubos_run_steps.detail', sql: RUN_STEP_DETAIL_POSTGRES_SQL },
 ];

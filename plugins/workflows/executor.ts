@@ -1,8 +1,9 @@
 import { HubosError, type Usage } from '../../core/index.ts';
 import { addUsage, emptyUsage } from '../../core/internal.ts';
+import { toJson } from './json.ts';
 import { runLeaf, type StepDeps } from './leaf-steps.ts';
-import { type RunRecorder, toJson } from './run-record.ts';
 import { StepCancelled, StepFailure, toWorkflowError } from './step-errors.ts';
+import type { StepKeeper } from './step-keeper.ts';
 import type {
   BranchStep,
   LoopStep,
@@ -20,7 +21,7 @@ export interface ExecContext {
   /** Who the run is for (its record's `owner`): given to agent steps, tools and functions. */
   principal?: string;
   input: unknown;
-  recorder: RunRecorder;
+  recorder: StepKeeper;
   /** Every step's latest output by id, as later steps read it. */
   outputs: Record<string, unknown>;
   emit(event: WorkflowEvent): void;

@@ -1,5 +1,4 @@
 import { HubosError, type KernelView, type Plugin } from '../../core/index.ts';
-import { getHubOSHooks } from '../hubos/server.ts';
 import type { TeamLike } from './leaf-steps.ts';
 import { tapWorkflowRoutes } from './routes.ts';
 import { WorkflowServing } from './serving.ts';
@@ -13,17 +12,11 @@ import { Workflow } from './workflow.ts';
 
 export { checkDefinition, defineWorkflow } from './define.ts';
 export type { StepShape, WorkflowShape } from './describe.ts';
+export { workflowEngine } from './engine.ts';
 export { WORKFLOW_ERROR_CODES, type WorkflowErrorCode } from './errors.ts';
 export type { StepDeps, TeamLike } from './leaf-steps.ts';
-export { type LeaseValue, WORKFLOW_LEASES_NAMESPACE } from './lease.ts';
 export { WORKFLOW_RESUME_BODY, WORKFLOW_RUN_BODY, workflowRoutes } from './routes.ts';
-export {
-  type RunHeader,
-  WORKFLOW_ACTIVE_NAMESPACE,
-  WORKFLOW_QUEUE,
-  WORKFLOW_RUNS_NAMESPACE,
-  WORKFLOW_STEPS_NAMESPACE,
-} from './run-record.ts';
+export { type RunHeader, WORKFLOW_PREFIX } from './run-view.ts';
 export type * from './types.ts';
 export { Workflow, type WorkflowDeps } from './workflow.ts';
 
@@ -32,8 +25,8 @@ declare module 'hubos' {
     /**
      * Workflows made with `defineWorkflow`: fixed compositions of agents, tools, functions and teams.
      * Or `{ definitions, autoResume }`: with `autoResume: true` a serving instance resumes the runs
-     * of instances that died (their lease expired) from their last finished step; without it they
-     * are marked `interrupted`, to be resumed by hand.
+     * of instances that died (their heartbeat stopped) from their last finished step; without it
+     * they are marked `interrupted`, to be resumed by hand.
      */
     workflows?: WorkflowsConfig;
   }
@@ -97,8 +90,8 @@ function teamFinder(kernel: KernelView): (name: string) => TeamLike {
 /**
  * The `workflows` plugin: owns the `workflows` config key (the options add to it), builds each
  * workflow once the kernel is ready (its agents exist) as the `workflows` service, and HubOS serves them
- * under `/api/workflows`. A serving kernel (HubOS listening, or a kernel without HubOS) is an
- * instance for runs: it takes queued runs and sweeps those of dead instances (see WorkflowServing).
+ * under `/api/workflows`. Their runs are runs of the kernel's run engine (HubOS's, or the kernel's
+ * own without HubOS): see WorkflowServing.
  */
 export default function workflows(options: WorkflowsConfig = []): Plugin {
   return {
@@ -108,7 +101,6 @@ export default function workflows(options: WorkflowsConfig = []): Plugin {
     apply(kernel: KernelView) {
       const byName = new Map<string, Workflow>();
       let serving: WorkflowServing | undefined;
-      let stopping: Promise<void> | undefined;
       kernel.provide('workflows', byName);
       kernel.hooks.ready.tap('workflows', ({ config }) => {
         const team = teamFinder(kernel);
@@ -125,32 +117,19 @@ export default function workflows(options: WorkflowsConfig = []): Plugin {
           warnMissing(kernel, definition);
         }
       });
-      // A kernel no HubOS serves is an instance from boot; after HubOS's own ready tap (stage 100).
+      // After HubOS's own ready tap (stage 100): its engine exists, and it has not served yet.
       kernel.hooks.ready.tapPromise({ name: 'workflows', stage: 100 }, async () => {
-        if (byName.size > 0 && !kernel.hasService('hubos')) await serving?.start({ concurrency: 16 });
-      });
-      const hubosHooks = getHubOSHooks(kernel);
-      hubosHooks.listening.tapPromise('workflows', async ({ hubos }) => {
-        await serving?.start({
-          concurrency: hubos.maxConcurrentRuns,
-          track: (controller, done) => hubos.runs.track(controller, done),
-        });
-      });
-      // Before HubOS drains: take no more runs (a shared queue's stop waits for those under way).
-      hubosHooks.beforeStop.tap('workflows', () => {
-        stopping ??= serving?.stop();
+        await serving?.start();
       });
       // After HubOS has drained its runs gracefully (stage 10): what still runs is cancelled and recorded.
-      kernel.hooks.beforeClose.tapPromise({ name: 'workflows', stage: 10 }, async ({ reason }) => {
-        stopping ??= serving?.stop();
-        await Promise.all(
-          [...byName.values()].map((workflow) => workflow.close(`the kernel is closing (${reason})`)),
-        );
-        await stopping?.catch((error: unknown) =>
-          kernel.logger.warn(`stopping workflow runs: ${String(error)}`),
-        );
+      kernel.hooks.beforeClose.tapPromise({ name: 'workflows', stage: 10 }, async () => {
+        await Promise.all([...byName.values()].map((workflow) => workflow.close()));
+        await serving
+          ?.stop()
+          .catch((error: unknown) => kernel.logger.warn(`stopping workflow runs: ${String(error)}`));
       });
-      tapWorkflowRoutes(kernel, byName);
+      // A HubOS built beside the kernel takes queued workflow runs too: it is told how to run them.
+      tapWorkflowRoutes(kernel, byName, (hubos) => serving?.adopt(hubos.runs));
     },
   };
 }

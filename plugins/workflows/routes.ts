@@ -13,6 +13,7 @@ import {
   sseEventWriter,
 } from '../hubos/server.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
+import { WORKFLOW_PREFIX } from './run-view.ts';
 import type { Workflow } from './workflow.ts';
 
 export const WORKFLOW_RUN_BODY = {
@@ -51,7 +52,7 @@ const wantsStream = (c: Context) => (c.req.header('accept') ?? '').includes('tex
 /**
  * The workflows, mounted at `<api>/workflows`: list, describe (steps as data), recent runs, run
  * (JSON, SSE, or `async: true` for 202 at once), and by run id: status, resume, cancel. Runs are
- * tracked by `hubos` so its graceful shutdown drains them. A run is its caller's (`owner`: the
+ * runs of HubOS's engine, so its graceful shutdown drains them. A run is its caller's (`owner`: the
  * principal's id): another caller gets 404 for it and never lists it; an admin key sees them all.
  */
 export function workflowRoutes(
@@ -72,17 +73,19 @@ export function workflowRoutes(
   };
   /** The workflow a run id belongs to, with its record: 404 as well for a run the caller may not see. */
   const findRun = async (c: Context, runId: string) => {
-    for (const workflow of workflows.values()) {
-      const run = await workflow.getRun(runId);
-      if (run && canSee(c.get('principal'), run.owner)) return { workflow, run };
-      if (run) break;
-    }
+    // The run's record names its workflow (`workflow:<name>`): one read, whatever the number of workflows.
+    const record = await hubos.runs.get(runId, c.get('principal'));
+    const name = record?.agent.startsWith(WORKFLOW_PREFIX) ? record.agent.slice(WORKFLOW_PREFIX.length) : '';
+    const workflow = workflows.get(name);
+    const run = await workflow?.getRun(runId);
+    if (workflow && run) return { workflow, run };
     throw WORKFLOW_ERROR_CODES.create('WORKFLOW_RUN_NOT_FOUND', `no workflow run "${runId}"`);
   };
 
-  /** Answers a run as SSE, JSON when it ends, or 202 at once; tracked so shutdown drains it. */
+  /** Answers a run as SSE, JSON when it ends, or 202 at once. */
   const answer = async (
     c: Context,
+    workflow: AnyWorkflow,
     background: boolean,
     start: (signal: AbortSignal) => AsyncIterable<unknown>,
   ) => {
@@ -97,28 +100,29 @@ export function workflowRoutes(
     const first = await events.next();
     const runId = (first.value as { runId?: string } | undefined)?.runId;
     let result: unknown;
-    const consume = async (write?: (event: unknown) => Promise<unknown>) => {
-      for (let next = first; !next.done; next = await events.next()) {
-        const event = next.value as { type?: string; result?: unknown };
-        if (event.type === 'workflow-finish') result = event.result;
-        await write?.(event);
-      }
-    };
-    const tracked = (write?: (event: unknown) => Promise<unknown>) => {
-      const done = consume(write);
-      hubos.runs.track(controller, done);
+    const consume = (write?: (event: unknown) => Promise<unknown>) => {
+      const done = (async () => {
+        for (let next = first; !next.done; next = await events.next()) {
+          const event = next.value as { type?: string; result?: unknown };
+          if (event.type === 'workflow-finish') result = event.result;
+          await write?.(event);
+        }
+      })();
+      // A run of this HubOS's engine is drained by it like any run; a HubOS built beside the
+      // kernel (whose runs are the kernel's own engine's) waits for it too at its shutdown.
+      if (workflow.engine !== hubos.runs) hubos.runs.track(controller, done);
       return done;
     };
     const started = () => c.json({ runId, status: 'running', url: `${base}/runs/${runId}` }, 202);
     if (background) {
-      void tracked().catch(() => undefined);
+      void consume().catch(() => undefined);
       return started();
     }
     if (streaming) {
       return streamSSE(c, async (stream) => {
         const write = sseEventWriter(stream);
         try {
-          await tracked(write);
+          await consume(write);
         } catch (error) {
           const code = HubosError.is(error) ? error.code : 'RUN_FAILED';
           await write({ type: 'error', error: { code, message: (error as Error).message } });
@@ -126,7 +130,7 @@ export function workflowRoutes(
       });
     }
     // A JSON answer waits at most the request timeout; past it the run goes on and 202 says where to follow it.
-    const done = tracked();
+    const done = consume();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), hubos.requestTimeoutMs);
@@ -183,7 +187,9 @@ export function workflowRoutes(
       async (c) => {
         const { async: background = false } = await readBody(c, WORKFLOW_RESUME_BODY);
         const { workflow } = await findRun(c, c.req.param('id'));
-        return answer(c, background, (signal) => workflow.resumeStream(c.req.param('id'), { signal }));
+        return answer(c, workflow, background, (signal) =>
+          workflow.resumeStream(c.req.param('id'), { signal }),
+        );
       },
     )
     .post(
@@ -191,20 +197,16 @@ export function workflowRoutes(
       describeRoute({
         summary: 'Cancel a running workflow run',
         tags,
-        responses: { ...noRun, 409: 'Neither queued nor running on an instance this one can reach' },
+        responses: { ...noRun, 409: 'Neither queued nor running' },
       }),
       async (c) => {
         const id = c.req.param('id');
         const { workflow } = await findRun(c, id);
-        // Here, in the queue, or on another instance of the service (a shared bus).
-        if (
-          !workflow.cancel(id) &&
-          !(await workflow.cancelQueued(id)) &&
-          !(await workflow.cancelElsewhere(id))
-        )
+        // Here, in the queue, or on another instance: the engine's cancel.
+        if (!(await workflow.cancel(id)))
           throw WORKFLOW_ERROR_CODES.create(
             'WORKFLOW_RUN_NOT_RUNNING',
-            `workflow run "${id}" is neither queued nor running on an instance this one can reach (see its status at ${base}/runs/${id}; resume it to continue)`,
+            `workflow run "${id}" is neither queued nor running (see its status at ${base}/runs/${id}; resume it to continue)`,
           );
         return c.json({ runId: id, cancelled: true });
       },
@@ -223,7 +225,11 @@ export function workflowRoutes(
       }),
       async (c) => {
         const principal = c.get('principal');
-        const runs = await found(c.req.param('name')).listRuns(50, (run) => canSee(principal, run.owner));
+        // One page of the runs table: the caller's own runs, or everyone's for an admin key.
+        const runs = await found(c.req.param('name')).listRuns(
+          50,
+          principal.admin ? {} : { owner: principal.id },
+        );
         return c.json({ runs });
       },
     )
@@ -254,14 +260,19 @@ export function workflowRoutes(
           const header = await workflow.enqueue(input, { runId, principal });
           return c.json({ runId, status: header.status, url: `${base}/runs/${runId}` }, 202);
         }
-        return answer(c, false, (signal) => workflow.stream(input, { signal, runId, principal }));
+        return answer(c, workflow, false, (signal) => workflow.stream(input, { signal, runId, principal }));
       },
     );
 }
 
 /** Mounts the workflow routes on every HubOS built on this kernel, at `<api>/workflows`. */
-export function tapWorkflowRoutes(kernel: KernelView, workflows: ReadonlyMap<string, AnyWorkflow>): void {
-  getHubOSHooks(kernel).routes.tap('workflows', ({ api, hubos, mount }) =>
-    mount(`${api}/workflows`, workflowRoutes(workflows, hubos, `${api}/workflows`)),
-  );
+export function tapWorkflowRoutes(
+  kernel: KernelView,
+  workflows: ReadonlyMap<string, AnyWorkflow>,
+  adopt: (hubos: HubOS) => void = () => undefined,
+): void {
+  getHubOSHooks(kernel).routes.tap('workflows', ({ api, hubos, mount }) => {
+    adopt(hubos);
+    mount(`${api}/workflows`, workflowRoutes(workflows, hubos, `${api}/workflows`));
+  });
 }

@@ -1,36 +1,23 @@
-import { errorMessage, type Job, type KernelView } from '../../core/index.ts';
-import { ensureHeartbeat } from './lease.ts';
-import {
-  loadRunHeader,
-  swapRunHeader,
-  unmarkActive,
-  WORKFLOW_CANCEL_CHANNEL,
-  WORKFLOW_QUEUE,
-} from './run-record.ts';
-import { WorkflowSweeper } from './sweeper.ts';
+import { errorMessage, type KernelView, type RunEngine, type Store } from '../../core/index.ts';
+import { ensureHeartbeat, ownsEngine, workflowEngine } from './engine.ts';
+import { importStoredWorkflowRuns } from './import-stored-runs.ts';
+import { WORKFLOW_PREFIX } from './run-view.ts';
 import type { Workflow } from './workflow.ts';
 
-export interface ServeOptions {
-  /** How many queued runs this instance runs at once. */
-  concurrency: number;
-  /** Hands a background run to the server, whose graceful shutdown drains it. */
-  track?: (controller: AbortController, done: Promise<unknown>) => void;
-}
+/** Stores whose key/value workflow runs were moved (or are being moved) into the runs tables. */
+const imported = new WeakMap<Store, Promise<unknown>>();
 
 /**
- * What makes a kernel a live instance for workflow runs: its heartbeat, the sweep of runs whose
- * instance died, and the queued (`async`) runs it takes from the bus's `workflows` queue. Started
- * when HubOS listens, or at boot on a kernel that no HubOS serves.
+ * Makes the kernel's workflow runs runs of its engine: the engine asks it how to run a queued
+ * workflow run it claimed, or one whose instance died (resumed from its kept steps with
+ * `autoResume`, else left `interrupted`). On a kernel without HubOS the engine is the kernel's
+ * own, and this serves it: heartbeat, the sweep of dead instances' runs, queued runs taken.
  */
 export class WorkflowServing {
   readonly #kernel: KernelView;
   readonly #workflows: ReadonlyMap<string, Workflow<never>>;
   readonly #autoResume: boolean;
-  #started = false;
-  #sweeper: WorkflowSweeper | undefined;
-  #stopWork: Promise<(() => Promise<void>) | undefined> | undefined;
-  #stopCancels: Promise<(() => Promise<void>) | undefined> | undefined;
-  #track: ServeOptions['track'];
+  #engine: RunEngine | undefined;
 
   constructor(kernel: KernelView, workflows: ReadonlyMap<string, Workflow<never>>, autoResume: boolean) {
     this.#kernel = kernel;
@@ -38,80 +25,49 @@ export class WorkflowServing {
     this.#autoResume = autoResume;
   }
 
-  async start(options: ServeOptions): Promise<void> {
-    if (this.#started) return;
-    this.#started = true;
-    this.#track = options.track;
+  /** Binds the workflows to the kernel's engine (once the kernel is ready, before HubOS serves). */
+  async start(): Promise<void> {
+    if (this.#engine) return;
     const kernel = this.#kernel;
-    await ensureHeartbeat(kernel.instance);
-    this.#sweeper = new WorkflowSweeper({
-      store: kernel.store,
-      bus: kernel.bus,
-      instance: kernel.instance,
-      workflows: this.#workflows,
-      autoResume: this.#autoResume,
-      background: (run) => void this.#background(run),
-      logger: kernel.logger,
-    });
-    // The first pass before serving: a restarted instance shows its crashed runs as they are.
-    await this.#sweeper.sweep();
-    this.#sweeper.start();
-    // A cancel asked on another instance stops the run here, if it runs here.
-    this.#stopCancels = kernel.bus
-      .subscribe(WORKFLOW_CANCEL_CHANNEL, (message) => {
-        const { runId, reason } = message as { runId?: string; reason?: string };
-        if (runId) for (const workflow of this.#workflows.values()) workflow.cancel(runId, reason);
-      })
-      .catch((error: unknown) => {
-        kernel.logger.warn(`cannot hear workflow cancels from other instances: ${errorMessage(error)}`);
-        return undefined;
-      });
-    this.#stopWork = kernel.bus.work(WORKFLOW_QUEUE, (job) => this.#take(job), {
-      concurrency: options.concurrency,
-    });
-    await this.#stopWork;
-  }
-
-  /** Takes no more runs (queued, or of dead instances); those under way go on. */
-  async stop(): Promise<void> {
-    this.#sweeper?.stop();
-    const unsubscribe = await this.#stopCancels;
-    this.#stopCancels = undefined;
-    await unsubscribe?.().catch(() => undefined);
-    const stopWork = this.#stopWork;
-    this.#stopWork = undefined;
-    await (await stopWork)?.();
-  }
-
-  #background(run: (signal: AbortSignal) => Promise<unknown>): Promise<unknown> {
-    const controller = new AbortController();
-    const done = run(controller.signal).catch((error: unknown) =>
-      this.#kernel.logger.warn(`a workflow run in the background failed: ${errorMessage(error)}`),
-    );
-    this.#track?.(controller, done);
-    return done;
-  }
-
-  async #take(job: Job): Promise<void> {
-    const { runId, workflow: name } = job.data as { runId: string; workflow: string };
-    const workflow = this.#workflows.get(name);
-    if (workflow) {
-      await this.#background((signal) => workflow.runQueued(runId, { signal }));
-      return;
+    const engine = workflowEngine(kernel);
+    this.#engine = engine;
+    this.adopt(engine);
+    const { store } = engine;
+    let moving = imported.get(store);
+    if (!moving) {
+      moving = engine.table().then((table) => importStoredWorkflowRuns(store, table));
+      imported.set(store, moving);
     }
-    // Instances of one service share their workflows: one missing here will not appear elsewhere.
-    const store = this.#kernel.store;
-    const header = await loadRunHeader(store, runId);
-    if (header?.status !== 'queued') return;
-    const failed = {
-      ...header,
-      status: 'failed' as const,
-      error: {
-        code: 'WORKFLOW_NOT_FOUND',
-        message: `instance ${this.#kernel.instance.id} has no workflow "${name}"`,
-      },
-      finishedAt: new Date().toISOString(),
-    };
-    if (await swapRunHeader(store, header, failed)) await unmarkActive(store, runId);
+    await moving.catch((error: unknown) => {
+      imported.delete(store);
+      kernel.logger.warn(`moving stored workflow runs into the runs table: ${errorMessage(error)}`);
+    });
+    if (!ownsEngine(kernel, engine) || this.#workflows.size === 0) return;
+    // A kernel no HubOS serves is an instance from boot: a restarted one shows its crashed runs as they are.
+    await ensureHeartbeat(kernel.instance);
+    await engine.sweep();
+    await engine.work(16);
+  }
+
+  /**
+   * Tells `engine` how to run the workflow runs it claims or takes over: the kernel's engine, and
+   * that of a HubOS built beside the kernel on its store (which takes queued runs too).
+   */
+  adopt(engine: RunEngine): void {
+    engine.resumable(WORKFLOW_PREFIX, (record) => {
+      const name = record.agent.slice(WORKFLOW_PREFIX.length);
+      const workflow = this.#workflows.get(name);
+      if (!workflow) return `instance ${engine.instanceId} has no workflow "${name}"`;
+      // Taken over from a dead instance (a queued run is taken with none).
+      if ((record.resumes ?? 0) > 0 && !this.#autoResume)
+        return 'autoResume is off on the instance that found it (resume the run to continue it)';
+      return workflow.driver();
+    });
+  }
+
+  /** Cancels what still runs on the kernel's own engine, and waits for each run to record its end. */
+  async stop(): Promise<void> {
+    const engine = this.#engine;
+    if (engine && ownsEngine(this.#kernel, engine)) await engine.drain(0);
   }
 }

@@ -152,7 +152,10 @@ export interface StepRecord {
   usage: Usage;
 }
 
-/** A run as the store keeps it (namespace `workflow-runs`, key: the run id). */
+/**
+ * A workflow run as its engine record (`hubos_runs`, agent `workflow:<name>`) and its step rows
+ * (`hubos_run_steps`) say.
+ */
 export interface WorkflowRunRecord {
   runId: string;
   workflow: string;
@@ -163,8 +166,8 @@ export interface WorkflowRunRecord {
   owner?: string;
   status: WorkflowRunStatus;
   /**
-   * The instance (`kernel.instance.id`) running it, or that queued it. While it runs, that
-   * instance also holds the run's lease (namespace `workflow-leases`), so no other one runs it.
+   * The instance (`kernel.instance.id`) running it, or that ran it last: the run's row names it,
+   * and every write that changes who holds the run names it too, so no other one runs it.
    */
   instance?: string;
   input: unknown;
@@ -228,10 +231,10 @@ export interface WorkflowsOptions {
   /** The workflows made with `defineWorkflow` (what the array form lists). */
   definitions?: AnyWorkflowDefinition[];
   /**
-   * Resume runs whose instance died (default false). A serving instance looks every lease
-   * (`bus.leaseMs`) for runs still `running` whose lease has expired or whose instance is dead,
-   * takes the lease and resumes them: finished steps are replayed, not run again. Without it such
-   * runs are marked `interrupted` (error `RUN_INTERRUPTED`), and an explicit resume continues them.
+   * Resume runs whose instance died (default false). A serving instance looks every third of a
+   * lease (`bus.leaseMs`) for runs still `running` whose instance's heartbeat has stopped, takes
+   * them over and resumes them: finished steps are replayed, not run again. Without it such runs
+   * are marked `interrupted` (error `RUN_INTERRUPTED`), and an explicit resume continues them.
    */
   autoResume?: boolean;
 }

@@ -1,35 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AgentEvent,
   HubosError,
   type JSONSchema,
   type KernelView,
   type Policy,
-  type Store,
+  type Principal,
+  type RunDriver,
+  type RunEngine,
+  type RunListener,
+  type RunRecord,
   streamEvents,
 } from '../../core/index.ts';
 import { createAjv, createPolicy, describeErrors } from '../../core/internal.ts';
 import { checkDefinition } from './define.ts';
 import { describeWorkflow, type WorkflowShape } from './describe.ts';
+import { ensureHeartbeat, workflowEngine } from './engine.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
 import { type ExecContext, rootScope, runSequence } from './executor.ts';
+import { toJson } from './json.ts';
 import type { TeamLike } from './leaf-steps.ts';
-import { ensureHeartbeat, type RunLease, type RunLeases, runLeases } from './lease.ts';
-import {
-  loadRunHeader,
-  loadRunRecord,
-  markActive,
-  newRunRecord,
-  type RunHeader,
-  RunRecorder,
-  reopenRunRecord,
-  swapRunHeader,
-  toJson,
-  unmarkActive,
-  WORKFLOW_CANCEL_CHANNEL,
-  WORKFLOW_QUEUE,
-  WORKFLOW_RUNS_NAMESPACE,
-} from './run-record.ts';
+import { type RunHeader, WORKFLOW_PREFIX, workflowHeader, workflowRun } from './run-view.ts';
 import { StepCancelled, StepFailure, toWorkflowError } from './step-errors.ts';
+import { StepKeeper } from './step-keeper.ts';
 import type {
   WorkflowDefinition,
   WorkflowEvent,
@@ -41,50 +34,25 @@ import type {
 export interface WorkflowDeps {
   /** The kernel whose agents, tools, permission policy and approvals the steps use. */
   kernel: KernelView;
-  /** Where runs are recorded (default: the kernel's store). */
-  store?: Store;
+  /** The run engine whose runs its runs are (default: HubOS's, else the kernel's own: `workflowEngine`). */
+  engine?: () => RunEngine;
   /** Finds a Stars team for `stars` steps. */
   team?: (name: string) => TeamLike;
 }
 
 const ANY_OBJECT = { type: 'object' } as const;
 
-/** What a run whose lease another instance took looks like here: interrupted (nothing of it is written). */
-function takenOver(record: WorkflowRunRecord): WorkflowRunResult {
-  return {
-    ...structuredClone(record),
-    status: 'interrupted',
-    error: {
-      code: 'RUN_INTERRUPTED',
-      message: `another instance took workflow run ${record.runId} over (this one looked dead to it)`,
-    },
-  };
-}
-
-/** takeOver and runQueued answer undefined, rather than an error, for a run that is not theirs to run. */
-function ignoreRefusal(error: unknown): undefined {
-  if (HubosError.is(error) && error.code.startsWith('WORKFLOW_RUN_')) return undefined;
-  throw error;
-}
-
-/** Run ids appear in URLs and store keys (`<runId>/<seq>`): no "/". */
+/** Run ids appear in URLs: no "/". */
 const RUN_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
-/** A run ready to execute: its record, the controller reserved under its id, and its lease. */
-interface Opened {
-  recorder: RunRecorder;
-  controller: AbortController;
-  lease: RunLease;
-}
-
-/** Set once the recorder exists: a lease lost before then has nothing to fence. */
-type RecorderRef = { recorder?: RunRecorder };
+type Listener = (event: WorkflowEvent) => void;
 
 /**
  * A workflow bound to a kernel: `run`/`stream` a new run, `resume` one that stopped before its end
- * (a restart, a failure, a cancel) without redoing its finished steps, `cancel`, `getRun`, `listRuns`.
- * A run executes under a lease in the store (see RunLeases): of the instances sharing the store,
- * only the one holding it runs or resumes the run.
+ * (a restart, a failure, a cancel) without redoing its finished steps, `enqueue`, `cancel`,
+ * `getRun`, `listRuns`. Each run is a run of the engine (`workflow:<name>`, via `workflow`): its
+ * record, its claim by one instance, its events and its cancel are the engine's; its finished
+ * steps are rows of the run's steps, which a resumed run replays.
  */
 export class Workflow<I = unknown> {
   readonly name: string;
@@ -92,11 +60,8 @@ export class Workflow<I = unknown> {
   readonly inputSchema: JSONSchema;
   readonly #deps: WorkflowDeps;
   readonly #validate: ReturnType<ReturnType<typeof createAjv>['compile']>;
-  /** Runs of this process by id: reserved before the first await, so one id never runs twice at once. */
-  readonly #active = new Map<
-    string,
-    { controller: AbortController; settled: Promise<void>; release(): void }
-  >();
+  /** Runs this process is executing, by id. */
+  readonly #active = new Set<string>();
 
   constructor(definition: WorkflowDefinition<I>, deps: WorkflowDeps) {
     checkDefinition(definition as WorkflowDefinition);
@@ -126,17 +91,23 @@ export class Workflow<I = unknown> {
     return this.#builtPolicy;
   }
 
-  get #store(): Store {
-    return this.#deps.store ?? this.#deps.kernel.store;
+  /** The run engine whose runs its runs are. */
+  get engine(): RunEngine {
+    return this.#deps.engine?.() ?? workflowEngine(this.#deps.kernel);
   }
 
-  get #leases(): RunLeases {
-    return runLeases(this.#store, this.#deps.kernel.instance);
+  get #engine(): RunEngine {
+    return this.engine;
   }
 
-  /** Runs ids of this process's runs still going. */
+  /** The engine's name for this workflow's runs. */
+  get #kind(): string {
+    return `${WORKFLOW_PREFIX}${this.name}`;
+  }
+
+  /** Ids of this process's runs still going. */
   get active(): string[] {
-    return [...this.#active.keys()];
+    return [...this.#active];
   }
 
   /** Its steps as data (for pages and `GET /api/workflows/:name`). */
@@ -152,13 +123,35 @@ export class Workflow<I = unknown> {
     input: I,
     options: WorkflowRunOptions & { onEvent?: (event: WorkflowEvent) => void } = {},
   ): Promise<WorkflowRunResult> {
-    const opened = await this.#start(input, options.runId, options.principal);
-    return this.#execute(opened, false, options.signal, options.onEvent);
+    const runId = options.runId ?? randomUUID();
+    const data = this.#checkInput(input, runId);
+    await ensureHeartbeat(this.#deps.kernel.instance);
+    return this.#launch(options.onEvent, (drive, listener) =>
+      this.#engine
+        .record(
+          {
+            id: runId,
+            name: this.#kind,
+            via: 'workflow',
+            principal: principalOf(options.principal),
+            input: JSON.stringify(data ?? null),
+            resumable: true,
+            signal: options.signal,
+            listener,
+          },
+          drive,
+        )
+        .catch((error: unknown) => {
+          throw HubosError.is(error, 'RUN_EXISTS') ? taken(runId) : error;
+        }),
+    );
   }
 
   /** The run's events as they happen; stopping the iteration early cancels the run. */
   stream(input: I, options: WorkflowRunOptions = {}): AsyncGenerator<WorkflowEvent, void, undefined> {
-    return this.#streamed(options.signal, () => this.#start(input, options.runId, options.principal), false);
+    return streamEvents<WorkflowEvent>(options.signal, (signal, push) =>
+      this.run(input, { ...options, signal, onEvent: push }),
+    );
   }
 
   /** Continues a run that did not complete, from its last finished step (finished steps are not run again). */
@@ -166,140 +159,104 @@ export class Workflow<I = unknown> {
     runId: string,
     options: { signal?: AbortSignal; onEvent?: (event: WorkflowEvent) => void } = {},
   ): Promise<WorkflowRunResult> {
-    const opened = await this.#reopen(runId);
-    return this.#execute(opened, true, options.signal, options.onEvent);
+    // As it really stands: a run of a dead instance is taken over (or marked interrupted) first.
+    const record = await this.#engine.current(runId);
+    this.#checkResumable(runId, record);
+    await ensureHeartbeat(this.#deps.kernel.instance);
+    return this.#launch(options.onEvent, async (drive, listener) => {
+      const reopened = await this.#engine.reopen(record!, drive, { signal: options.signal, listener });
+      if (reopened) return reopened;
+      // Another resume (here or on another instance) took it first.
+      const now = await this.#engine.get(runId);
+      throw WORKFLOW_ERROR_CODES.create(
+        'WORKFLOW_RUN_ACTIVE',
+        `workflow run "${runId}" is ${now?.status ?? 'gone'}${now?.status === 'running' ? ` on instance ${now.instance}` : ''}: wait for it, or cancel it there`,
+      );
+    });
   }
 
   resumeStream(
     runId: string,
     options: { signal?: AbortSignal } = {},
   ): AsyncGenerator<WorkflowEvent, void, undefined> {
-    return this.#streamed(options.signal, () => this.#reopen(runId), true);
+    return streamEvents<WorkflowEvent>(options.signal, (signal, push) =>
+      this.resume(runId, { signal, onEvent: push }),
+    );
   }
 
   /**
-   * Resumes a run whose instance died while running it (what `autoResume` does); undefined when
-   * it is not such a run (it ended, or another instance runs or took it).
-   */
-  async takeOver(
-    runId: string,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WorkflowRunResult | undefined> {
-    const opened = await this.#reopen(runId, true).catch(ignoreRefusal);
-    return opened && this.#execute(opened, true, options.signal, undefined);
-  }
-
-  /**
-   * Records a run as `queued` and puts it on the bus's `workflows` queue, for whichever instance
-   * has room (`runQueued`); resolves with its header once both are stored. Input errors reject here.
+   * Records a run as `queued` for whichever instance has room (the engine's queued runs, claimed
+   * from the runs table); resolves with its header once stored. Input errors reject here.
    */
   async enqueue(input: I, options: Omit<WorkflowRunOptions, 'signal'> = {}): Promise<RunHeader> {
     const runId = options.runId ?? randomUUID();
     const data = this.#checkInput(input, runId);
-    const { kernel } = this.#deps;
-    await ensureHeartbeat(kernel.instance);
-    const record = newRunRecord(runId, this.name, data, options.principal, kernel.instance.id, 'queued');
-    await this.#create(new RunRecorder(this.#store, record));
-    await kernel.bus.enqueue(WORKFLOW_QUEUE, { id: runId, data: { runId, workflow: this.name } });
-    const { steps: _steps, usage: _usage, ...header } = record;
-    return header;
-  }
-
-  /** Runs a queued run (a job of the `workflows` queue); undefined when it is no longer queued. */
-  async runQueued(
-    runId: string,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WorkflowRunResult | undefined> {
-    const opened = await this.#claim(runId).catch(ignoreRefusal);
-    return opened && this.#execute(opened, false, options.signal, undefined);
-  }
-
-  /** Cancels a run of this process; false when it is not running here. */
-  cancel(runId: string, reason = 'cancelled'): boolean {
-    const run = this.#active.get(runId);
-    run?.controller.abort(new HubosError('RUN_CANCELLED', reason));
-    return run !== undefined;
+    const record = await this.#engine
+      .queue({
+        id: runId,
+        name: this.#kind,
+        via: 'workflow',
+        principal: principalOf(options.principal),
+        input: JSON.stringify(data ?? null),
+        resumable: true,
+      })
+      .catch((error: unknown) => {
+        throw HubosError.is(error, 'RUN_EXISTS') ? taken(runId) : error;
+      });
+    return workflowHeader(record);
   }
 
   /**
-   * Cancels a run another instance is running, through a shared bus: asked again every second
-   * until its record says it stopped (true), or 30 s passed or nothing can reach it (false).
+   * Cancels a run wherever it is — queued, running here or on another instance — and resolves once
+   * it has ended: true; false when it is not a run of this workflow still going.
    */
-  async cancelElsewhere(runId: string, reason = 'cancelled'): Promise<boolean> {
-    const { bus } = this.#deps.kernel;
-    const header = await loadRunHeader(this.#store, runId);
-    if (!bus.shared || header?.workflow !== this.name || header.status !== 'running') return false;
-    const ask = () => bus.publish(WORKFLOW_CANCEL_CHANNEL, { runId, reason }).catch(() => undefined);
-    await ask();
-    const again = setInterval(ask, 1_000);
-    try {
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        if ((await loadRunHeader(this.#store, runId))?.status !== 'running') return true;
-      }
+  async cancel(runId: string): Promise<boolean> {
+    const record = await this.#engine.get(runId);
+    if (record?.agent !== this.#kind || (record.status !== 'queued' && record.status !== 'running'))
       return false;
-    } finally {
-      clearInterval(again);
+    try {
+      await this.#engine.cancel(runId);
+      return true;
+    } catch (error) {
+      if (HubosError.is(error, 'RUN_ENDED') || HubosError.is(error, 'RUN_NOT_FOUND')) return false;
+      throw error;
     }
-  }
-
-  /** Cancels a run still waiting in the queue; false when it is not queued. */
-  async cancelQueued(runId: string, reason = 'cancelled'): Promise<boolean> {
-    const header = await loadRunHeader(this.#store, runId);
-    if (header?.workflow !== this.name || header.status !== 'queued') return false;
-    const now = new Date().toISOString();
-    const cancelled: RunHeader = {
-      ...header,
-      status: 'cancelled',
-      error: { code: 'RUN_CANCELLED', message: reason },
-      finishedAt: now,
-    };
-    if (!(await swapRunHeader(this.#store, header, cancelled))) return false;
-    await unmarkActive(this.#store, runId);
-    return true;
   }
 
   /** Cancels every run of this process and waits for each to record how it ended (kernel close). */
-  async close(reason = 'the kernel is closing'): Promise<void> {
-    const runs = [...this.#active.values()];
-    for (const run of runs) run.controller.abort(new HubosError('RUN_CANCELLED', reason));
-    await Promise.all(runs.map((run) => run.settled));
+  async close(): Promise<void> {
+    await Promise.all(this.active.map((runId) => this.#engine.cancel(runId).catch(() => undefined)));
   }
 
-  /** A run of this workflow as recorded (running, finished, or interrupted). */
+  /** A run of this workflow as recorded (queued, running, ended or interrupted), with its steps. */
   async getRun(runId: string): Promise<WorkflowRunRecord | undefined> {
-    return loadRunRecord(this.#store, runId, this.name);
+    const record = await this.#engine.get(runId);
+    if (record?.agent !== this.#kind) return undefined;
+    return workflowRun(record, (await this.#engine.steps(runId)) ?? []);
   }
 
   /**
-   * This workflow's recorded runs (without their steps), newest first; `filter` keeps only the runs
-   * it accepts before `limit` applies (HubOS: the caller's own, by `owner`).
+   * This workflow's runs (without their steps), newest first: one page of the runs table, `limit`
+   * long, of `query.owner`'s runs only when given (HubOS: a caller that is not an admin), older
+   * than run `query.before` when given.
    */
-  async listRuns(limit = 50, filter?: (run: RunHeader) => boolean): Promise<RunHeader[]> {
-    const runs: RunHeader[] = [];
-    for (const id of await this.#store.list(WORKFLOW_RUNS_NAMESPACE)) {
-      const header = await loadRunHeader(this.#store, id);
-      if (header?.workflow === this.name && (!filter || filter(header))) runs.push(header);
-    }
-    return runs.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, limit);
+  async listRuns(limit = 50, query: { owner?: string; before?: string } = {}): Promise<RunHeader[]> {
+    const table = await this.#engine.table();
+    const records = await table.list({
+      agent: this.#kind,
+      limit: Math.min(Math.max(1, Math.floor(limit)), 200),
+      ...(query.owner !== undefined ? { owner: query.owner } : {}),
+      ...(query.before !== undefined ? { before: query.before } : {}),
+    });
+    return records.map(workflowHeader);
   }
 
-  #reserve(runId: string): Opened['controller'] {
-    if (this.#active.has(runId))
-      throw WORKFLOW_ERROR_CODES.create(
-        'WORKFLOW_RUN_ACTIVE',
-        `workflow run "${runId}" is running in this process: wait for it or cancel it`,
-      );
-    const controller = new AbortController();
-    let release!: () => void;
-    const settled = new Promise<void>((resolve) => {
-      release = () => {
-        if (this.#active.get(runId)?.controller === controller) this.#active.delete(runId);
-        resolve();
-      };
-    });
-    this.#active.set(runId, { controller, settled, release });
-    return controller;
+  /**
+   * The driver of a run the engine hands to this instance: a queued run it claimed, or (with
+   * `autoResume`) a run of a dead instance it took over. Nobody waits for it here.
+   */
+  driver(): RunDriver {
+    return this.#driver(() => undefined);
   }
 
   /** The input as JSON, once it and the run id are valid. */
@@ -309,7 +266,7 @@ export class Workflow<I = unknown> {
         'WORKFLOW_INPUT_INVALID',
         `invalid run id ${JSON.stringify(runId)}: use 1 to 200 letters, digits, "_", ".", ":" or "-"`,
       );
-    // The state holds JSON, as the store does: what a step reads now is what it reads after a resume.
+    // The state holds JSON, as the table does: what a step reads now is what it reads after a resume.
     const data = toJson(input, `workflow "${this.name}" input`);
     if (!this.#validate(data)) {
       const problems = describeErrors(this.#validate.errors, data).join('; ');
@@ -321,163 +278,100 @@ export class Workflow<I = unknown> {
     return data;
   }
 
-  /** Stores a new run's header: marked active first, so a crash right after still leaves the mark. */
-  async #create(recorder: RunRecorder): Promise<void> {
-    const { runId } = recorder.record;
-    const taken = () =>
-      WORKFLOW_ERROR_CODES.create(
-        'WORKFLOW_RUN_ACTIVE',
-        `workflow run "${runId}" already exists: pick another run id`,
-      );
-    if (await loadRunHeader(this.#store, runId)) throw taken();
-    await markActive(this.#store, runId, this.name);
-    // Of two instances creating one run id at once, one writes the header.
-    if (!(await recorder.create())) throw taken();
-  }
-
-  /** Takes the run's lease: refused (409) while another live instance holds it. */
-  async #lease(runId: string, controller: AbortController, ref: RecorderRef): Promise<RunLease> {
-    const lease = await this.#leases.acquire(runId, () => {
-      // Another instance took the run over (this one looked dead): stop, and write nothing more.
-      ref.recorder?.fence();
-      controller.abort(new HubosError('RUN_CANCELLED', `another instance took workflow run ${runId} over`));
-    });
-    if (lease) return lease;
-    const holder = await this.#leases.holder(runId);
-    throw WORKFLOW_ERROR_CODES.create(
-      'WORKFLOW_RUN_ACTIVE',
-      `workflow run "${runId}" is running on ${holder ? `instance ${holder}` : 'another instance'}: wait for it, or cancel it there`,
-    );
-  }
-
-  /**
-   * Reserves the run id here, checks it (`check`), takes its lease, then `prepare`s its record;
-   * on failure, both the reservation and the lease go.
-   */
-  async #open(
-    runId: string,
-    prepare: () => Promise<RunRecorder>,
-    check?: () => Promise<void>,
-  ): Promise<Opened> {
-    const controller = this.#reserve(runId);
-    const ref: RecorderRef = {};
-    let lease: RunLease | undefined;
-    try {
-      await check?.();
-      lease = await this.#lease(runId, controller, ref);
-      ref.recorder = await prepare();
-      if (lease.lost) ref.recorder.fence();
-      return { recorder: ref.recorder, controller, lease };
-    } catch (error) {
-      await lease?.release().catch(() => undefined);
-      this.#active.get(runId)?.release();
-      throw error;
-    }
-  }
-
-  async #start(input: I, runId: string = randomUUID(), principal?: string): Promise<Opened> {
-    const data = this.#checkInput(input, runId);
-    return this.#open(runId, async () => {
-      const record = newRunRecord(runId, this.name, data, principal, this.#leases.instanceId);
-      const recorder = new RunRecorder(this.#store, record);
-      await this.#create(recorder);
-      return recorder;
-    });
-  }
-
-  /** A queued run taken from the queue: its status swapped to running, under its lease. */
-  #claim(runId: string): Promise<Opened> {
-    return this.#open(runId, async () => {
-      const header = await loadRunHeader(this.#store, runId);
-      // Cancelled meanwhile, or taken by another instance: nothing to run.
-      const claimed =
-        header?.workflow === this.name &&
-        header.status === 'queued' &&
-        (await swapRunHeader(this.#store, header, {
-          ...header,
-          status: 'running',
-          instance: this.#leases.instanceId,
-        }));
-      if (!claimed)
-        throw WORKFLOW_ERROR_CODES.create(
-          'WORKFLOW_RUN_NOT_RUNNING',
-          `workflow run "${runId}" is no longer queued`,
-        );
-      return new RunRecorder(this.#store, (await loadRunRecord(this.#store, runId, this.name))!);
-    });
-  }
-
-  /** `takeOver`: only a run still `running` (its instance died) is resumed. */
-  #reopen(runId: string, takeOver = false): Promise<Opened> {
-    const check = async () => this.#checkResumable(runId, await loadRunHeader(this.#store, runId), takeOver);
-    return this.#open(
-      runId,
-      async () => {
-        // Read again under the lease: it may have ended, or been resumed and ended, meanwhile.
-        const record = await this.getRun(runId);
-        this.#checkResumable(runId, record, takeOver);
-        // Marked before its status says running, so a crash from here on leaves the mark.
-        await markActive(this.#store, runId, this.name);
-        // Steps that failed or were cancelled run again; finished ones are replayed from their records.
-        const recorder = await reopenRunRecord(this.#store, record!);
-        Object.assign(record!, {
-          status: 'running',
-          instance: this.#leases.instanceId,
-          resumes: record!.resumes + 1,
-        });
-        delete record!.error;
-        delete record!.finishedAt;
-        delete record!.output;
-        await recorder.save();
-        return recorder;
-      },
-      check,
-    );
-  }
-
-  #checkResumable(runId: string, header: RunHeader | undefined, takeOver: boolean): void {
-    if (header?.workflow !== this.name)
+  #checkResumable(runId: string, record: RunRecord | undefined): void {
+    if (record?.agent !== this.#kind)
       throw WORKFLOW_ERROR_CODES.create(
         'WORKFLOW_RUN_NOT_FOUND',
         `workflow "${this.name}" has no run "${runId}"`,
       );
-    if (header.status === 'completed')
+    if (record.status === 'completed')
       throw WORKFLOW_ERROR_CODES.create(
         'WORKFLOW_RUN_FINISHED',
         `workflow run "${runId}" already completed: start a new run`,
       );
-    if (header.status === 'queued')
+    if (record.status === 'queued')
       throw WORKFLOW_ERROR_CODES.create(
         'WORKFLOW_RUN_ACTIVE',
         `workflow run "${runId}" is queued: it starts when an instance has room`,
       );
-    if (takeOver && header.status !== 'running')
+    if (record.status === 'running')
       throw WORKFLOW_ERROR_CODES.create(
-        'WORKFLOW_RUN_NOT_RUNNING',
-        `workflow run "${runId}" is ${header.status}`,
+        'WORKFLOW_RUN_ACTIVE',
+        `workflow run "${runId}" is running on instance ${record.instance}: wait for it, or cancel it there`,
       );
   }
 
-  async #execute(
-    { recorder, controller, lease }: Opened,
-    resumed: boolean,
-    signal: AbortSignal | undefined,
-    onEvent: ((event: WorkflowEvent) => void) | undefined,
+  /**
+   * Starts a run on the engine (`start`, with the driver and the caller's listener) and resolves
+   * with its result once the engine has written its end: the caller hears `workflow-finish` then,
+   * so a resume right after it finds the run ended.
+   */
+  async #launch(
+    onEvent: Listener | undefined,
+    start: (drive: RunDriver, listener: RunListener) => Promise<RunRecord>,
   ): Promise<WorkflowRunResult> {
-    const { runId, input } = recorder.record;
-    const abort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', abort, { once: true });
-    if (signal?.aborted) abort();
+    let result: WorkflowRunResult | undefined;
     // A listener that throws must not fail the run (nor record a finished step twice).
-    const emit = (event: WorkflowEvent) => {
+    const hear = (event: WorkflowEvent) => {
       try {
         onEvent?.(event);
       } catch (error) {
         this.#deps.kernel.logger.warn(
-          `workflow "${this.name}" run ${runId}: an event listener threw: ${(error as Error).message}`,
+          `workflow "${this.name}": an event listener threw: ${(error as Error).message}`,
         );
       }
     };
+    const listener: RunListener = (event) => {
+      const own = event as unknown as WorkflowEvent;
+      if (own.type !== 'workflow-finish') hear(own);
+    };
+    const record = await start(
+      this.#driver((done) => {
+        result = done;
+      }),
+      listener,
+    );
+    const ended = await this.#engine.wait(record.id);
+    const final = settle(result, ended, record.id);
+    hear({ type: 'workflow-finish', runId: record.id, result: final });
+    return final;
+  }
+
+  /** What runs a run of this workflow under the engine: its steps, from the ones it kept. */
+  #driver(done: (result: WorkflowRunResult) => void): RunDriver {
+    return async (ctx) => {
+      const { runId, signal } = ctx;
+      const engine = this.#engine;
+      this.#active.add(runId);
+      try {
+        const record = await engine.get(runId);
+        if (!record) throw new HubosError('RUN_NOT_FOUND', `no run "${runId}"`);
+        const table = await engine.table();
+        // Steps it finished before (a resumed run) are replayed, not run again.
+        const run = workflowRun(record, record.resumes ? await table.steps(runId) : []);
+        delete run.error;
+        const keeper = new StepKeeper(table, engine.instanceId, run);
+        const emit = (event: WorkflowEvent) => ctx.onEvent(event as unknown as AgentEvent);
+        const outcome = await this.#execute(keeper, signal, emit);
+        done(outcome);
+        emit({ type: 'workflow-finish', runId, result: outcome });
+        // The engine records the end: a failure is thrown, a cancel returns with the signal aborted.
+        if (outcome.status === 'failed') throw failureOf(outcome);
+        if (outcome.status === 'cancelled' && !signal.aborted)
+          throw new HubosError('RUN_CANCELLED', `workflow run ${runId} was cancelled`);
+        return outcome.output;
+      } finally {
+        this.#active.delete(runId);
+      }
+    };
+  }
+
+  async #execute(
+    keeper: StepKeeper,
+    signal: AbortSignal,
+    emit: (event: WorkflowEvent) => void,
+  ): Promise<WorkflowRunResult> {
+    const { runId, input, owner } = keeper.record;
     const ctx: ExecContext = {
       deps: {
         kernel: this.#deps.kernel,
@@ -494,70 +388,75 @@ export class Workflow<I = unknown> {
       workflow: this.name,
       runId,
       // A resumed run is still its owner's, whoever resumes it (an admin may).
-      ...(recorder.record.owner !== undefined ? { principal: recorder.record.owner } : {}),
+      ...(owner !== undefined ? { principal: owner } : {}),
       input,
-      recorder,
+      recorder: keeper,
       outputs: {},
       emit,
     };
+    emit({ type: 'workflow-start', runId, workflow: this.name, input, resumed: keeper.record.resumes > 0 });
     try {
-      emit({ type: 'workflow-start', runId, workflow: this.name, input, resumed });
-      try {
-        const records = await runSequence(
-          this.definition.steps as WorkflowDefinition['steps'],
-          ctx,
-          rootScope(controller.signal),
-        );
-        const state = Object.freeze({
-          runId,
-          workflow: this.name,
-          input: input as I,
-          steps: { ...ctx.outputs },
-          iterations: {},
-        });
-        const output = this.definition.output ? await this.definition.output(state) : records.at(-1)?.output;
-        await recorder.finish('completed', toJson(output, `workflow "${this.name}" output`));
-      } catch (error) {
-        if (error instanceof StepFailure) await recorder.finish('failed', undefined, error.failure);
-        else if (error instanceof StepCancelled || controller.signal.aborted)
-          await recorder.finish('cancelled', undefined, {
-            code: 'RUN_CANCELLED',
-            message: `workflow run ${runId} was cancelled`,
-          });
-        else await recorder.finish('failed', undefined, toWorkflowError(error, ''));
-      }
-      const result = lease.lost ? takenOver(recorder.record) : structuredClone(recorder.record);
-      // Let go before the caller hears the end: a resume right after it must find the run free.
-      await this.#letGo(lease, true);
-      emit({ type: 'workflow-finish', runId, result });
-      return result;
-    } finally {
-      signal?.removeEventListener('abort', abort);
-      await this.#letGo(lease, false);
-      this.#active.get(runId)?.release();
-    }
-  }
-
-  /**
-   * The run has ended here: lease released and, once its final status is written (`ended`) and
-   * no other instance runs it, unmarked. Left marked, a sweep finds it and marks it interrupted.
-   */
-  async #letGo(lease: RunLease, ended: boolean): Promise<void> {
-    if (lease.released) return;
-    const warn = (error: unknown) =>
-      this.#deps.kernel.logger.warn(
-        `workflow "${this.name}" run ${lease.runId}: could not release it: ${(error as Error).message}`,
+      const records = await runSequence(
+        this.definition.steps as WorkflowDefinition['steps'],
+        ctx,
+        rootScope(signal),
       );
-    if (ended && !lease.lost) await unmarkActive(this.#store, lease.runId).catch(warn);
-    await lease.release().catch(warn);
+      const state = Object.freeze({
+        runId,
+        workflow: this.name,
+        input: input as I,
+        steps: { ...ctx.outputs },
+        iterations: {},
+      });
+      const output = this.definition.output ? await this.definition.output(state) : records.at(-1)?.output;
+      keeper.finish('completed', toJson(output, `workflow "${this.name}" output`));
+    } catch (error) {
+      if (error instanceof StepFailure) keeper.finish('failed', undefined, error.failure);
+      else if (error instanceof StepCancelled || signal.aborted)
+        keeper.finish('cancelled', undefined, {
+          code: 'RUN_CANCELLED',
+          message: `workflow run ${runId} was cancelled`,
+        });
+      else keeper.finish('failed', undefined, toWorkflowError(error, ''));
+    }
+    return structuredClone(keeper.record);
   }
+}
 
-  async *#streamed(
-    signal: AbortSignal | undefined,
-    open: () => Promise<Opened>,
-    resumed: boolean,
-  ): AsyncGenerator<WorkflowEvent, void, undefined> {
-    const opened = await open();
-    yield* streamEvents<WorkflowEvent>(signal, (own, push) => this.#execute(opened, resumed, own, push));
-  }
+/** A run started without a caller (code, the CLI) has no owner: admins and the keyless server see it. */
+function principalOf(id: string | undefined): Principal {
+  return { id: id ?? '', kind: 'local' };
+}
+
+function taken(runId: string): HubosError {
+  return WORKFLOW_ERROR_CODES.create(
+    'WORKFLOW_RUN_ACTIVE',
+    `workflow run "${runId}" already exists: pick another run id`,
+  );
+}
+
+/** The failure the engine records: the failing step's error (its step is read back from the step rows). */
+function failureOf(result: WorkflowRunResult): HubosError {
+  const error = result.error ?? { code: 'RUN_FAILED', message: 'the workflow failed' };
+  return new HubosError(error.code as never, error.message);
+}
+
+/**
+ * The result the caller gets: what the run did here, unless the engine says otherwise (another
+ * instance took the run over: it did not end here).
+ */
+function settle(
+  result: WorkflowRunResult | undefined,
+  ended: RunRecord | undefined,
+  runId: string,
+): WorkflowRunResult {
+  if (result && ended?.status !== 'interrupted') return result;
+  const error = ended?.error ?? {
+    code: 'RUN_INTERRUPTED',
+    message: `workflow run ${runId} did not end here`,
+  };
+  if (result) return { ...result, status: 'interrupted', error };
+  // It ended before its driver ran (cancelled at once): as the engine recorded it.
+  if (!ended) throw new HubosError('RUN_NOT_FOUND', `no run "${runId}"`);
+  return workflowRun(ended, []);
 }

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../core/index.ts';
+import { workflowEngine } from '../../plugins/workflows/index.ts';
 import { DATABASE_URL, uniqueName } from './env.ts';
 import { bootInstance } from './fixtures/workflows-ingest.ts';
 
@@ -78,14 +79,15 @@ describe('workflow runs on PostgreSQL when their instance stops', () => {
     expect(run.steps.map((s) => s.id)).toEqual(['fetch', 'transform', 'store']);
     // fetch once; transform twice (killed in it, then again); store once.
     expect(marksOf(first.marks)).toEqual(['fetch', 'transform', 'transform', 'store']);
-    expect(await kernel.store.list('workflow-leases')).toEqual([]);
-    expect(await kernel.store.list('workflow-runs:active')).toEqual([]);
+    // Ended: nothing left queued or running in the runs table.
+    const table = await workflowEngine(kernel).table();
+    expect(await table.activeElsewhere('nobody')).toEqual([]);
   });
 
   it('SIGSTOP past the lease: the run is taken over; the frozen instance, woken, stops it without writing', async () => {
     const first = await startFirst();
     first.child.kill('SIGSTOP');
-    // Alive but silent: its heartbeat and lease expire after 1 s, then it is taken over.
+    // Alive but silent: its heartbeat expires after 1 s, then its run is taken over.
     const { kernel, ingest } = await second(first.schema, first.marks);
     await expect
       .poll(async () => (await ingest.getRun('pg-run'))?.status, { timeout: 10_000 })

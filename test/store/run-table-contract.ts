@@ -35,11 +35,11 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
         error: { code: 'X', message: 'y' },
         startedAt: new Date().toISOString(),
       });
-      await table.insert(record);
+      expect(await table.insert(record)).toBe(true);
       expect(await table.get(record.id)).toEqual(record);
       expect(await table.get('nope')).toBeUndefined();
       // An insert of an id already there changes nothing (several instances importing at once).
-      await table.insert({ ...record, agent: 'other' });
+      expect(await table.insert({ ...record, agent: 'other' })).toBe(false);
       expect((await table.get(record.id))?.agent).toBe('helper');
     });
 
@@ -185,6 +185,53 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
       await table.replace({ ...taken, status: 'completed' }, { status: 'running', instance: 'i-alive' });
       expect(await table.delete(run.id)).toBe(true);
       expect(await table.readJournal(run.id)).toEqual([]);
+    });
+
+    it('keeps the steps a run keeps itself only while the instance writing holds it, numbered in order', async () => {
+      const table = await open();
+      const run = runAt(Date.now(), {
+        agent: 'workflow:w',
+        status: 'running',
+        instance: 'i-a',
+        resumable: true,
+      });
+      await table.insert(run);
+      const at = new Date().toISOString();
+      const step = (name: string, detail: unknown) => ({
+        runId: run.id,
+        seq: 0,
+        kind: 'step' as const,
+        name,
+        step: 0,
+        startedAt: at,
+        finishedAt: at,
+        durationMs: 0,
+        status: 'ok' as const,
+        detail,
+      });
+      expect(await table.keepStep(step('fetch', { key: 'fetch', output: { rows: [1, 'ü'] } }), 'i-a')).toBe(
+        true,
+      );
+      expect(await table.keepStep({ ...step('if', true), kind: 'decision' }, 'i-a')).toBe(true);
+      expect(await table.runningOn('i-a')).toEqual([run.id]);
+      // Another instance took the run over: the one that held it writes nothing more.
+      await table.replace({ ...run, instance: 'i-b', resumes: 1 }, { status: 'running', instance: 'i-a' });
+      expect(await table.runningOn('i-a')).toEqual([]);
+      expect(await table.keepStep(step('late', null), 'i-a')).toBe(false);
+      expect(await table.keepStep(step('work', 'done'), 'i-b')).toBe(true);
+      const kept = await table.steps(run.id);
+      expect(kept.map((s) => [s.seq, s.kind, s.name, s.detail])).toEqual([
+        [1, 'step', 'fetch', { key: 'fetch', output: { rows: [1, 'ü'] } }],
+        [2, 'decision', 'if', true],
+        [3, 'step', 'work', 'done'],
+      ]);
+      // Ended: nothing more is kept.
+      await table.replace(
+        { ...run, instance: 'i-b', status: 'completed' },
+        { status: 'running', instance: 'i-b' },
+      );
+      expect(await table.keepStep(step('after', null), 'i-b')).toBe(false);
+      expect(await table.steps(run.id)).toHaveLength(3);
     });
   });
 }

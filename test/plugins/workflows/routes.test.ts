@@ -166,7 +166,7 @@ describe('workflow routes', () => {
     const resumed = await post(`${url}/api/workflows/runs/${runId}/resume`, { async: true });
     expect(resumed.status).toBe(202);
     await expect.poll(() => workflows.get('slow')!.active).toEqual([runId]);
-    expect(workflows.get('slow')!.cancel(runId)).toBe(true);
+    expect(await workflows.get('slow')!.cancel(runId)).toBe(true);
   });
 
   it('cancels the run when the client of a streamed run goes away', async () => {

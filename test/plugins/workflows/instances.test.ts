@@ -1,17 +1,12 @@
 /**
  * Two kernels sharing one SQLite file and one LocalBus stand in for two instances of a service:
- * a run is leased to the instance running it, and the runs of an instance that died are resumed
- * (`autoResume`) or marked interrupted.
+ * a workflow run is a run of the engine, held by the instance that claimed it in the runs table,
+ * and the runs of an instance that died are resumed (`autoResume`) or marked interrupted.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Bus, HubosError, LocalBus, SqliteStore } from '../../../core/index.ts';
-import {
-  defineWorkflow,
-  WORKFLOW_ACTIVE_NAMESPACE,
-  WORKFLOW_LEASES_NAMESPACE,
-  type WorkflowsOptions,
-} from '../../../plugins/workflows/index.ts';
+import { type Bus, HubosError, type Kernel, LocalBus, SqliteStore } from '../../../core/index.ts';
+import { defineWorkflow, type WorkflowsOptions, workflowEngine } from '../../../plugins/workflows/index.ts';
 import { tempDir } from '../../helpers/run.ts';
 import { sharedLocalBus } from '../cosmos/helpers.ts';
 import { bootWorkflows } from './helpers.ts';
@@ -85,25 +80,37 @@ async function twoInstances(b: WorkflowsOptions = {}, bus: Bus = new LocalBus())
 
 const codeOf = (error: unknown) => (HubosError.is(error) ? error.code : String(error));
 
+/** The runs still queued or running in the shared table (none is left behind by a run that ended). */
+async function unfinished(kernel: Kernel): Promise<string[]> {
+  const table = await workflowEngine(kernel).table();
+  return (await table.activeElsewhere('nobody')).map((record) => record.id);
+}
+
 describe('cancelling a workflow run on another instance', () => {
-  it('reaches the instance running it over a shared bus, and says no without one', async () => {
+  it('reaches the instance running it: at once over a shared bus, through the run row without one', async () => {
     const shared = await twoInstances({}, sharedLocalBus());
     const running = shared.a.job.run({}, { runId: 'far' });
     await expect.poll(() => runs.work).toBe(1);
-    expect(shared.b.job.cancel('far')).toBe(false);
-    expect(await shared.b.job.cancelElsewhere('far')).toBe(true);
+    expect(await shared.b.job.cancel('far')).toBe(true);
     expect((await running).status).toBe('cancelled');
+    expect(await shared.b.job.getRun('far')).toMatchObject({
+      status: 'cancelled',
+      error: { code: 'RUN_CANCELLED' },
+    });
 
+    // No shared bus: `a` reads the cancel flag on the run's row every third of a lease.
     const alone = await twoInstances();
     const held = alone.a.job.run({}, { runId: 'near' });
     await expect.poll(() => runs.work).toBe(1);
-    expect(await alone.b.job.cancelElsewhere('near')).toBe(false);
-    gate.open();
-    expect((await held).status).toBe('completed');
+    expect(await alone.b.job.cancel('near')).toBe(true);
+    expect((await held).status).toBe('cancelled');
+    // Ended: nothing to cancel.
+    expect(await alone.b.job.cancel('near')).toBe(false);
+    expect(runs).toEqual({ fetch: 1, work: 1 });
   });
 });
 
-describe('workflow run leases', () => {
+describe('workflow run claims', () => {
   it('of two instances resuming one run at once, exactly one runs it; the other gets WORKFLOW_RUN_ACTIVE', async () => {
     const { a, b } = await twoInstances();
     const controller = new AbortController();
@@ -124,16 +131,15 @@ describe('workflow run leases', () => {
     );
     expect(refused).toBeGreaterThanOrEqual(0);
     await expect(resumes[refused]).rejects.toSatisfy(
-      (error) => codeOf(error) === 'WORKFLOW_RUN_ACTIVE' && /running on instance/.test(String(error)),
+      (error) => codeOf(error) === 'WORKFLOW_RUN_ACTIVE' && /on instance/.test(String(error)),
     );
     gate.open();
     const done = await resumes[1 - refused]!;
     expect(done).toMatchObject({ status: 'completed', resumes: 1 });
     expect(done.instance).toBe([a, b][1 - refused]!.kernel.instance.id);
     expect(runs).toEqual({ fetch: 1, work: 1, store: 1 });
-    // Released at the end: nothing left leased or marked active.
-    expect(await a.kernel.store.list(WORKFLOW_LEASES_NAMESPACE)).toEqual([]);
-    expect(await a.kernel.store.list(WORKFLOW_ACTIVE_NAMESPACE)).toEqual([]);
+    // Ended: nothing left claimed in the runs table.
+    expect(await unfinished(a.kernel)).toEqual([]);
   });
 
   it('of two instances starting one run id at once, one runs it', async () => {
@@ -149,15 +155,12 @@ describe('workflow run leases', () => {
     expect(runs).toEqual({ fetch: 1, work: 1, store: 1 });
   });
 
-  it('takes over an expired lease; the old holder, its lease gone, stops and writes nothing more', async () => {
+  it('takes over a run whose instance looks dead; the old holder, taken over, stops and writes nothing more', async () => {
     const { a, b } = await twoInstances();
     const stalled = a.job.run({}, { runId: 'r2' });
     await expect.poll(() => runs.work).toBe(1);
-    // `a` stopped renewing (a long pause): its lease ran out.
-    await a.kernel.store.set(WORKFLOW_LEASES_NAMESPACE, 'r2', {
-      holder: a.kernel.instance.id,
-      expiresAt: Date.now() - 1,
-    });
+    // `a` stopped its heartbeat (a long pause) but still runs the run: it looks dead to `b`.
+    await a.kernel.instance.stop();
     const resumed = await b.job.resume('r2');
     expect(resumed).toMatchObject({ status: 'completed', resumes: 1, instance: b.kernel.instance.id });
     expect(resumed.steps.map((s) => [s.id, s.status])).toEqual([
@@ -166,7 +169,7 @@ describe('workflow run leases', () => {
       ['store', 'completed'],
     ]);
     expect(runs).toEqual({ fetch: 1, work: 2, store: 1 });
-    // `a` finds its lease taken at its next renewal: it stops, and says so, without recording it.
+    // `a` finds the run's row held by `b` at its next look: it stops, and says so, without recording it.
     expect(await stalled).toMatchObject({ status: 'interrupted', error: { code: 'RUN_INTERRUPTED' } });
     expect(await b.job.getRun('r2')).toMatchObject({ status: 'completed', instance: b.kernel.instance.id });
     expect((await b.job.getRun('r2'))!.steps).toHaveLength(3);
@@ -188,7 +191,7 @@ describe('runs of an instance that died', () => {
     const { a, b } = await twoInstances({ autoResume: true });
     const orphan = a.job.run({}, { runId: 'r4' });
     await expect.poll(() => runs.work).toBe(1);
-    // `a` dies: its heartbeat is gone, so its lease counts for nothing.
+    // `a` dies: its heartbeat is gone, so its claim on the run counts for nothing.
     await a.kernel.instance.stop();
     await expect.poll(async () => (await b.job.getRun('r4'))?.status, { timeout: 5_000 }).toBe('completed');
     const run = (await b.job.getRun('r4'))!;
@@ -199,7 +202,7 @@ describe('runs of an instance that died', () => {
     });
     expect(runs).toEqual({ fetch: 1, work: 2, store: 1 });
     expect(await orphan).toMatchObject({ status: 'interrupted' });
-    expect(await b.kernel.store.list(WORKFLOW_ACTIVE_NAMESPACE)).toEqual([]);
+    expect(await unfinished(b.kernel)).toEqual([]);
   });
 
   it('without autoResume they are marked interrupted, and an explicit resume finishes them', async () => {
@@ -212,7 +215,7 @@ describe('runs of an instance that died', () => {
       error: { code: 'RUN_INTERRUPTED', message: expect.stringContaining(a.kernel.instance.id) },
     });
     expect(await orphan).toMatchObject({ status: 'interrupted' });
-    expect(await b.kernel.store.list(WORKFLOW_ACTIVE_NAMESPACE)).toEqual([]);
+    expect(await unfinished(b.kernel)).toEqual([]);
 
     expect(await b.job.resume('r5')).toMatchObject({ status: 'completed', resumes: 1 });
     expect(runs).toEqual({ fetch: 1, work: 2, store: 1 });
@@ -220,7 +223,7 @@ describe('runs of an instance that died', () => {
 });
 
 describe('queued runs', () => {
-  it('are recorded queued, taken from the bus by an instance with room, and run once', async () => {
+  it('are recorded queued, claimed from the runs table by an instance with room, and run once', async () => {
     const { a, b } = await twoInstances();
     gate.open();
     await expect(a.job.enqueue('not an object' as never)).rejects.toSatisfy(
@@ -241,12 +244,12 @@ describe('queued runs', () => {
     await Promise.all(Array.from({ length: 32 }, (_, i) => a.hold.enqueue({}, { runId: `busy-${i}` })));
     await expect.poll(() => a.hold.active.length).toBe(16);
     await a.job.enqueue({}, { runId: 'q2' });
-    expect(await a.job.cancelQueued('q2')).toBe(true);
+    expect(await a.job.cancel('q2')).toBe(true);
     expect(await a.job.getRun('q2')).toMatchObject({ status: 'cancelled', error: { code: 'RUN_CANCELLED' } });
     gate.open();
     await expect.poll(async () => (await a.hold.getRun('busy-31'))?.status).toBe('completed');
-    expect(await a.job.runQueued('q2')).toBeUndefined();
+    expect(await a.job.getRun('q2')).toMatchObject({ status: 'cancelled' });
     expect(runs).toEqual({});
-    expect(await a.job.cancelQueued('q2')).toBe(false);
+    expect(await a.job.cancel('q2')).toBe(false);
   });
 });
