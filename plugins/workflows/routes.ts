@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { canSee, HubosError, type KernelView } from '../../core/index.ts';
+import { HubosError, type KernelView, newRunId } from '../../core/index.ts';
 import { didYouMean } from '../../core/internal.ts';
 import {
   describeRoute,
@@ -252,7 +251,7 @@ export function workflowRoutes(
       async (c) => {
         const workflow = found(c.req.param('name'));
         const body = await readBody(c, WORKFLOW_RUN_BODY);
-        const runId = body.runId ?? randomUUID();
+        const runId = body.runId ?? newRunId();
         const input = ('input' in body ? body.input : {}) as never;
         const principal = c.get('principal').id;
         if (body.async === true) {

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import {
   type AgentEvent,
   HubosError,
   type JSONSchema,
   type KernelView,
+  newRunId,
   type Policy,
   type Principal,
   type RunDriver,
@@ -123,7 +123,7 @@ export class Workflow<I = unknown> {
     input: I,
     options: WorkflowRunOptions & { onEvent?: (event: WorkflowEvent) => void } = {},
   ): Promise<WorkflowRunResult> {
-    const runId = options.runId ?? randomUUID();
+    const runId = options.runId ?? newRunId();
     const data = this.#checkInput(input, runId);
     await ensureHeartbeat(this.#deps.kernel.instance);
     return this.#launch(options.onEvent, (drive, listener) =>
@@ -189,7 +189,7 @@ export class Workflow<I = unknown> {
    * from the runs table); resolves with its header once stored. Input errors reject here.
    */
   async enqueue(input: I, options: Omit<WorkflowRunOptions, 'signal'> = {}): Promise<RunHeader> {
-    const runId = options.runId ?? randomUUID();
+    const runId = options.runId ?? newRunId();
     const data = this.#checkInput(input, runId);
     const record = await this.#engine
       .queue({
