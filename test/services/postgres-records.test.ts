@@ -1,0 +1,77 @@
+// Typed record tables on PostgreSQL: the contract the SQLite file and the memory store pass, two
+// instances on one schema, and pages read from the index the filter names.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordTable } from '../../core/index.ts';
+import { PostgresStore } from '../../core/store/postgres.ts';
+import { recordsContract } from '../store/records-contract.ts';
+import { DATABASE_URL, uniqueName } from './env.ts';
+
+const base = uniqueName('pgrecords');
+const schemas: string[] = [];
+const stores: PostgresStore[] = [];
+const admin = new pg.Client({ connectionString: DATABASE_URL });
+
+beforeAll(() => admin.connect());
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.end();
+});
+
+async function open(schema: string): Promise<PostgresStore> {
+  const store = await PostgresStore.open(DATABASE_URL, { schema });
+  stores.push(store);
+  return store;
+}
+
+function newSchema(): string {
+  const schema = `${base}_${schemas.length + 1}`;
+  schemas.push(schema);
+  return schema;
+}
+
+recordsContract('PostgreSQL', {
+  fresh: () => open(newSchema()),
+  another: (store) => open((store as PostgresStore).schema),
+});
+
+describe('PostgreSQL record tables', () => {
+  it('reads a page of an owner, of a tag or of the whole table from its index, in its order', async () => {
+    const store = await open(newSchema());
+    await recordTable(store, 'warm').count();
+    const table = `"${store.schema}".hubos_records`;
+    await admin.query(
+      `INSERT INTO ${table} (name, key, owner, time, tag, value)
+       SELECT CASE WHEN i % 4 = 0 THEN 'other' ELSE 'notes' END, 'k' || i, 'owner' || (i % 50), i,
+              CASE WHEN i % 3 = 0 THEN 'sent' ELSE 'draft' END, '{}'
+       FROM generate_series(1, 20000) AS i`,
+    );
+    await admin.query(`ANALYZE ${table}`);
+    const plan = async (sql: string) =>
+      (await admin.query(`EXPLAIN ${sql}`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+    const owner = await plan(
+      `SELECT value FROM ${table} WHERE name = 'notes' AND owner = 'owner7' AND (time, key) < (900, 'k9')
+       ORDER BY time DESC, key DESC LIMIT 50`,
+    );
+    expect(owner).toMatch(/Index Scan Backward using hubos_records_owner/);
+    expect(owner).not.toMatch(/Sort/);
+    const tag = await plan(
+      `SELECT value FROM ${table} WHERE name = 'notes' AND tag = 'sent' ORDER BY time, key LIMIT 50`,
+    );
+    expect(tag).toMatch(/Index Scan using hubos_records_tag/);
+    expect(tag).not.toMatch(/Sort/);
+    const time = await plan(
+      `SELECT value FROM ${table} WHERE name = 'notes' ORDER BY time DESC, key DESC LIMIT 50`,
+    );
+    expect(time).toMatch(/Index Scan Backward using hubos_records_time/);
+  });
+
+  it('creates the table in migration 7 of a schema an older HubOS migrated', async () => {
+    const schema = newSchema();
+    const [a, b] = await Promise.all([open(schema), open(schema)]);
+    await Promise.all([recordTable(a, 'x').count(), recordTable(b, 'x').count()]);
+    const versions = await admin.query(`SELECT version FROM "${schema}".hubos_migrations ORDER BY version`);
+    expect(versions.rows.map((row) => row.version)).toContain(7);
+  });
+});
