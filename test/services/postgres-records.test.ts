@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordTable } from '../../core/index.ts';
 import { PostgresStore } from '../../core/store/postgres.ts';
+import { taskTables } from '../../plugins/hubos/a2a-task-records.ts';
 import { recordsContract } from '../store/records-contract.ts';
 import { DATABASE_URL, uniqueName } from './env.ts';
 
@@ -73,5 +74,25 @@ describe('PostgreSQL record tables', () => {
     await Promise.all([recordTable(a, 'x').count(), recordTable(b, 'x').count()]);
     const versions = await admin.query(`SELECT version FROM "${schema}".hubos_migrations ORDER BY version`);
     expect(versions.rows.map((row) => row.version)).toContain(7);
+  });
+
+  it('moves the A2A tasks a schema kept as key/value entries into the task tables once, two instances at once', async () => {
+    const schema = newSchema();
+    const before = await open(schema);
+    for (let i = 0; i < 300; i++) {
+      const at = new Date(Date.UTC(2026, 0, 1) + i * 1_000).toISOString();
+      await before.set('hubos:a2a:tasks', `helper/t${i}`, {
+        owner: 'ada',
+        task: { id: `t${i}`, status: { state: 'TASK_STATE_COMPLETED', timestamp: at } },
+      });
+      await before.set('hubos:a2a:task-runs', `helper/t${i}`, `run-${i}`);
+      await before.set('hubos:a2a:task-activity', `${i}/helper/t${i}`, 0);
+    }
+    const [a, b] = await Promise.all([open(schema), open(schema)]);
+    const [here] = await Promise.all([taskTables(a), taskTables(b)]);
+    expect(await here.tasks.count({ owner: 'ada', tag: 'TASK_STATE_COMPLETED' })).toBe(300);
+    expect(await here.runs.get('helper/t7')).toEqual({ runId: 'run-7' });
+    const left = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".hubos_kv`);
+    expect(left.rows[0].n).toBe(0);
   });
 });
