@@ -32,6 +32,9 @@ const OPEN_STATES = new Set<TaskState | undefined>([
   TaskState.TASK_STATE_INPUT_REQUIRED,
 ]);
 
+/** The open states as stored (their JSON names): what the tasks' state index files them under. */
+const OPEN_STATE_NAMES = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED'];
+
 /** What the store reads besides tasks, to tell how an open task stands. */
 export interface TaskStoreLookups {
   /** A run's record: a task whose run ended where nobody followed it is settled from it. */
@@ -190,14 +193,17 @@ export class HubOSTaskStore implements TaskStore {
     const filter: RecordQuery = {
       prefix: this.#prefix,
       ...(caller.admin ? {} : { owner: caller.id }),
-      ...(state ? { tag: state } : {}),
       ...(Number.isNaN(since) ? {} : { since }),
     };
+    // A task stored open may read as another state now (its run ended, its question was answered):
+    // those are read too, and kept if they now are in the state asked (and then stored as they are).
+    const mayChange = this.#lookups.runRecord || this.#lookups.pendingOf ? OPEN_STATE_NAMES : [];
+    const tags = state ? [...new Set([state, ...mayChange])] : undefined;
     // One more than a page: whether a next page exists is known without a page of its own.
     const tasks: Task[] = [];
     let after = cursor && { time: cursor.time, key: this.#prefix + cursor.id };
     while (tasks.length <= pageSize) {
-      const page = await table.list({ ...filter, after, limit: Math.min(1000, pageSize + 1) });
+      const page = await table.list({ ...filter, tag: tags, after, limit: Math.min(1000, pageSize + 1) });
       for (const entry of page.entries) {
         const task = await this.#listed(entry, caller, params.contextId, state);
         if (task && tasks.length <= pageSize) tasks.push(task);
@@ -212,8 +218,8 @@ export class HubOSTaskStore implements TaskStore {
       nextPageToken: last && tasks.length > page.length ? encodeCursor(cursorOf(last)) : '',
       pageSize,
       totalSize: params.contextId
-        ? await this.#countInContext(filter, params.contextId, caller)
-        : await table.count(filter),
+        ? await this.#countInContext(filter, params.contextId, caller, state)
+        : await table.count({ ...filter, tag: state }),
     };
   }
 
@@ -234,16 +240,20 @@ export class HubOSTaskStore implements TaskStore {
     return task;
   }
 
-  /** How many of the filter's tasks are in the context: the index cannot tell, so they are read. */
+  /**
+   * How many of the filter's tasks are in the context (and the state, as stored): the index cannot
+   * tell the context, so they are read.
+   */
   async #countInContext(
     filter: RecordQuery,
     contextId: string,
     caller: ReturnType<typeof callerOf>,
+    state: string | undefined,
   ): Promise<number> {
     const { tasks: table } = await this.#tables;
     let count = 0;
     for (let after: RecordQuery['after']; ; ) {
-      const page = await table.list({ ...filter, after, limit: 1000 });
+      const page = await table.list({ ...filter, ...(state ? { tag: state } : {}), after, limit: 1000 });
       for (const { value } of page.entries)
         if (canSee(caller, value.owner) && (value.task as { contextId?: unknown })?.contextId === contextId)
           count++;

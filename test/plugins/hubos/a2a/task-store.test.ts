@@ -1,7 +1,7 @@
 import { Task, TaskState } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
-import { keyPrincipal, LOCAL, MemoryStore } from '../../../../core/index.ts';
+import { keyPrincipal, LOCAL, MemoryStore, type RunRecord } from '../../../../core/index.ts';
 import { PrincipalUser } from '../../../../plugins/hubos/a2a/caller.ts';
 import { HubOSTaskStore } from '../../../../plugins/hubos/a2a/task-store.ts';
 import { taskTables } from '../../../../plugins/hubos/a2a-task-records.ts';
@@ -81,5 +81,38 @@ describe('HubOSTaskStore in the store', () => {
     expect(admin.totalSize).toBe(12);
     expect(admin.tasks.every((t) => t.id.startsWith('t'))).toBe(true);
     await expect(list({ pageToken: 'not-a-token' })).rejects.toThrow(/pageToken/);
+  });
+
+  it('lists by state a task stored working whose run has ended elsewhere, as its run left it, and stores it so', async () => {
+    const store = new MemoryStore();
+    const ended = {
+      id: 'run-1',
+      agent: 'assistant',
+      status: 'failed',
+      finishedAt: '2026-01-02T00:00:00.000Z',
+      error: { code: 'RUN_FAILED', message: 'gone' },
+    } as unknown as RunRecord;
+    const tasks = new HubOSTaskStore(store, 'assistant', {
+      runRecord: async (runId) => (runId === 'run-1' ? ended : undefined),
+    });
+    await tasks.save(task('t1', '2026-01-01T00:00:00.000Z', 'TASK_STATE_WORKING'), as(ada));
+    await tasks.link('t1', 'run-1');
+    await tasks.save(task('t2', '2026-01-01T00:00:01.000Z', 'TASK_STATE_FAILED'), as(ada));
+    const failed = await tasks.list(
+      {
+        tenant: '',
+        contextId: '',
+        pageSize: 10,
+        pageToken: '',
+        status: TaskState.TASK_STATE_FAILED,
+      } as never,
+      as(ada),
+    );
+    // In the order they were stored in when read (t1 settled on the way).
+    expect(failed.tasks.map((t) => t.id)).toEqual(['t2', 't1']);
+    expect(failed.tasks[1]?.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    const { tasks: table } = await taskTables(store);
+    expect(await table.count({ tag: 'TASK_STATE_FAILED' })).toBe(2);
+    expect((await table.list({ limit: 1 })).entries[0]?.time).toBe(Date.parse('2026-01-02T00:00:00.000Z'));
   });
 });
