@@ -1,5 +1,6 @@
 import type { PostgresQuery } from '../runs/postgres-run-table.ts';
 import {
+  deleteOrder,
   RECORD_COLUMNS,
   type RecordRow,
   type RecordRows,
@@ -112,7 +113,7 @@ export class PostgresRecordRows implements RecordRows {
     const { where, values } = recordWhere(name, filter);
     const { rows } = await this.#query<{ key: string }>(
       `DELETE FROM ${this.#table} WHERE (name, key) IN (
-         SELECT name, key FROM ${this.#table} WHERE ${numbered(where)} ORDER BY time LIMIT $${values.length + 1})
+         SELECT name, key FROM ${this.#table} WHERE ${numbered(where)} ORDER BY ${deleteOrder(filter)} LIMIT $${values.length + 1})
        RETURNING key`,
       [...values, limit],
     );

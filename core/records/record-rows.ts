@@ -81,3 +81,11 @@ export function recordWhere(
 /** The ORDER BY of a page: time, then key, as the indexes hold them. */
 export const recordOrder = (order: 'newest' | 'oldest'): string =>
   order === 'newest' ? 'time DESC, key DESC' : 'time, key';
+
+/**
+ * The order a delete takes rows in: oldest first, of each tag in turn when it names tags, so the
+ * tags' index gives the rows in that order (by time alone, the database would rather read the
+ * time index through every row of other tags, however many).
+ */
+export const deleteOrder = (filter: RecordFilter): string =>
+  filter.tag === undefined || filter.tag.length === 0 ? 'time' : 'tag, time';

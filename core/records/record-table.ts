@@ -80,8 +80,9 @@ export interface RecordTable<T> {
   /** How many records the filter selects (counted on the index, values unread). */
   count(filter?: RecordFilter): Promise<number>;
   /**
-   * Deletes at most `limit` (1 to 10000) of the records the filter selects, oldest first; returns
-   * their keys. Call again while it returns `limit` keys.
+   * Deletes at most `limit` (1 to 10000) of the records the filter selects, oldest first (of each
+   * tag in turn, when the filter names tags); returns their keys. Call again while it returns
+   * `limit` keys.
    */
   deleteWhere(filter: RecordFilter & { limit: number }): Promise<string[]>;
 }

@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { onSqlite } from '../db/sqlite-failure.ts';
 import { immediately } from '../db/sqlite-transaction.ts';
 import {
+  deleteOrder,
   RECORD_COLUMNS,
   type RecordRow,
   type RecordRows,
@@ -99,7 +100,7 @@ export class SqliteRecordRows implements RecordRows {
   async deleteWhere(name: string, filter: RecordFilter, limit: number): Promise<string[]> {
     const { where, values } = recordWhere(name, filter);
     const sql = `DELETE FROM hubos_records WHERE rowid IN (
-        SELECT rowid FROM hubos_records WHERE ${where} ORDER BY time LIMIT ?) RETURNING key`;
+        SELECT rowid FROM hubos_records WHERE ${where} ORDER BY ${deleteOrder(filter)} LIMIT ?) RETURNING key`;
     const rows = this.#run(() => this.#statement(sql).all(...(values as never[]), limit)) as {
       key: string;
     }[];

@@ -66,6 +66,12 @@ describe('PostgreSQL record tables', () => {
       `SELECT value FROM ${table} WHERE name = 'notes' ORDER BY time DESC, key DESC LIMIT 50`,
     );
     expect(time).toMatch(/Index Scan Backward using hubos_records_time/);
+    // Retention's delete: the tags' index, never the rows of other tags.
+    const deleting = await plan(
+      `SELECT name, key FROM ${table} WHERE name = 'notes' AND tag IN ('sent', 'gone') AND time < 9000
+       ORDER BY tag, time LIMIT 500`,
+    );
+    expect(deleting).toMatch(/Index (Only )?Scan using hubos_records_tag/);
   });
 
   it('creates the table in migration 7 of a schema an older HubOS migrated', async () => {
