@@ -44,19 +44,17 @@ export function recordTable<T extends JsonShaped<T> = StoreValue>(
   indexes: RecordIndexes<T> = {},
 ): RecordTable<T> {
   checkName(name);
-  // Opened on first use, once per store: the table's creation is the store's migrations.
-  let opened: ReturnType<typeof openRecordRows> | undefined;
-  const rows = () => {
-    opened ??= openRecordRows(store);
-    return opened;
-  };
+  // Opened at the first use, once per store (its migrations make the table); an open that failed
+  // (a database away) is tried again at the next use.
+  const rows = () => openRecordRows(store);
   const key = (k: string) => checkText(name, 'key', k);
   const rowOf = (k: string, value: T): RecordRow => {
+    key(k);
     const text = checkValue(name, k, value);
     const owner = indexes.owner?.(value);
     const tag = indexes.tag?.(value);
     return {
-      key: key(k),
+      key: k,
       owner: owner === undefined ? null : checkText(name, `owner of "${k}"`, owner),
       time: checkTime(name, `time of "${k}"`, indexes.time ? indexes.time(value) : Date.now()),
       tag: tag === undefined ? null : checkText(name, `tag of "${k}"`, tag),
