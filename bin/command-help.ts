@@ -112,7 +112,7 @@ const HELP: Record<string, CommandHelp> = {
   prune: {
     synopsis: 'hubos prune [--owner <id>] [--json]',
     summary:
-      "Deletes, now and in full, what the config's retention no longer keeps: ended runs with their steps and decided approvals (runs.retention), idle sessions (sessions.retention), idle A2A tasks (a2a.retention); or, with --owner, erases everything one principal owns: its ended runs and steps, sessions, approvals and A2A tasks.",
+      "Deletes, now and in full, what the config's retention no longer keeps: ended runs with their steps and decided approvals (runs.retention), idle sessions (sessions.retention), A2A tasks over and idle (a2a.retention); or, with --owner, erases everything one principal owns: its ended runs and steps, sessions, approvals and A2A tasks.",
     options: [
       ['--owner <id>', "erase this principal's data instead (e.g. the id of an API key)"],
       ['--json', 'print what went as JSON'],

@@ -117,6 +117,8 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   APPROVAL_DECIDED: 409,
   // An answer to a question (an approval request carrying one) that does not fit its schema.
   APPROVAL_ANSWER_INVALID: 400,
+  // A record table given a name, key, index value or query that makes no sense (see recordTable).
+  RECORD_INVALID: 400,
   // A tool asked a human or a model where none is offered (see ToolContext.elicit / sample).
   ELICITATION_UNAVAILABLE: 409,
   RESOURCE_INVALID: 500,

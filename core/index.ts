@@ -176,6 +176,16 @@ export {
 export { ANONYMOUS, canSee, keyPrincipal, LOCAL, type Principal, sessionKey } from './principal.ts';
 export type { Prompt, PromptArgument, PromptContext, PromptMessage, PromptResult } from './prompts/prompt.ts';
 export { PromptRegistry } from './prompts/registry.ts';
+export type {
+  RecordCursor,
+  RecordEntry,
+  RecordFilter,
+  RecordIndexes,
+  RecordPage,
+  RecordQuery,
+  RecordTable,
+} from './records/record-table.ts';
+export { recordTable } from './records/typed-record-table.ts';
 export { type ResourceMatch, ResourceRegistry } from './resources/registry.ts';
 export type {
   ArgumentCompleter,

@@ -74,11 +74,11 @@ export async function pruneCommand(
     const sessions = sessionPolicy
       ? await sweepAll(() => pruneSessions(kernel.store, sessionPolicy, agents, PRUNE_BATCH))
       : 0;
-    const tasks = taskPolicy ? await sweepAll(() => pruneTasks(kernel.store, taskPolicy, PRUNE_BATCH)) : 0;
+    const tasks = taskPolicy ? await drain(() => pruneTasks(kernel.store, taskPolicy, PRUNE_BATCH)) : 0;
     const parts = [`pruned ${runs} ended run(s)`];
     if (approvals > 0) parts.push(`${approvals} decided approval(s)`);
     if (sessionPolicy) parts.push(`${sessions} idle session(s)`);
-    if (taskPolicy) parts.push(`${tasks} idle A2A task(s)`);
+    if (taskPolicy) parts.push(`${tasks} A2A task(s) over and idle`);
     io.stdout.write(
       flags.json
         ? `${JSON.stringify({ runs, approvals, sessions, tasks }, null, 2)}\n`

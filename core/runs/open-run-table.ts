@@ -1,14 +1,16 @@
 import type { ApprovalTable } from '../approvals/approval-table.ts';
 import { importStoredApprovals } from '../approvals/import-stored-approvals.ts';
+import type { RecordRows } from '../records/record-rows.ts';
 import { MemoryStore } from '../store/memory.ts';
 import type { Store } from '../store/store.ts';
 import { importStoredRuns } from './import-stored-runs.ts';
 import type { RunTable } from './run-table.ts';
 
-/** The tables of a store: runs (and their steps) and approvals, in one database. */
+/** The tables of a store: runs (and their steps), approvals and plugins' records, in one database. */
 interface StoreTables {
   runs: RunTable;
   approvals: ApprovalTable;
+  records: RecordRows;
 }
 
 const opened = new WeakMap<Store, Promise<StoreTables>>();
@@ -30,6 +32,15 @@ export async function openRunTable(store: Store): Promise<RunTable> {
  */
 export async function openApprovalTable(store: Store): Promise<ApprovalTable> {
   return (await openTables(store)).approvals;
+}
+
+/**
+ * The records table of a store (what every typed record table of a plugin reads), beside its runs
+ * tables (opened with them).
+ * @internal
+ */
+export async function openRecordRows(store: Store): Promise<RecordRows> {
+  return (await openTables(store)).records;
 }
 
 function openTables(store: Store): Promise<StoreTables> {
@@ -55,14 +66,17 @@ async function tablesOf(store: Store): Promise<StoreTables> {
   if (isPostgres(store)) {
     const { PostgresRunTable } = await import('./postgres-run-table.ts');
     const { PostgresApprovalTable } = await import('../approvals/postgres-approval-table.ts');
+    const { PostgresRecordRows } = await import('../records/postgres-record-rows.ts');
     const query: PostgresLike['query'] = (sql, params) => store.query(sql, params);
     return {
       runs: new PostgresRunTable(query, store.schema),
       approvals: new PostgresApprovalTable(query, store.schema),
+      records: new PostgresRecordRows(query, store.schema),
     };
   }
   const { SqliteRunTable } = await import('./sqlite-run-table.ts');
   const { SqliteApprovalTable } = await import('../approvals/sqlite-approval-table.ts');
+  const { SqliteRecordRows } = await import('../records/sqlite-record-rows.ts');
   const { migrateSqlite } = await import('../db/sqlite-migrations.ts');
   const { RUNS_SQLITE_MIGRATIONS } = await import('./run-schema.ts');
   const { SqliteStore } = await import('../store/sqlite.ts');
@@ -71,12 +85,17 @@ async function tablesOf(store: Store): Promise<StoreTables> {
     return {
       runs: new SqliteRunTable(store.database, store.path),
       approvals: new SqliteApprovalTable(store.database, store.path),
+      records: new SqliteRecordRows(store.database, store.path),
     };
   }
-  // The memory store, or a store of one's own: runs and approvals live as long as the process.
+  // The memory store, or a store of one's own: runs, approvals and records live as long as the process.
   const db = new (process.getBuiltinModule('node:sqlite').DatabaseSync)(':memory:');
   migrateSqlite(db, RUNS_SQLITE_MIGRATIONS, ':memory:');
-  return { runs: new SqliteRunTable(db, 'memory'), approvals: new SqliteApprovalTable(db, 'memory') };
+  return {
+    runs: new SqliteRunTable(db, 'memory'),
+    approvals: new SqliteApprovalTable(db, 'memory'),
+    records: new SqliteRecordRows(db, 'memory'),
+  };
 }
 
 /** The PostgreSQL store, told by what it offers: importing its class would load its driver. */

@@ -1,5 +1,6 @@
 import { approvalTable } from '../approvals/approval-schema.ts';
 import type { SqliteMigration } from '../db/sqlite-migrations.ts';
+import { recordsTable } from '../records/record-schema.ts';
 
 /**
  * The runs tables, the same in both dialects but for their types. Run ids are UUIDv7 (time first),
@@ -84,6 +85,8 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   // Approvals live beside the runs they belong to: a run deleted takes its approvals with it.
   { version: 3, name: 'create hubos_approvals', sql: approvalTable('sqlite') },
   { version: 4, name: 'add hubos_run_steps.detail', sql: stepDetail() },
+  // Plugins' typed records, in the store's file: see core/records.
+  { version: 6, name: 'create hubos_records', sql: recordsTable('sqlite') },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */

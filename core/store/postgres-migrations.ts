@@ -1,3 +1,4 @@
+import { RECORDS_POSTGRES_SQL } from '../records/record-schema.ts';
 import {
   APPROVALS_POSTGRES_SQL,
   RUN_JOURNAL_POSTGRES_SQL,
@@ -33,4 +34,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 3, name: 'create hubos_run_journal', sql: RUN_JOURNAL_POSTGRES_SQL },
   { version: 4, name: 'create hubos_approvals', sql: APPROVALS_POSTGRES_SQL },
   { version: 5, name: 'add hubos_run_steps.detail', sql: RUN_STEP_DETAIL_POSTGRES_SQL },
+  { version: 7, name: 'create hubos_records', sql: RECORDS_POSTGRES_SQL },
 ];

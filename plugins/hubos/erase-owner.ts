@@ -1,6 +1,6 @@
-import { readEntries, type Store } from '../../core/index.ts';
+import type { Store } from '../../core/index.ts';
 import { eraseRunsOf, openApprovalTable, openRunTable, sessionActivity } from '../../core/internal.ts';
-import { TASK_RUNS_NAMESPACE as TASK_RUNS, TASKS_NAMESPACE as TASKS } from './task-retention.ts';
+import { taskTables } from './a2a-task-records.ts';
 
 /** What an erasure removed: counts of each kind of record. */
 export interface Erased {
@@ -16,8 +16,8 @@ export interface Erased {
 /**
  * Removes everything `owner` has in the store: its ended runs and their steps, its sessions' messages
  * (of every agent named), its approvals and its A2A tasks. Runs still going are left and counted.
- * Runs and approvals are rows of their tables, deleted a batch at a time; sessions and tasks are
- * key/value entries, each namespace read in one statement.
+ * Runs, approvals and tasks are rows of their tables, deleted a batch at a time by their owner
+ * index; sessions are key/value entries, each namespace read in one statement.
  */
 export async function eraseOwner(store: Store, owner: string, agents: readonly string[]): Promise<Erased> {
   // Approvals first: a run erased would take its own with it, uncounted. An approval asked for
@@ -46,11 +46,15 @@ export async function eraseOwner(store: Store, owner: string, agents: readonly s
     const session = id.slice(id.indexOf('/') + 1);
     return owner === 'local' ? !session.includes('~') : session.startsWith(`${owner}~`);
   });
+  // Tasks by the owner index, each with its link to its run.
+  const taskTable = await taskTables(store);
   let tasks = 0;
-  for (const { key, value } of await readEntries(store, TASKS)) {
-    if ((value as { owner?: string }).owner !== owner) continue;
-    await store.delete(TASK_RUNS, key);
-    if (await store.delete(TASKS, key)) tasks++;
+  for (let batch = ERASE_BATCH; batch === ERASE_BATCH; tasks += batch) {
+    const keys = await taskTable.tasks.deleteWhere({ owner, limit: ERASE_BATCH });
+    await taskTable.runs.deleteKeys(keys);
+    batch = keys.length;
   }
   return { owner, runs, sessionMessages, approvals, tasks, activeRuns };
 }
+
+const ERASE_BATCH = 500;

@@ -5,7 +5,7 @@ import { pruneTasks } from './task-retention.ts';
 /**
  * What is kept beside runs, pruned by the run engine's tick (on instances that work queued runs),
  * each a small batch at a time at the runs' pace: decided approvals older than `runs.retention`,
- * sessions idle longer than `sessions.retention`, A2A tasks idle longer than `a2a.retention`.
+ * sessions idle longer than `sessions.retention`, A2A tasks over and idle longer than `a2a.retention`.
  */
 export function pruneBesideRuns(hubos: HubOS): void {
   const kernel = hubos.options.kernel;
@@ -28,10 +28,5 @@ export function pruneBesideRuns(hubos: HubOS): void {
     );
   const tasks = config?.a2a?.retention;
   if (tasks?.maxAgeDays !== undefined)
-    hubos.runs.upkeep(
-      pacedBatches(
-        () => pruneTasks(hubos.runs.store, tasks, PRUNE_BATCH).then((sweep) => sweep.read),
-        PRUNE_BATCH,
-      ),
-    );
+    hubos.runs.upkeep(pacedBatches(() => pruneTasks(hubos.runs.store, tasks, PRUNE_BATCH), PRUNE_BATCH));
 }

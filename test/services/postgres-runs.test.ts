@@ -100,6 +100,6 @@ describe('PostgreSQL runs table', () => {
     expect(await a.list('hubos:runs:queued')).toEqual([]);
     expect(await a.get('sessions:helper', 's/1')).toEqual({ role: 'user', content: 'kept' });
     const versions = await admin.query(`SELECT version FROM "${schema}".hubos_migrations ORDER BY version`);
-    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 7]);
   });
 });

@@ -11,8 +11,9 @@ import {
   type Store,
 } from '../../core/index.ts';
 import { openApprovalTable } from '../../core/runs/open-run-table.ts';
+import { taskTables } from '../../plugins/hubos/a2a-task-records.ts';
 import { eraseOwner } from '../../plugins/hubos/erase-owner.ts';
-import { pruneTasks, taskActivity } from '../../plugins/hubos/task-retention.ts';
+import { pruneTasks } from '../../plugins/hubos/task-retention.ts';
 
 const DAY = 86_400_000;
 
@@ -153,19 +154,26 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       // One old session written to yesterday: it is not idle.
       await store.set('sessions:helper', messageKey('s7', now - DAY, 9), 'again');
       await new Sessions(store).append('helper', 'fresh', [{ role: 'user', content: 'hello' }]);
-      const task = (id: string, at: number) => ({
+      const task = (id: string, at: number, state = 'TASK_STATE_COMPLETED') => ({
         owner: 'alice',
-        task: { id, status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date(at).toISOString() } },
+        task: { id, status: { state, timestamp: new Date(at).toISOString() } },
       });
-      for (let i = 0; i < 60; i++) await store.set('hubos:a2a:tasks', `helper/t${i}`, task(`t${i}`, old + i));
-      await store.set('hubos:a2a:tasks', 'helper/t-new', task('t-new', now));
-      await taskActivity(store).touch('helper/t-new', now);
+      const { tasks, runs } = await taskTables(store);
+      for (let i = 0; i < 60; i++) {
+        await tasks.put(`helper/t${i}`, task(`t${i}`, old + i));
+        await runs.put(`helper/t${i}`, { runId: `run-${i}` });
+      }
+      await tasks.put('helper/t-new', task('t-new', now));
+      // As old, but not over: its run still works, or it waits for an answer.
+      await tasks.put('helper/t-working', task('t-working', old, 'TASK_STATE_WORKING'));
+      await tasks.put('helper/t-asking', task('t-asking', old, 'TASK_STATE_INPUT_REQUIRED'));
+      await runs.put('helper/t-working', { runId: 'run-working' });
 
       const policy = { maxAgeDays: 30 };
       // Small batches, again while one is full: what the engine's tick does, drained.
       for (let n = 50; n === 50; ) n = await pruneApprovals(table, policy, 50);
       for (let read = 50; read === 50; ) read = (await pruneSessions(store, policy, ['helper'], 50)).read;
-      for (let read = 50; read === 50; ) read = (await pruneTasks(store, policy, 50)).read;
+      for (let n = 50; n === 50; ) n = await pruneTasks(store, policy, 50);
 
       const approvals = new Approvals(store);
       expect((await approvals.page({ all: true, limit: 200 })).approvals.map((a) => a.runId).sort()).toEqual([
@@ -174,10 +182,15 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       ]);
       const sessionsLeft = new Set((await store.list('sessions:helper')).map((key) => key.split('/')[0]));
       expect([...sessionsLeft].sort()).toEqual(['fresh', 's7']);
-      expect(await store.list('hubos:a2a:tasks')).toEqual(['helper/t-new']);
-      // The indexes hold what is left, not what went.
+      expect((await tasks.list({ order: 'oldest' })).entries.map((e) => e.key).sort()).toEqual([
+        'helper/t-asking',
+        'helper/t-new',
+        'helper/t-working',
+      ]);
+      // Each task deleted took its link to its run with it.
+      expect((await runs.list()).entries.map((e) => e.key)).toEqual(['helper/t-working']);
+      // The index holds what is left, not what went.
       expect((await store.list('hubos:sessions:activity')).length).toBeLessThanOrEqual(2);
-      expect((await store.list('hubos:a2a:task-activity')).length).toBe(1);
     });
 
     it("erases an owner's approvals, sessions and A2A tasks, and nobody else's", async () => {
@@ -191,9 +204,10 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       await store.set('sessions:helper', messageKey('bob~s1', now, 0), 'theirs');
       await new Sessions(store).append('helper', 'alice~s2', [{ role: 'user', content: 'mine too' }]);
       await new Sessions(store).append('helper', 'bob~s2', [{ role: 'user', content: 'theirs too' }]);
-      await store.set('hubos:a2a:tasks', 'helper/t-a', { owner: 'alice', task: { id: 't-a' } });
-      await store.set('hubos:a2a:task-runs', 'helper/t-a', 'run-a');
-      await store.set('hubos:a2a:tasks', 'helper/t-b', { owner: 'bob', task: { id: 't-b' } });
+      const { tasks, runs } = await taskTables(store);
+      await tasks.put('helper/t-a', { owner: 'alice', task: { id: 't-a' } });
+      await runs.put('helper/t-a', { runId: 'run-a' });
+      await tasks.put('helper/t-b', { owner: 'bob', task: { id: 't-b' } });
       const erased = await eraseOwner(store, 'alice', ['helper']);
       expect(erased).toMatchObject({ approvals: 2, sessionMessages: 2, tasks: 1 });
       const approvals = new Approvals(store);
@@ -208,8 +222,8 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       expect((await store.list('hubos:sessions:activity')).map((key) => key.slice(16))).toEqual([
         'helper/bob~s2',
       ]);
-      expect(await store.list('hubos:a2a:tasks')).toEqual(['helper/t-b']);
-      expect(await store.list('hubos:a2a:task-runs')).toEqual([]);
+      expect((await tasks.list()).entries.map((e) => e.key)).toEqual(['helper/t-b']);
+      expect(await runs.count()).toBe(0);
     });
   });
 }

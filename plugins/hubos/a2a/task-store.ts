@@ -1,16 +1,16 @@
-import { type ListTasksRequest, type ListTasksResponse, Task, TaskState } from '@a2a-js/sdk';
+import { type ListTasksRequest, type ListTasksResponse, Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import {
   type ApprovalRecord,
   canSee,
-  collection,
+  type RecordEntry,
+  type RecordQuery,
   type RunRecord,
   type Store,
-  type StoreCollection,
   type StoreValue,
 } from '../../../core/index.ts';
-import { TASK_RUNS_NAMESPACE, TASKS_NAMESPACE, taskActivity } from '../task-retention.ts';
+import { type StoredTask, type TaskTables, taskTables } from '../a2a-task-records.ts';
 import { asksNow } from './asks-now.ts';
 import { callerOf } from './caller.ts';
 import type { FollowedTasks } from './followed-tasks.ts';
@@ -32,6 +32,9 @@ const OPEN_STATES = new Set<TaskState | undefined>([
   TaskState.TASK_STATE_INPUT_REQUIRED,
 ]);
 
+/** The open states as stored (their JSON names): what the tasks' state index files them under. */
+const OPEN_STATE_NAMES = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED'];
+
 /** What the store reads besides tasks, to tell how an open task stands. */
 export interface TaskStoreLookups {
   /** A run's record: a task whose run ended where nobody followed it is settled from it. */
@@ -42,37 +45,41 @@ export interface TaskStoreLookups {
   followed?: FollowedTasks;
 }
 
+/** Where a page of tasks/list starts: after this task, newest status first. */
 interface Cursor {
-  timestamp: string;
+  /** Its status's time (ms). */
+  time: number;
   id: string;
 }
 
 /**
- * The SDK's TaskStore over the HubOS Store, so tasks outlive the process (SQLite) and live where
- * sessions and runs do. Tasks are kept per agent, as the spec's JSON (`Task.toJSON`), which stays
- * readable and stable across SDK versions, with the principal that created it (`owner`): another
- * caller loads nothing and lists nothing of it (an admin key sees all), so its answer is TaskNotFound.
+ * The SDK's TaskStore over the store's task tables, so tasks outlive the process (SQLite) and live
+ * where sessions and runs do. Tasks are kept per agent (`<agent>/<taskId>`), as the spec's JSON
+ * (`Task.toJSON`), which stays readable and stable across SDK versions, filed by the principal that
+ * created it (`owner`), their status's time and state: another caller loads nothing and lists
+ * nothing of it (an admin key sees all), so its answer is TaskNotFound.
  */
 export class HubOSTaskStore implements TaskStore {
-  readonly #tasks: StoreCollection<StoredTask | LegacyTask>;
-  readonly #runs: StoreCollection<string>;
+  readonly #store: Store;
   readonly #prefix: string;
   readonly #lookups: TaskStoreLookups;
-  readonly #store: Store;
   /** Turns waiting in `settled`, woken by the next save of their task. */
   readonly #saveWaiters = new Map<string, Set<() => void>>();
 
   constructor(store: Store, agentName: string, lookups: TaskStoreLookups = {}) {
-    this.#tasks = collection<StoredTask | LegacyTask>(store, TASKS_NAMESPACE);
-    this.#runs = collection<string>(store, TASK_RUNS_NAMESPACE);
+    this.#store = store;
     this.#prefix = `${encodeURIComponent(agentName)}/`;
     this.#lookups = lookups;
-    this.#store = store;
+  }
+
+  /** The store's task tables, opened (and the tasks of an older release moved in) at the first use. */
+  get #tables(): Promise<TaskTables> {
+    return taskTables(this.#store);
   }
 
   /** Records which run serves the task's current turn. */
   async link(taskId: string, runId: string): Promise<void> {
-    await this.#runs.set(this.#prefix + taskId, runId);
+    await (await this.#tables).runs.put(this.#prefix + taskId, { runId });
   }
 
   /**
@@ -82,8 +89,8 @@ export class HubOSTaskStore implements TaskStore {
    */
   async settled(taskId: string, since: string, ms = 2_000): Promise<void> {
     for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
-      const json = await this.#tasks.get(this.#prefix + taskId).catch(() => undefined);
-      if (json !== undefined && endsTurn(Task.fromJSON(asStoredTask(json).task), since)) return;
+      const stored = await this.#get(taskId).catch(() => undefined);
+      if (stored !== undefined && endsTurn(Task.fromJSON(stored.task), since)) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, 10);
         const waiters = this.#saveWaiters.get(taskId) ?? new Set();
@@ -100,18 +107,16 @@ export class HubOSTaskStore implements TaskStore {
 
   /** The run serving the task's current turn, if any. */
   async runOf(taskId: string): Promise<string | undefined> {
-    const runId = await this.#runs.get(this.#prefix + taskId);
-    return typeof runId === 'string' ? runId : undefined;
+    return (await (await this.#tables).runs.get(this.#prefix + taskId))?.runId;
   }
 
   async save(task: Task, context?: ServerCallContext): Promise<void> {
     const caller = callerOf(context);
     // A task keeps its first owner: an admin acting on another's task does not take it over.
     const owner = caller.admin ? ((await this.#read(task.id))?.owner ?? caller.id) : caller.id;
-    const stored: StoredTask = { owner, task: Task.toJSON(task) as StoreValue };
-    await this.#tasks.set(this.#prefix + task.id, stored);
-    // Filed by when it was last saved, so retention finds idle tasks without reading them all.
-    await taskActivity(this.#store).touch(this.#prefix + task.id);
+    const stored: StoredTask = { ...(owner ? { owner } : {}), task: Task.toJSON(task) as StoreValue };
+    // Filed by owner, status time and state: lists, retention and erasure read those indexes.
+    await (await this.#tables).tasks.put(this.#prefix + task.id, stored);
     const waiters = this.#saveWaiters.get(task.id);
     this.#saveWaiters.delete(task.id);
     for (const wake of waiters ?? []) wake();
@@ -130,8 +135,12 @@ export class HubOSTaskStore implements TaskStore {
   }
 
   async #read(taskId: string): Promise<StoredTask | undefined> {
-    const json = await this.#tasks.get(this.#prefix + taskId);
-    return json === undefined ? undefined : this.#settle(taskId, asStoredTask(json));
+    const stored = await this.#get(taskId);
+    return stored && this.#settle(taskId, stored);
+  }
+
+  async #get(taskId: string): Promise<StoredTask | undefined> {
+    return (await this.#tables).tasks.get(this.#prefix + taskId);
   }
 
   /**
@@ -147,7 +156,7 @@ export class HubOSTaskStore implements TaskStore {
     const run = runId ? await runRecord(runId) : undefined;
     if (!run || run.status === 'running' || run.status === 'queued') return stored;
     const settled: StoredTask = { ...stored, task: Task.toJSON(settledTask(task, run)) as StoreValue };
-    await this.#tasks.set(this.#prefix + taskId, settled);
+    await (await this.#tables).tasks.put(this.#prefix + taskId, settled);
     return settled;
   }
 
@@ -165,33 +174,92 @@ export class HubOSTaskStore implements TaskStore {
     return pending ? asksNow(task, pending) : task;
   }
 
-  /** Newest status first (then id), filtered, one page after the cursor. */
+  /**
+   * Newest status first (then id), filtered, one page after the cursor: read a page at a time from
+   * the tasks' index (the caller's own, or everyone's for an admin; of one state when asked), each
+   * as it stands now, so a page reads about as many tasks as it returns. A context filter is checked
+   * on the tasks read, so it and its total read further.
+   */
   async list(params: ListTasksRequest, context?: ServerCallContext): Promise<ListTasksResponse> {
-    const keys = await this.#tasks.keys(this.#prefix);
-    const loaded = await Promise.all(keys.map((key) => this.load(key.slice(this.#prefix.length), context)));
-    const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
-    const tasks = loaded
-      .filter((task): task is Task => task !== undefined)
-      .filter((task) => !params.contextId || task.contextId === params.contextId)
-      .filter(
-        (task) =>
-          params.status === undefined ||
-          params.status === TaskState.TASK_STATE_UNSPECIFIED ||
-          task.status?.state === params.status,
-      )
-      .filter((task) => after === undefined || Date.parse(task.status?.timestamp ?? '') >= after)
-      .sort((a, b) => compare(cursorOf(b), cursorOf(a)));
-    const cursor = params.pageToken ? decodeCursor(params.pageToken) : undefined;
-    const rest = cursor ? tasks.filter((task) => compare(cursorOf(task), cursor) < 0) : tasks;
+    const { tasks: table } = await this.#tables;
+    const caller = callerOf(context);
     const pageSize = params.pageSize ?? 50;
-    const page = rest.slice(0, pageSize);
+    const cursor = params.pageToken ? decodeCursor(params.pageToken) : undefined;
+    const since = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : Number.NaN;
+    const state =
+      params.status === undefined || params.status === TaskState.TASK_STATE_UNSPECIFIED
+        ? undefined
+        : taskStateToJSON(params.status);
+    const filter: RecordQuery = {
+      prefix: this.#prefix,
+      ...(caller.admin ? {} : { owner: caller.id }),
+      ...(Number.isNaN(since) ? {} : { since }),
+    };
+    // A task stored open may read as another state now (its run ended, its question was answered):
+    // those are read too, and kept if they now are in the state asked (and then stored as they are).
+    const mayChange = this.#lookups.runRecord || this.#lookups.pendingOf ? OPEN_STATE_NAMES : [];
+    const tags = state ? [...new Set([state, ...mayChange])] : undefined;
+    // One more than a page: whether a next page exists is known without a page of its own.
+    const tasks: Task[] = [];
+    let after = cursor && { time: cursor.time, key: this.#prefix + cursor.id };
+    while (tasks.length <= pageSize) {
+      const page = await table.list({ ...filter, tag: tags, after, limit: Math.min(1000, pageSize + 1) });
+      for (const entry of page.entries) {
+        const task = await this.#listed(entry, caller, params.contextId, state);
+        if (task && tasks.length <= pageSize) tasks.push(task);
+      }
+      if (!page.next) break;
+      after = page.next;
+    }
+    const page = tasks.slice(0, pageSize);
     const last = page.at(-1);
     return {
       tasks: page.map((task) => (params.includeArtifacts ? task : { ...task, artifacts: [] })),
-      nextPageToken: last && rest.length > page.length ? encodeCursor(cursorOf(last)) : '',
+      nextPageToken: last && tasks.length > page.length ? encodeCursor(cursorOf(last)) : '',
       pageSize,
-      totalSize: tasks.length,
+      totalSize: params.contextId
+        ? await this.#countInContext(filter, params.contextId, caller, state)
+        : await table.count({ ...filter, tag: state }),
     };
+  }
+
+  /** A listed task as the caller may see it now, if it still passes the list's filters. */
+  async #listed(
+    entry: RecordEntry<StoredTask>,
+    caller: ReturnType<typeof callerOf>,
+    contextId: string | undefined,
+    state: string | undefined,
+  ): Promise<Task | undefined> {
+    if (!canSee(caller, entry.value.owner)) return undefined;
+    const taskId = entry.key.slice(this.#prefix.length);
+    const stored = await this.#settle(taskId, entry.value);
+    const task = await this.#asItStands(taskId, Task.fromJSON(stored.task));
+    if (contextId && task.contextId !== contextId) return undefined;
+    if (state && task.status?.state !== undefined && taskStateToJSON(task.status.state) !== state)
+      return undefined;
+    return task;
+  }
+
+  /**
+   * How many of the filter's tasks are in the context (and the state, as stored): the index cannot
+   * tell the context, so they are read.
+   */
+  async #countInContext(
+    filter: RecordQuery,
+    contextId: string,
+    caller: ReturnType<typeof callerOf>,
+    state: string | undefined,
+  ): Promise<number> {
+    const { tasks: table } = await this.#tables;
+    let count = 0;
+    for (let after: RecordQuery['after']; ; ) {
+      const page = await table.list({ ...filter, ...(state ? { tag: state } : {}), after, limit: 1000 });
+      for (const { value } of page.entries)
+        if (canSee(caller, value.owner) && (value.task as { contextId?: unknown })?.contextId === contextId)
+          count++;
+      if (!page.next) return count;
+      after = page.next;
+    }
   }
 }
 
@@ -200,28 +268,9 @@ function endsTurn(task: Task, since: string): boolean {
   return state !== undefined && FINAL_STATES.has(state) && (timestamp ?? '') >= since;
 }
 
-interface StoredTask {
-  owner?: string;
-  task: StoreValue;
-}
-
-/** A task stored before owners were kept: its bare JSON. */
-type LegacyTask = StoreValue;
-
-/** A stored task as it is now: a legacy one is nobody's but the admins'. */
-function asStoredTask(json: StoredTask | LegacyTask): StoredTask {
-  if (typeof json === 'object' && json !== null && !Array.isArray(json) && json.task !== undefined)
-    return { task: json.task, ...(typeof json.owner === 'string' ? { owner: json.owner } : {}) };
-  // Without a `task`: not a StoredTask, whatever TypeScript cannot tell.
-  return { task: json as LegacyTask };
-}
-
 function cursorOf(task: Task): Cursor {
-  return { timestamp: task.status?.timestamp ?? '', id: task.id };
-}
-
-function compare(a: Cursor, b: Cursor): number {
-  return a.timestamp === b.timestamp ? a.id.localeCompare(b.id) : a.timestamp.localeCompare(b.timestamp);
+  const time = Date.parse(task.status?.timestamp ?? '');
+  return { time: Number.isNaN(time) ? 0 : time, id: task.id };
 }
 
 // Opaque to clients; a cursor (not an offset) so tasks added meanwhile don't shift the pages.
@@ -231,8 +280,14 @@ function encodeCursor(cursor: Cursor): string {
 
 function decodeCursor(token: string): Cursor {
   try {
-    const cursor = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Cursor;
-    if (typeof cursor.timestamp === 'string' && typeof cursor.id === 'string') return cursor;
+    const cursor = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Partial<Cursor> & {
+      timestamp?: unknown;
+    };
+    const { id } = cursor;
+    // A token of a release before the tasks' table named the status's timestamp.
+    const time = typeof cursor.timestamp === 'string' ? Date.parse(cursor.timestamp || '0') : cursor.time;
+    if (typeof id === 'string' && id !== '' && id.length <= 256 && Number.isSafeInteger(time))
+      return { time: time as number, id };
   } catch {
     // reported below
   }

@@ -1,5 +1,5 @@
 // Runs are forgotten: retention deletes ended runs past the config's age or count, a batch at a
-// time, never a running one, and with them idle sessions, idle A2A tasks and decided approvals;
+// time, never a running one, and with them idle sessions, A2A tasks over and idle and decided approvals;
 // an admin erases everything one principal owns.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore, type RunRecord } from '../../../core/index.ts';
 import { openRunTable, pruneRuns } from '../../../core/internal.ts';
+import { taskTables } from '../../../plugins/hubos/a2a-task-records.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
 import hubosPlugin from '../../../plugins/hubos/index.ts';
 import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
@@ -117,12 +118,15 @@ describe('runs.retention in the config', () => {
     // Stored by a release that kept no activity index: found all the same.
     await store.set('sessions:helper', key('idle', now - 8 * DAY), 'old');
     await store.set('sessions:helper', key('recent', now - 6 * DAY), 'kept');
-    const task = (at: number) => ({
+    const task = (at: number, state = 'TASK_STATE_COMPLETED') => ({
       owner: 'local',
-      task: { status: { timestamp: new Date(at).toISOString() } },
+      task: { status: { state, timestamp: new Date(at).toISOString() } },
     });
-    await store.set('hubos:a2a:tasks', 'helper/idle', task(now - 15 * DAY));
-    await store.set('hubos:a2a:tasks', 'helper/recent', task(now - 13 * DAY));
+    const { tasks } = await taskTables(store);
+    await tasks.put('helper/idle', task(now - 15 * DAY));
+    await tasks.put('helper/recent', task(now - 13 * DAY));
+    // As idle, but its run still works: kept.
+    await tasks.put('helper/working', task(now - 15 * DAY, 'TASK_STATE_WORKING'));
     const approvals = await kernel.approvals.table();
     const decided = (runId: string, at: number) =>
       approvalAt(at, runId, 'c1', { status: 'approved', decidedAt: new Date(at).toISOString() });
@@ -132,7 +136,10 @@ describe('runs.retention in the config', () => {
     closers.push(() => kernel.close());
     await kernel.service('hubos').serve();
     expect((await store.list('sessions:helper')).map((k) => k.split('/')[0])).toEqual(['recent']);
-    expect(await store.list('hubos:a2a:tasks')).toEqual(['helper/recent']);
+    expect((await tasks.list()).entries.map((e) => e.key).sort()).toEqual([
+      'helper/recent',
+      'helper/working',
+    ]);
     const left = await kernel.approvals.page({ all: true, limit: 10 });
     expect(left.approvals.map((approval) => approval.runId).sort()).toEqual(['run-new', 'run-waiting']);
   });
@@ -199,8 +206,9 @@ describe('DELETE /api/owners/:id', () => {
     await approvals.put(approvalAt(Date.now(), a1.body.runId, 'c1'));
     await approvals.put(approvalAt(Date.now(), 'run-elsewhere', 'c1'));
     await approvals.put(approvalAt(Date.now(), b1.body.runId, 'c1', { principal: 'bob' }));
-    await served.kernel.store.set('hubos:a2a:tasks', 'helper/t1', { owner: 'alice', task: {} });
-    await served.kernel.store.set('hubos:a2a:tasks', 'helper/t2', { owner: 'bob', task: {} });
+    const { tasks } = await taskTables(served.kernel.store);
+    await tasks.put('helper/t1', { owner: 'alice', task: {} });
+    await tasks.put('helper/t2', { owner: 'bob', task: {} });
 
     expect((await request(served, 'DELETE', '/api/owners/alice', ALICE)).status).toBe(403);
     const erased = await request(served, 'DELETE', '/api/owners/alice', ROOT);
@@ -216,7 +224,7 @@ describe('DELETE /api/owners/:id', () => {
     expect((await served.kernel.approvals.page({ all: true, limit: 10 })).approvals).toMatchObject([
       { principal: 'bob' },
     ]);
-    expect(await served.kernel.store.list('hubos:a2a:tasks')).toEqual(['helper/t2']);
+    expect((await tasks.list()).entries.map((e) => e.key)).toEqual(['helper/t2']);
     expect((await request(served, 'GET', '/api/runs', ALICE)).body.runs).toEqual([]);
     expect((await request(served, 'GET', `/api/runs/${a1.body.runId}/steps`, ROOT)).status).toBe(404);
     expect(await served.kernel.sessions.load('helper', 'alice~s1')).toEqual([]);
