@@ -15,9 +15,9 @@ import {
 import { createAjv, createPolicy, describeErrors } from '../../core/internal.ts';
 import { checkDefinition } from './define.ts';
 import { describeWorkflow, type WorkflowShape } from './describe.ts';
-import { ensureHeartbeat, workflowEngine } from './engine.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
 import { type ExecContext, rootScope, runSequence } from './executor.ts';
+import { ensureHeartbeat } from './heartbeat.ts';
 import { toJson } from './json.ts';
 import type { TeamLike } from './leaf-steps.ts';
 import { type RunHeader, WORKFLOW_PREFIX, workflowHeader, workflowRun } from './run-view.ts';
@@ -34,8 +34,6 @@ import type {
 export interface WorkflowDeps {
   /** The kernel whose agents, tools, permission policy and approvals the steps use. */
   kernel: KernelView;
-  /** The run engine whose runs its runs are (default: HubOS's, else the kernel's own: `workflowEngine`). */
-  engine?: () => RunEngine;
   /** Finds a Stars team for `stars` steps. */
   team?: (name: string) => TeamLike;
 }
@@ -93,7 +91,7 @@ export class Workflow<I = unknown> {
 
   /** The run engine whose runs its runs are. */
   get engine(): RunEngine {
-    return this.#deps.engine?.() ?? workflowEngine(this.#deps.kernel);
+    return this.#deps.kernel.runs;
   }
 
   get #engine(): RunEngine {
