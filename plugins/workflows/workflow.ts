@@ -6,6 +6,7 @@ import {
   newRunId,
   type Policy,
   type Principal,
+  type RecordedRunOptions,
   type RunDriver,
   type RunEngine,
   type RunListener,
@@ -98,6 +99,22 @@ export class Workflow<I = unknown> {
     return this.engine;
   }
 
+  /** What the engine records of a run of this workflow, started here (`run`) or queued (`enqueue`). */
+  #runOptions(
+    runId: string,
+    data: unknown,
+    principal: WorkflowRunOptions['principal'],
+  ): Omit<RecordedRunOptions, 'signal' | 'listener' | 'run'> {
+    return {
+      id: runId,
+      name: this.#kind,
+      via: 'workflow',
+      principal: principalOf(principal),
+      input: JSON.stringify(data ?? null),
+      resumable: true,
+    };
+  }
+
   /** The engine's name for this workflow's runs. */
   get #kind(): string {
     return `${WORKFLOW_PREFIX}${this.name}`;
@@ -127,16 +144,7 @@ export class Workflow<I = unknown> {
     return this.#launch(options.onEvent, (drive, listener) =>
       this.#engine
         .record(
-          {
-            id: runId,
-            name: this.#kind,
-            via: 'workflow',
-            principal: principalOf(options.principal),
-            input: JSON.stringify(data ?? null),
-            resumable: true,
-            signal: options.signal,
-            listener,
-          },
+          { ...this.#runOptions(runId, data, options.principal), signal: options.signal, listener },
           drive,
         )
         .catch((error: unknown) => {
@@ -190,14 +198,7 @@ export class Workflow<I = unknown> {
     const runId = options.runId ?? newRunId();
     const data = this.#checkInput(input, runId);
     const record = await this.#engine
-      .queue({
-        id: runId,
-        name: this.#kind,
-        via: 'workflow',
-        principal: principalOf(options.principal),
-        input: JSON.stringify(data ?? null),
-        resumable: true,
-      })
+      .queue(this.#runOptions(runId, data, options.principal))
       .catch((error: unknown) => {
         throw HubosError.is(error, 'RUN_EXISTS') ? taken(runId) : error;
       });
