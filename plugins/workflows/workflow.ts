@@ -351,7 +351,8 @@ export class Workflow<I = unknown> {
         delete run.error;
         const keeper = new StepKeeper(table, engine.instanceId, run);
         const emit = (event: WorkflowEvent) => ctx.onEvent(event as unknown as AgentEvent);
-        const outcome = await this.#execute(keeper, signal, emit);
+        const asked = record.resumes ? await this.#askedBefore(runId) : undefined;
+        const outcome = await this.#execute(keeper, signal, emit, asked);
         done(outcome);
         emit({ type: 'workflow-finish', runId, result: outcome });
         // The engine records the end: a failure is thrown, a cancel returns with the signal aborted.
@@ -365,10 +366,22 @@ export class Workflow<I = unknown> {
     };
   }
 
+  /**
+   * The tool calls of a resumed run whose approval is stored and still stands: pending (its
+   * human may yet decide it, here) or decided since its instance died. One interrupted had its
+   * requests cancelled: those are asked anew.
+   */
+  async #askedBefore(runId: string): Promise<ReadonlySet<string>> {
+    const stored = await this.#deps.kernel.approvals.list(runId, { all: true });
+    const standing = stored.filter((approval) => ['pending', 'approved', 'denied'].includes(approval.status));
+    return new Set(standing.map((approval) => approval.callId));
+  }
+
   async #execute(
     keeper: StepKeeper,
     signal: AbortSignal,
     emit: (event: WorkflowEvent) => void,
+    askedBefore: ReadonlySet<string> | undefined,
   ): Promise<WorkflowRunResult> {
     const { runId, input, owner } = keeper.record;
     const ctx: ExecContext = {
@@ -390,6 +403,7 @@ export class Workflow<I = unknown> {
       ...(owner !== undefined ? { principal: owner } : {}),
       input,
       recorder: keeper,
+      ...(askedBefore ? { askedBefore } : {}),
       outputs: {},
       emit,
     };
