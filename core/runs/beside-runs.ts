@@ -6,7 +6,10 @@ import { pacedBatches } from './paced-batches.ts';
 import type { RunEngine } from './run-engine.ts';
 import { PRUNE_BATCH, type RunRetention } from './run-retention.ts';
 
-/** What an engine looks after beside its runs. */
+/**
+ * What an engine looks after beside its runs.
+ * @internal
+ */
 export interface BesideRuns {
   /** Where its runs' tool calls wait for a human (undefined: none yet). */
   approvals: () => Approvals | undefined;
