@@ -1,11 +1,17 @@
 // A workflow run killed (`kill -9`) while its tool step waits for a human's approval: the next
 // instance takes the run over (autoResume) and waits for that same approval, still pending and
 // listed at GET /api/approvals; deciding it there lets the run complete, the tool having run once.
+// Without autoResume the run ends interrupted, and the approval says it will never be acted on:
+// the kernel's engine does that, with or without a server.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../../core/index.ts';
+import { openApprovalTable, openRunTable } from '../../../core/internal.ts';
+import { defineWorkflow } from '../../../plugins/workflows/index.ts';
 import { HUBOS_BIN, tempDir, writeFiles } from '../../helpers/run.ts';
+import { bootWorkflows } from './helpers.ts';
 
 // `charge` leaves a mark in a file each time it runs: a second charge would show.
 const CONFIG = `import { appendFileSync } from 'node:fs';
@@ -142,5 +148,61 @@ describe('a workflow run killed while its tool step waits for an approval', () =
     expect(run).toMatchObject({ status: 'completed', output: { charged: 5 }, resumes: 1 });
     expect(await marks(dir)).toEqual(['charge']);
     expect(await approvalsOf(second.url)).toEqual([]);
+  });
+});
+
+describe('a workflow run whose instance died, on a kernel without a server and without autoResume', () => {
+  it('ends interrupted, and the approval its tool step waited for is cancelled saying why', async () => {
+    const file = join(await tempDir('hubos-wf-abandon-'), 'hubos.db');
+    // What an instance killed at the approval leaves: its run running, its request pending, no heartbeat.
+    const left = new SqliteStore(file);
+    const now = new Date().toISOString();
+    await (await openRunTable(left)).insert({
+      id: 'add-1',
+      agent: 'workflow:adder',
+      owner: '',
+      status: 'running',
+      via: 'workflow',
+      instance: 'killed-instance',
+      steps: 0,
+      input: '{}',
+      createdAt: now,
+      startedAt: now,
+      resumable: true,
+    });
+    await (await openApprovalTable(left)).put({
+      runId: 'add-1',
+      agent: 'workflow:adder',
+      step: 0,
+      callId: 'sum#1',
+      tool: 'add',
+      input: { a: 1, b: 2 },
+      permissions: ['math:add'],
+      requestedAt: now,
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      status: 'pending',
+    });
+    await left.close();
+
+    const adder = defineWorkflow({
+      name: 'adder',
+      steps: [{ id: 'sum', kind: 'tool', tool: 'add', input: { a: 1, b: 2 } }],
+    });
+    const { kernel, workflows } = await bootWorkflows(
+      [adder],
+      {},
+      {
+        store: new SqliteStore(file),
+        config: { permissions: { ask: ['math:add'] } },
+      },
+    );
+    expect(kernel.hasService('hubos')).toBe(false);
+    // Found at boot: the kernel's engine, served by the workflows plugin, marks it.
+    expect(await workflows.get('adder')!.getRun('add-1')).toMatchObject({
+      status: 'interrupted',
+      error: { code: 'RUN_INTERRUPTED', message: expect.stringContaining('killed-instance') },
+    });
+    await expect.poll(async () => (await kernel.approvals.get('add-1', 'sum#1'))?.status).toBe('cancelled');
+    expect((await kernel.approvals.get('add-1', 'sum#1'))?.reason).toContain('autoResume is off');
   });
 });
