@@ -9,7 +9,8 @@ const pruning = new WeakSet<RunEngine>();
 /**
  * A2A tasks kept beside runs (in the engine's store), pruned by the run engine's tick (on instances
  * that work queued runs), a small batch at a time at the runs' pace: those idle longer than
- * `a2a.retention`. Decided approvals and idle sessions are the kernel's engine's to prune.
+ * `a2a.retention`. Decided approvals and idle sessions are pruned by the engine itself
+ * (`tendBesideRuns`: the kernel's, or the one a HubOS on a store of its own builds).
  */
 export function pruneBesideRuns(hubos: HubOS): void {
   const tasks = hubos.options.kernel?.config.a2a?.retention;
