@@ -11,6 +11,7 @@ import type { Logger } from './logger.ts';
 import type { ModelRegistry } from './model/registry.ts';
 import type { PromptRegistry } from './prompts/registry.ts';
 import type { ResourceRegistry } from './resources/registry.ts';
+import type { RunEngine } from './runs/run-engine.ts';
 import type { Sandbox } from './sandbox/sandbox.ts';
 import type { ServiceName, ServiceOf } from './services.ts';
 import type { Store } from './store/store.ts';
@@ -56,6 +57,8 @@ export interface KernelView {
   readonly sandbox: Sandbox;
   /** Tool calls waiting for a human approval, across the kernel's agents. */
   readonly approvals: Approvals;
+  /** The kernel's run engine: every run, whichever face (server, workflows, teams) started it. */
+  readonly runs: RunEngine;
   createAgent(spec: AgentSpec): Promise<Agent>;
   getAgent(id: string): Agent | undefined;
   agent(id: string): Agent;

@@ -26,6 +26,8 @@ import { orderPlugins } from './plugin-order.ts';
 import { resolvePlugins } from './plugin-resolve.ts';
 import { PromptRegistry } from './prompts/registry.ts';
 import { ResourceRegistry } from './resources/registry.ts';
+import { tendBesideRuns } from './runs/beside-runs.ts';
+import { RunEngine } from './runs/run-engine.ts';
 import { openWorkspace, type Sandbox } from './sandbox/sandbox.ts';
 import { type ServiceName, type ServiceOf, Services } from './services.ts';
 import { openStore } from './store/open-store.ts';
@@ -107,6 +109,7 @@ export class Kernel {
   #sessions: Sessions | undefined;
   #sandbox: Sandbox | undefined;
   #approvals: Approvals | undefined;
+  #runs: RunEngine | undefined;
   #configPolicy: { config: HubosConfig; policy: Policy } | undefined;
   #closing: Promise<void> | undefined;
   #booting: Promise<unknown> = Promise.resolve();
@@ -212,6 +215,7 @@ export class Kernel {
       bus: this.#bus,
       onError: (message) => this.logger.warn(message),
     });
+    this.#runs = this.#openRuns(this.#store, this.#bus, this.#instance, this.#approvals);
     this.#sandbox = openWorkspace(resolve(baseDir, this.#config.workspace ?? 'workspace'));
     await this.hooks.registerModels.promise(this.models);
     await this.hooks.registerTools.promise(this.registry);
@@ -288,6 +292,30 @@ export class Kernel {
     }
   }
 
+  // The kernel's one run engine: every face (server, A2A, MCP, workflows, teams) records its runs here.
+  #openRuns(store: Store, bus: Bus, instance: Instance, approvals: Approvals): RunEngine {
+    const warn = (message: string) => this.logger.warn(message);
+    const runs = new RunEngine({
+      store,
+      bus,
+      instance,
+      onError: warn,
+      retention: this.#config.runs?.retention,
+      eventsTtlMs: this.#config.runs?.eventsTtlMs,
+    });
+    tendBesideRuns(runs, {
+      approvals: () => approvals,
+      runsRetention: this.#config.runs?.retention,
+      sessions: {
+        store,
+        retention: this.#config.sessions?.retention,
+        agents: () => [...this.#agents.keys()],
+      },
+      onError: warn,
+    });
+    return runs;
+  }
+
   #viewFor(plugin: Plugin): KernelView {
     const kernel = this;
     return Object.freeze({
@@ -322,6 +350,9 @@ export class Kernel {
       },
       get approvals() {
         return kernel.approvals;
+      },
+      get runs() {
+        return kernel.runs;
       },
       createAgent: (spec: AgentSpec) => this.createAgent(spec),
       getAgent: (id: string) => this.getAgent(id),
@@ -403,6 +434,10 @@ export class Kernel {
   async #runClose(reason: string): Promise<void> {
     this.#toolRefresh.stop();
     await this.hooks.beforeClose.promise({ reason });
+    // What still runs (the server drained gracefully in beforeClose) is cancelled and its end recorded.
+    await this.#runs
+      ?.drain(0)
+      .catch((error: unknown) => this.logger.warn(`stopping runs: ${errorMessage(error)}`));
     for (const id of [...this.#agents.keys()]) await this.destroyAgent(id);
     // Their cancelled runs' approvals are being stored: let that finish before the store closes.
     await this.#approvals?.flush();
@@ -463,6 +498,16 @@ export class Kernel {
    */
   get approvals(): Approvals {
     return this.#ready(this.#approvals, 'approvals');
+  }
+
+  /**
+   * The run engine, one per kernel (open after boot): every run of the kernel's agents, workflows
+   * and teams, whichever face started it, recorded in the store's runs tables, its events on the
+   * bus. A server registers the agents it serves (`serveAgents`) and takes queued runs (`work`);
+   * the kernel drains it at close.
+   */
+  get runs(): RunEngine {
+    return this.#ready(this.#runs, 'runs');
   }
 
   /** The config's permission policy: what calls that bring none of their own (MCP, workflows) are decided by. */

@@ -7,7 +7,7 @@ import type {
   Kernel,
   RunResult,
 } from '../../core/index.ts';
-import { errorMessage, HubosError, LOCAL, RunEngine } from '../../core/index.ts';
+import { errorMessage, HubosError, LOCAL, type RunEngine } from '../../core/index.ts';
 import type { CliIO } from '../io.ts';
 import { UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
@@ -83,16 +83,10 @@ export async function runCommand(
   }
 }
 
-/** The run engine of a CLI process: its heartbeat says it lives, so a server sharing the store leaves its runs be. */
+/** The kernel's run engine, this process an instance: its heartbeat says it lives, so a server sharing the store leaves its runs be. */
 async function cliEngine(kernel: Kernel): Promise<RunEngine> {
   await kernel.instance.start();
-  return new RunEngine({
-    store: kernel.store,
-    bus: kernel.bus,
-    instance: kernel.instance,
-    resolveAgent: (name) => kernel.agent(name),
-    onError: (message) => kernel.logger.warn(message),
-  });
+  return kernel.runs;
 }
 
 /**

@@ -67,8 +67,11 @@ export interface RunEngineOptions {
   store: Store;
   bus: Bus;
   instance: Instance;
-  /** The agent a queued run names, on this instance (undefined when it serves none by that name). */
-  resolveAgent: (name: string) => Agent | undefined;
+  /**
+   * The agent a queued run names, on this instance (undefined when it serves none by that name).
+   * Servers that come later register theirs with `serveAgents`.
+   */
+  resolveAgent?: (name: string) => Agent | undefined;
   /** How long a finished run's events stay readable by `follow` (`runs.eventsTtlMs`, default 5 minutes). */
   eventsTtlMs?: number;
   /** How long ended runs are kept (`runs.retention`): applied by instances that `work`, a batch a minute. */
@@ -120,6 +123,8 @@ export class RunEngine {
   readonly #endListeners = new Set<(record: RunRecord) => void>();
   /** Who runs on the runs that are not an agent's, by the prefix of their name (`workflow:`). */
   readonly #resumers = new Map<string, RunResumer>();
+  /** Who serves the agents queued and orphaned runs name (HubOS): the first that knows the name runs it. */
+  readonly #agentSources = new Set<(name: string) => Agent | undefined>();
   #table: RunTable | undefined;
   #opening: Promise<RunTable> | undefined;
   /** Queued runs this instance takes at once (0: it takes none). */
@@ -194,6 +199,25 @@ export class RunEngine {
     return () => {
       if (this.#resumers.get(prefix) === resumer) this.#resumers.delete(prefix);
     };
+  }
+
+  /**
+   * Lets this engine run the agents `resolve` knows by name: queued runs it claims and runs of dead
+   * instances it resumes (a server serving agents registers here). Returns the unregistration.
+   */
+  serveAgents(resolve: (name: string) => Agent | undefined): () => void {
+    this.#agentSources.add(resolve);
+    return () => this.#agentSources.delete(resolve);
+  }
+
+  #agentFor(name: string): Agent | undefined {
+    const agent = this.#options.resolveAgent?.(name);
+    if (agent) return agent;
+    for (const resolve of this.#agentSources) {
+      const served = resolve(name);
+      if (served) return served;
+    }
+    return undefined;
   }
 
   #resumerOf(name: string): RunResumer | undefined {
@@ -452,7 +476,7 @@ export class RunEngine {
     if (this.#draining) return undefined;
     const resumer = this.#resumerOf(record.agent);
     if (resumer) return this.#takeOverDriven(record, resumer);
-    const agent = this.#options.resolveAgent(record.agent);
+    const agent = this.#agentFor(record.agent);
     const resumes = record.resumes ?? 0;
     if (!record.resumable || !agent || resumes >= MAX_RESUMES || !record.input)
       return this.#interrupt(record, whyNotResumed(record, agent !== undefined));
@@ -551,7 +575,7 @@ export class RunEngine {
   #runQueued(record: RunRecord): void {
     this.#taken++;
     const resumer = this.#resumerOf(record.agent);
-    const agent = resumer ? undefined : this.#options.resolveAgent(record.agent);
+    const agent = resumer ? undefined : this.#agentFor(record.agent);
     const live = this.#open(record, undefined);
     const principal: Principal = { id: record.owner ?? 'local', kind: 'local' };
     live.done = this.#drive(async (ctx) => {

@@ -15,7 +15,7 @@ import {
   RunEngine,
   type Store,
 } from '../../core/index.ts';
-import { didYouMean } from '../../core/internal.ts';
+import { didYouMean, tendBesideRuns } from '../../core/internal.ts';
 import { type AcceptedKey, resolveApiKeys } from './api-keys.ts';
 import { buildApp } from './app.ts';
 import { getHubOSHooks } from './hooks.ts';
@@ -59,32 +59,49 @@ export class HubOS {
   #keys: readonly AcceptedKey[] | undefined;
   #originPolicy: OriginPolicy | undefined;
   readonly #instance: Instance;
+  readonly #unserve: () => void;
 
   constructor(options: HubOSOptions = {}) {
     this.options = options;
     this.name = options.name ?? 'hubos';
     this.version = options.version ?? hubosVersion();
-    const store = options.store ?? options.kernel?.store ?? new MemoryStore();
     const kernel = options.kernel;
-    this.#instance = kernel && !options.store ? kernel.instance : new Instance(store, 15_000);
-    this.runs = new RunEngine({
+    // With a kernel on the same store, its runs are the kernel's engine's; a store of its own (or no
+    // kernel) gives it an engine of its own on that store.
+    const shared = kernel !== undefined && (options.store === undefined || options.store === kernel.store);
+    const store = options.store ?? new MemoryStore();
+    this.#instance = shared ? kernel.instance : new Instance(store, 15_000);
+    this.runs = shared ? kernel.runs : this.#ownEngine(store);
+    this.#unserve = this.runs.serveAgents((name) => this.#agents.get(name));
+    // A2A tasks kept beside runs are pruned with them, at the engine's tick.
+    pruneBesideRuns(this);
+  }
+
+  // The engine of a HubOS whose runs are not its kernel's: what the kernel does for its own, done here.
+  #ownEngine(store: Store): RunEngine {
+    const kernel = this.options.kernel;
+    const warn = (message: string) => kernel?.logger.warn(message);
+    const engine = new RunEngine({
       store,
-      bus: options.bus ?? kernel?.bus ?? new LocalBus(),
+      bus: this.options.bus ?? kernel?.bus ?? new LocalBus(),
       instance: this.#instance,
-      resolveAgent: (name) => this.#agents.get(name),
-      onError: (message) => kernel?.logger.warn(message),
+      onError: warn,
       retention: kernel?.config.runs?.retention,
       eventsTtlMs: kernel?.config.runs?.eventsTtlMs,
     });
-    // The approvals an interrupted run was waiting for will never be acted on: they say so.
-    this.runs.onEnd((record) => {
-      if (record.status !== 'interrupted') return;
-      void this.approvals
-        ?.abandon(record.id, record.error?.message ?? 'the run was interrupted')
-        .catch((error: unknown) => kernel?.logger.warn(`run ${record.id}: ${String(error)}`));
+    // As the kernel's engine does: approvals an interrupted run waited for are abandoned, decided
+    // ones and idle sessions pruned at its tick.
+    tendBesideRuns(engine, {
+      approvals: () => this.approvals,
+      runsRetention: kernel?.config.runs?.retention,
+      sessions: kernel && {
+        store: kernel.store,
+        retention: kernel.config.sessions?.retention,
+        agents: () => kernel.listAgents().map((agent) => agent.id),
+      },
+      onError: warn,
     });
-    // Sessions, A2A tasks and approvals kept beside runs are pruned with them, at the engine's tick.
-    pruneBesideRuns(this);
+    return engine;
   }
 
   /** How many queued runs this instance runs at once (`server.maxConcurrentRuns`). */
@@ -325,8 +342,9 @@ export class HubOS {
       if (this.options.kernel)
         await getHubOSHooks.owned(this.options.kernel).beforeStop.promise({ reason, hubos: this });
       await this.runs.drain(this.options.shutdownTimeoutMs ?? 10_000);
+      this.#unserve();
       // Its runs have ended: the heartbeat goes, unless the kernel owns it (it stops it at close).
-      if (!this.options.kernel || this.options.store) await this.#instance.stop();
+      if (this.#instance !== this.options.kernel?.instance) await this.#instance.stop();
       const server = this.#server;
       if (server) {
         // Finished runs may still be writing their responses: close idle connections now, the rest shortly.

@@ -1,32 +1,20 @@
-import { PRUNE_BATCH, pacedBatches, pruneApprovals, pruneSessions } from '../../core/internal.ts';
+import type { RunEngine } from '../../core/index.ts';
+import { PRUNE_BATCH, pacedBatches } from '../../core/internal.ts';
 import type { HubOS } from './hubos.ts';
 import { pruneTasks } from './task-retention.ts';
 
+/** Engines whose A2A tasks are pruned already: two servers on one kernel's engine prune them once. */
+const pruning = new WeakSet<RunEngine>();
+
 /**
- * What is kept beside runs, pruned by the run engine's tick (on instances that work queued runs),
- * each a small batch at a time at the runs' pace: decided approvals older than `runs.retention`,
- * sessions idle longer than `sessions.retention`, A2A tasks over and idle longer than `a2a.retention`.
+ * A2A tasks kept beside runs (in the engine's store), pruned by the run engine's tick (on instances
+ * that work queued runs), a small batch at a time at the runs' pace: those over and idle longer
+ * than `a2a.retention`. Decided approvals and idle sessions are pruned by the engine itself
+ * (`tendBesideRuns`: the kernel's, or the one a HubOS on a store of its own builds).
  */
 export function pruneBesideRuns(hubos: HubOS): void {
-  const kernel = hubos.options.kernel;
-  const config = kernel?.config;
-  const runsRetention = config?.runs?.retention;
-  if (runsRetention?.maxAgeDays !== undefined)
-    hubos.runs.upkeep(
-      pacedBatches(async () => {
-        const table = await hubos.approvals?.table();
-        return table ? pruneApprovals(table, runsRetention, PRUNE_BATCH) : 0;
-      }, PRUNE_BATCH),
-    );
-  const sessions = config?.sessions?.retention;
-  if (kernel && sessions?.maxAgeDays !== undefined)
-    hubos.runs.upkeep(
-      pacedBatches(() => {
-        const agents = kernel.listAgents().map((agent) => agent.id);
-        return pruneSessions(kernel.store, sessions, agents, PRUNE_BATCH).then((sweep) => sweep.read);
-      }, PRUNE_BATCH),
-    );
-  const tasks = config?.a2a?.retention;
-  if (tasks?.maxAgeDays !== undefined)
-    hubos.runs.upkeep(pacedBatches(() => pruneTasks(hubos.runs.store, tasks, PRUNE_BATCH), PRUNE_BATCH));
+  const tasks = hubos.options.kernel?.config.a2a?.retention;
+  if (tasks?.maxAgeDays === undefined || pruning.has(hubos.runs)) return;
+  pruning.add(hubos.runs);
+  hubos.runs.upkeep(pacedBatches(() => pruneTasks(hubos.runs.store, tasks, PRUNE_BATCH), PRUNE_BATCH));
 }

@@ -2,6 +2,7 @@ import type { KernelView, Plugin } from '../../core/index.ts';
 import { getStarsHooks } from './hooks.ts';
 import { tapStarsRoutes } from './routes.ts';
 import { Stars } from './stars.ts';
+import { endOrphanedTeamRuns } from './team-run-takeover.ts';
 import { STARS_CONFIG_SCHEMA, type StarsConfig } from './types.ts';
 
 export { STARS_ERROR_CODES, type StarsErrorCode } from './errors.ts';
@@ -60,6 +61,8 @@ export default function stars(options: StarsConfig = {}): Plugin {
       const built = new Map<string, Stars>();
       kernel.provide('stars', built);
       kernel.hooks.ready.tapPromise('stars', async ({ config }) => {
+        // A team run orphaned by a dead instance ends interrupted, saying why.
+        endOrphanedTeamRuns(kernel.runs);
         const cosmos = kernel.service('cosmos');
         for (const [name, team] of Object.entries({ ...config.stars, ...options })) {
           const stars = new Stars(cosmos, name, {

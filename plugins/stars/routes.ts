@@ -1,16 +1,10 @@
 import { type Context, Hono } from 'hono';
-import { HubosError, type KernelView, type RunRecord } from '../../core/index.ts';
+import { HubosError, type KernelView, type RunEngine, type RunRecord } from '../../core/index.ts';
 import { didYouMean } from '../../core/internal.ts';
-import {
-  describeRoute,
-  getHubOSHooks,
-  type HubOS,
-  type HubOSEnv,
-  readBody,
-  sseResponse,
-} from '../hubos/server.ts';
+import { describeRoute, getHubOSHooks, type HubOSEnv, readBody, sseResponse } from '../hubos/server.ts';
 import { STARS_ERROR_CODES } from './errors.ts';
 import type { Stars } from './stars.ts';
+import { TEAM_RUN_PREFIX } from './team-run-takeover.ts';
 
 export const STARS_RUN_BODY = {
   type: 'object',
@@ -62,8 +56,8 @@ function requireAdmin(c: Context<HubOSEnv>, what: string): void {
  * the message board are admin keys' only (403 `STARS_ADMIN_ONLY`).
  */
 /** A recorded team run's events, as `stars.stream` gives them; a failed end is thrown, as it would be. */
-async function* followed(hubos: HubOS, runId: string, signal: AbortSignal): AsyncGenerator<unknown> {
-  for await (const entry of hubos.runs.follow(runId, 0, signal)) {
+async function* followed(runs: RunEngine, runId: string, signal: AbortSignal): AsyncGenerator<unknown> {
+  for await (const entry of runs.follow(runId, 0, signal)) {
     if (!('end' in entry)) yield entry.event;
     else if (entry.end.status === 'failed' || entry.end.status === 'interrupted') throw failure(entry.end);
   }
@@ -74,8 +68,11 @@ function failure(record: RunRecord): HubosError {
   return new HubosError(error.code, error.message);
 }
 
-/** The Stars routes; given the server, each team run is a recorded run (`GET /api/runs/:id`). */
-export function starsRoutes(teams: ReadonlyMap<string, Stars>, hubos?: HubOS): Hono<HubOSEnv> {
+/**
+ * The Stars routes; given the kernel's run engine, each team run is a recorded run (`GET /api/runs/:id`),
+ * ended `interrupted` if its instance dies (it does not resume: see `endOrphanedTeamRuns`).
+ */
+export function starsRoutes(teams: ReadonlyMap<string, Stars>, runs?: RunEngine): Hono<HubOSEnv> {
   const tags = ['stars'];
   const notFound = { 404: 'No such team or member' };
   const adminOnly = { 403: 'Not an admin key' };
@@ -107,7 +104,7 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>, hubos?: HubOS): H
         const signal = c.req.raw.signal;
         const principal = c.get('principal');
         const sse = (c.req.header('accept') ?? '').includes('text/event-stream');
-        if (!hubos) {
+        if (!runs) {
           if (sse) return sseResponse(c, stars.stream(task, { signal, principal: principal.id }));
           return c.json(await stars.run(task, { signal, principal: principal.id }));
         }
@@ -118,8 +115,9 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>, hubos?: HubOS): H
             `stars "${stars.name}" has no leader: join one with role "leader" first`,
           );
         // A recorded run like an agent's: readable, followable and cancellable by id from any instance.
-        const record = await hubos.runs.record(
-          { name: `stars:${stars.name}`, via: 'stars', principal, signal },
+        // `resumable`: the instance that finds it orphaned asks the resumer, which says why it does not.
+        const record = await runs.record(
+          { name: `${TEAM_RUN_PREFIX}${stars.name}`, via: 'stars', principal, signal, resumable: true },
           async (ctx) => {
             let result: unknown;
             for await (const event of stars.stream(task, { signal: ctx.signal, principal: principal.id })) {
@@ -129,8 +127,8 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>, hubos?: HubOS): H
             return result;
           },
         );
-        if (sse) return sseResponse(c, followed(hubos, record.id, signal));
-        const done = await hubos.runs.wait(record.id);
+        if (sse) return sseResponse(c, followed(runs, record.id, signal));
+        const done = await runs.wait(record.id);
         if (done?.status === 'failed' || done?.status === 'interrupted') throw failure(done);
         return c.json(done?.result);
       },
@@ -211,7 +209,7 @@ export function starsRoutes(teams: ReadonlyMap<string, Stars>, hubos?: HubOS): H
 
 /** Mounts the team routes on every HubOS built on this kernel, at `<api>/stars`. */
 export function tapStarsRoutes(kernel: KernelView, teams: ReadonlyMap<string, Stars>): void {
-  getHubOSHooks(kernel).routes.tap('stars', ({ api, mount, hubos }) =>
-    mount(`${api}/stars`, starsRoutes(teams, hubos)),
+  getHubOSHooks(kernel).routes.tap('stars', ({ api, mount }) =>
+    mount(`${api}/stars`, starsRoutes(teams, kernel.runs)),
   );
 }

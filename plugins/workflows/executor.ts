@@ -22,6 +22,11 @@ export interface ExecContext {
   principal?: string;
   input: unknown;
   recorder: StepKeeper;
+  /**
+   * In a run taken over or resumed: the tool calls whose approval an earlier instance stored
+   * (pending, or decided since). Their approval is waited for or acted on as stored, not asked anew.
+   */
+  askedBefore?: ReadonlySet<string>;
   /** Every step's latest output by id, as later steps read it. */
   outputs: Record<string, unknown>;
   emit(event: WorkflowEvent): void;
@@ -156,6 +161,7 @@ async function attemptLeaf(step: Leaf, ctx: ExecContext, scope: Scope, key: stri
         key,
         signal: controller.signal,
         attempt,
+        ...(ctx.askedBefore ? { askedBefore: ctx.askedBefore } : {}),
         emit: ctx.emit,
         addUsage: spend,
       });

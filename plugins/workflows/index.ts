@@ -12,7 +12,6 @@ import { Workflow } from './workflow.ts';
 
 export { checkDefinition, defineWorkflow } from './define.ts';
 export type { StepShape, WorkflowShape } from './describe.ts';
-export { workflowEngine } from './engine.ts';
 export { WORKFLOW_ERROR_CODES, type WorkflowErrorCode } from './errors.ts';
 export type { StepDeps, TeamLike } from './leaf-steps.ts';
 export { WORKFLOW_RESUME_BODY, WORKFLOW_RUN_BODY, workflowRoutes } from './routes.ts';
@@ -90,8 +89,8 @@ function teamFinder(kernel: KernelView): (name: string) => TeamLike {
 /**
  * The `workflows` plugin: owns the `workflows` config key (the options add to it), builds each
  * workflow once the kernel is ready (its agents exist) as the `workflows` service, and HubOS serves them
- * under `/api/workflows`. Their runs are runs of the kernel's run engine (HubOS's, or the kernel's
- * own without HubOS): see WorkflowServing.
+ * under `/api/workflows`. Their runs are runs of the kernel's run engine (`kernel.runs`): see
+ * WorkflowServing.
  */
 export default function workflows(options: WorkflowsConfig = []): Plugin {
   return {
@@ -121,15 +120,12 @@ export default function workflows(options: WorkflowsConfig = []): Plugin {
       kernel.hooks.ready.tapPromise({ name: 'workflows', stage: 100 }, async () => {
         await serving?.start();
       });
-      // After HubOS has drained its runs gracefully (stage 10): what still runs is cancelled and recorded.
+      // After HubOS has drained its runs gracefully (stage 10): what still runs is cancelled and
+      // recorded (the kernel then drains its engine).
       kernel.hooks.beforeClose.tapPromise({ name: 'workflows', stage: 10 }, async () => {
         await Promise.all([...byName.values()].map((workflow) => workflow.close()));
-        await serving
-          ?.stop()
-          .catch((error: unknown) => kernel.logger.warn(`stopping workflow runs: ${String(error)}`));
       });
-      // A HubOS built beside the kernel takes queued workflow runs too: it is told how to run them.
-      tapWorkflowRoutes(kernel, byName, (hubos) => serving?.adopt(hubos.runs));
+      tapWorkflowRoutes(kernel, byName);
     },
   };
 }

@@ -44,6 +44,8 @@ export interface LeafContext {
   key: string;
   signal: AbortSignal;
   attempt: number;
+  /** Calls whose stored approval is adopted rather than asked anew (see ExecContext). */
+  askedBefore?: ReadonlySet<string>;
   emit(event: WorkflowEvent): void;
   /** Where the step's token usage goes (kept across attempts, failed ones included). */
   addUsage(usage: Partial<Usage>): void;
@@ -152,6 +154,8 @@ function toolCall(ctx: LeafContext, tool: Tool, input: unknown): ToolCallContext
       via: 'workflow',
       input: '',
       signal: ctx.signal,
+      // A call an earlier instance asked about: its stored approval is the one to wait for.
+      ...(ctx.askedBefore ? { resumedCalls: ctx.askedBefore } : {}),
     },
     step: 0,
     call: { id: `${ctx.key}#${ctx.attempt}`, name: tool.name, input },

@@ -72,8 +72,10 @@ export function workflowRoutes(
   };
   /** The workflow a run id belongs to, with its record: 404 as well for a run the caller may not see. */
   const findRun = async (c: Context, runId: string) => {
-    // The run's record names its workflow (`workflow:<name>`): one read, whatever the number of workflows.
-    const record = await hubos.runs.get(runId, c.get('principal'));
+    // The run's record names its workflow (`workflow:<name>`): one read, whatever the number of
+    // workflows, from their engine (the kernel's, which is this HubOS's unless it has a store of its own).
+    const engine = workflows.values().next().value?.engine;
+    const record = await engine?.get(runId, c.get('principal'));
     const name = record?.agent.startsWith(WORKFLOW_PREFIX) ? record.agent.slice(WORKFLOW_PREFIX.length) : '';
     const workflow = workflows.get(name);
     const run = await workflow?.getRun(runId);
@@ -107,8 +109,8 @@ export function workflowRoutes(
           await write?.(event);
         }
       })();
-      // A run of this HubOS's engine is drained by it like any run; a HubOS built beside the
-      // kernel (whose runs are the kernel's own engine's) waits for it too at its shutdown.
+      // A run of this HubOS's engine is drained by it like any run; a HubOS with a store of its
+      // own (whose engine is not the kernel's) waits for it too at its shutdown.
       if (workflow.engine !== hubos.runs) hubos.runs.track(controller, done);
       return done;
     };
@@ -265,13 +267,8 @@ export function workflowRoutes(
 }
 
 /** Mounts the workflow routes on every HubOS built on this kernel, at `<api>/workflows`. */
-export function tapWorkflowRoutes(
-  kernel: KernelView,
-  workflows: ReadonlyMap<string, AnyWorkflow>,
-  adopt: (hubos: HubOS) => void = () => undefined,
-): void {
+export function tapWorkflowRoutes(kernel: KernelView, workflows: ReadonlyMap<string, AnyWorkflow>): void {
   getHubOSHooks(kernel).routes.tap('workflows', ({ api, hubos, mount }) => {
-    adopt(hubos);
     mount(`${api}/workflows`, workflowRoutes(workflows, hubos, `${api}/workflows`));
   });
 }

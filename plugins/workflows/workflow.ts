@@ -6,6 +6,7 @@ import {
   newRunId,
   type Policy,
   type Principal,
+  type RecordedRunOptions,
   type RunDriver,
   type RunEngine,
   type RunListener,
@@ -15,9 +16,9 @@ import {
 import { createAjv, createPolicy, describeErrors } from '../../core/internal.ts';
 import { checkDefinition } from './define.ts';
 import { describeWorkflow, type WorkflowShape } from './describe.ts';
-import { ensureHeartbeat, workflowEngine } from './engine.ts';
 import { WORKFLOW_ERROR_CODES } from './errors.ts';
 import { type ExecContext, rootScope, runSequence } from './executor.ts';
+import { ensureHeartbeat } from './heartbeat.ts';
 import { toJson } from './json.ts';
 import type { TeamLike } from './leaf-steps.ts';
 import { type RunHeader, WORKFLOW_PREFIX, workflowHeader, workflowRun } from './run-view.ts';
@@ -34,8 +35,6 @@ import type {
 export interface WorkflowDeps {
   /** The kernel whose agents, tools, permission policy and approvals the steps use. */
   kernel: KernelView;
-  /** The run engine whose runs its runs are (default: HubOS's, else the kernel's own: `workflowEngine`). */
-  engine?: () => RunEngine;
   /** Finds a Stars team for `stars` steps. */
   team?: (name: string) => TeamLike;
 }
@@ -93,11 +92,27 @@ export class Workflow<I = unknown> {
 
   /** The run engine whose runs its runs are. */
   get engine(): RunEngine {
-    return this.#deps.engine?.() ?? workflowEngine(this.#deps.kernel);
+    return this.#deps.kernel.runs;
   }
 
   get #engine(): RunEngine {
     return this.engine;
+  }
+
+  /** What the engine records of a run of this workflow, started here (`run`) or queued (`enqueue`). */
+  #runOptions(
+    runId: string,
+    data: unknown,
+    principal: WorkflowRunOptions['principal'],
+  ): Omit<RecordedRunOptions, 'signal' | 'listener' | 'run'> {
+    return {
+      id: runId,
+      name: this.#kind,
+      via: 'workflow',
+      principal: principalOf(principal),
+      input: JSON.stringify(data ?? null),
+      resumable: true,
+    };
   }
 
   /** The engine's name for this workflow's runs. */
@@ -129,16 +144,7 @@ export class Workflow<I = unknown> {
     return this.#launch(options.onEvent, (drive, listener) =>
       this.#engine
         .record(
-          {
-            id: runId,
-            name: this.#kind,
-            via: 'workflow',
-            principal: principalOf(options.principal),
-            input: JSON.stringify(data ?? null),
-            resumable: true,
-            signal: options.signal,
-            listener,
-          },
+          { ...this.#runOptions(runId, data, options.principal), signal: options.signal, listener },
           drive,
         )
         .catch((error: unknown) => {
@@ -192,14 +198,7 @@ export class Workflow<I = unknown> {
     const runId = options.runId ?? newRunId();
     const data = this.#checkInput(input, runId);
     const record = await this.#engine
-      .queue({
-        id: runId,
-        name: this.#kind,
-        via: 'workflow',
-        principal: principalOf(options.principal),
-        input: JSON.stringify(data ?? null),
-        resumable: true,
-      })
+      .queue(this.#runOptions(runId, data, options.principal))
       .catch((error: unknown) => {
         throw HubosError.is(error, 'RUN_EXISTS') ? taken(runId) : error;
       });
@@ -352,7 +351,8 @@ export class Workflow<I = unknown> {
         delete run.error;
         const keeper = new StepKeeper(table, engine.instanceId, run);
         const emit = (event: WorkflowEvent) => ctx.onEvent(event as unknown as AgentEvent);
-        const outcome = await this.#execute(keeper, signal, emit);
+        const asked = record.resumes ? await this.#askedBefore(runId) : undefined;
+        const outcome = await this.#execute(keeper, signal, emit, asked);
         done(outcome);
         emit({ type: 'workflow-finish', runId, result: outcome });
         // The engine records the end: a failure is thrown, a cancel returns with the signal aborted.
@@ -366,10 +366,22 @@ export class Workflow<I = unknown> {
     };
   }
 
+  /**
+   * The tool calls of a resumed run whose approval is stored and still stands: pending (its
+   * human may yet decide it, here) or decided since its instance died. One interrupted had its
+   * requests cancelled: those are asked anew.
+   */
+  async #askedBefore(runId: string): Promise<ReadonlySet<string>> {
+    const stored = await this.#deps.kernel.approvals.list(runId, { all: true });
+    const standing = stored.filter((approval) => ['pending', 'approved', 'denied'].includes(approval.status));
+    return new Set(standing.map((approval) => approval.callId));
+  }
+
   async #execute(
     keeper: StepKeeper,
     signal: AbortSignal,
     emit: (event: WorkflowEvent) => void,
+    askedBefore: ReadonlySet<string> | undefined,
   ): Promise<WorkflowRunResult> {
     const { runId, input, owner } = keeper.record;
     const ctx: ExecContext = {
@@ -391,6 +403,7 @@ export class Workflow<I = unknown> {
       ...(owner !== undefined ? { principal: owner } : {}),
       input,
       recorder: keeper,
+      ...(askedBefore ? { askedBefore } : {}),
       outputs: {},
       emit,
     };

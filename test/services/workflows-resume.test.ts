@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../core/index.ts';
-import { workflowEngine } from '../../plugins/workflows/index.ts';
 import { DATABASE_URL, uniqueName } from './env.ts';
 import { bootInstance } from './fixtures/workflows-ingest.ts';
 
@@ -80,7 +79,7 @@ describe('workflow runs on PostgreSQL when their instance stops', () => {
     // fetch once; transform twice (killed in it, then again); store once.
     expect(marksOf(first.marks)).toEqual(['fetch', 'transform', 'transform', 'store']);
     // Ended: nothing left queued or running in the runs table.
-    const table = await workflowEngine(kernel).table();
+    const table = await kernel.runs.table();
     expect(await table.activeElsewhere('nobody')).toEqual([]);
   });
 

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Bus, HubosError, type Kernel, LocalBus, SqliteStore } from '../../../core/index.ts';
-import { defineWorkflow, type WorkflowsOptions, workflowEngine } from '../../../plugins/workflows/index.ts';
+import { defineWorkflow, type WorkflowsOptions } from '../../../plugins/workflows/index.ts';
 import { tempDir } from '../../helpers/run.ts';
 import { sharedLocalBus } from '../cosmos/helpers.ts';
 import { bootWorkflows } from './helpers.ts';
@@ -82,7 +82,7 @@ const codeOf = (error: unknown) => (HubosError.is(error) ? error.code : String(e
 
 /** The runs still queued or running in the shared table (none is left behind by a run that ended). */
 async function unfinished(kernel: Kernel): Promise<string[]> {
-  const table = await workflowEngine(kernel).table();
+  const table = await kernel.runs.table();
   return (await table.activeElsewhere('nobody')).map((record) => record.id);
 }
 

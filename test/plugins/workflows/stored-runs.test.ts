@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../../core/index.ts';
-import { defineWorkflow, workflowEngine } from '../../../plugins/workflows/index.ts';
+import { defineWorkflow } from '../../../plugins/workflows/index.ts';
 import { tempDir } from '../../helpers/run.ts';
 import { bootWorkflows } from './helpers.ts';
 
@@ -96,7 +96,7 @@ describe('workflow runs stored as key/value records', () => {
     expect(ran.sort()).toEqual(['fetch', 'if', 'store', 'store', 'work', 'work']);
     for (const namespace of ['workflow-runs', 'workflow-steps', 'workflow-runs:active', 'workflow-leases'])
       expect(await store.list(namespace)).toEqual([]);
-    const table = await workflowEngine(kernel).table();
+    const table = await kernel.runs.table();
     expect((await table.list({ agent: 'workflow:job', limit: 10 })).map((r) => r.id).sort()).toEqual([
       'done',
       'half',
