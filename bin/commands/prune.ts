@@ -2,6 +2,7 @@ import {
   type IdleSweep,
   openApprovalTable,
   openRunTable,
+  openSessionTable,
   PRUNE_BATCH,
   pruneApprovals,
   pruneRuns,
@@ -29,12 +30,11 @@ export async function pruneCommand(
   const kernel = await loadKernel('prune', flags, io);
   try {
     if (flags.owner !== undefined) {
-      const agents = kernel.listAgents().map((agent) => agent.id);
-      const erased = await eraseOwner(kernel.store, flags.owner, agents);
+      const erased = await eraseOwner(kernel.store, flags.owner);
       io.stdout.write(
         flags.json
           ? `${JSON.stringify(erased, null, 2)}\n`
-          : `erased ${flags.owner}: ${erased.runs} run(s), ${erased.sessionMessages} session message(s), ${erased.approvals} approval(s), ${erased.tasks} A2A task(s)${erased.activeRuns ? `; ${erased.activeRuns} run(s) still going were left` : ''}\n`,
+          : `erased ${flags.owner}: ${erased.runs} run(s), ${erased.sessions} session(s) (${erased.sessionMessages} message(s)), ${erased.approvals} approval(s), ${erased.tasks} A2A task(s)${erased.activeRuns ? `; ${erased.activeRuns} run(s) still going were left` : ''}\n`,
       );
       return 0;
     }
@@ -70,9 +70,9 @@ export async function pruneCommand(
     const approvals = retention
       ? await drain(() => pruneApprovals(approvalTable, retention, PRUNE_BATCH))
       : 0;
-    const agents = kernel.listAgents().map((agent) => agent.id);
+    const sessionTable = await openSessionTable(kernel.store);
     const sessions = sessionPolicy
-      ? await sweepAll(() => pruneSessions(kernel.store, sessionPolicy, agents, PRUNE_BATCH))
+      ? await drain(() => pruneSessions(sessionTable, sessionPolicy, PRUNE_BATCH))
       : 0;
     const tasks = taskPolicy ? await sweepAll(() => pruneTasks(kernel.store, taskPolicy, PRUNE_BATCH)) : 0;
     const parts = [`pruned ${runs} ended run(s)`];

@@ -1,5 +1,6 @@
 import { approvalTable } from '../approvals/approval-schema.ts';
 import type { SqliteMigration } from '../db/sqlite-migrations.ts';
+import { sessionTables } from '../sessions/session-schema.ts';
 
 /**
  * The runs tables, the same in both dialects but for their types. Run ids are UUIDv7 (time first),
@@ -84,6 +85,8 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   // Approvals live beside the runs they belong to: a run deleted takes its approvals with it.
   { version: 3, name: 'create hubos_approvals', sql: approvalTable('sqlite') },
   { version: 4, name: 'add hubos_run_steps.detail', sql: stepDetail() },
+  // Sessions beside the runs: erasure and retention delete them by owner and by last activity.
+  { version: 5, name: 'create hubos_sessions and hubos_session_messages', sql: sessionTables('sqlite') },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
@@ -93,3 +96,5 @@ export const RUN_JOURNAL_POSTGRES_SQL = journalTable('postgres');
 /** The PostgreSQL store's migration that adds the approvals table. */
 export const APPROVALS_POSTGRES_SQL = approvalTable('postgres');
 export const RUN_STEP_DETAIL_POSTGRES_SQL = stepDetail();
+/** The PostgreSQL store's migration that adds the sessions tables. */
+export const SESSIONS_POSTGRES_SQL = sessionTables('postgres');

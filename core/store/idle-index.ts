@@ -1,4 +1,4 @@
-import { readEntries, type Store, writeAll } from './store.ts';
+import { readEntries, type Store } from './store.ts';
 
 /** The minute a touch is filed under: touches of one minute overwrite each other. */
 const BUCKET_MS = 60_000;
@@ -16,7 +16,7 @@ export interface IdleSweep {
 }
 
 /**
- * When each thing (a session, a task) was last active, as key/value entries kept in time order
+ * When each thing (an A2A task) was last active, as key/value entries kept in time order
  * (`<minute>/<id>`), so finding the idle ones reads the oldest entries only, a batch at a time,
  * never every thing kept. A thing active again is filed again under its new minute; its older
  * entries are left to the sweep, which asks when the thing was really last active.
@@ -58,20 +58,6 @@ export class IdleIndex {
     // Forget the oldest past a bound: a process serving many sessions keeps no unbounded map.
     if (this.#filed.size >= 10_000) this.#filed.delete(this.#filed.keys().next().value as string);
     this.#filed.set(id, minute);
-  }
-
-  /**
-   * Drops every entry of the things `match` names, whenever filed (an owner's erasure: the ids may
-   * name the owner). Reads the index's keys in one statement.
-   */
-  async forget(match: (id: string) => boolean): Promise<number> {
-    const keys = (await this.#store.list(this.#namespace)).filter((key) => match(key.slice(16)));
-    await writeAll(
-      this.#store,
-      keys.map((key) => ({ namespace: this.#namespace, key, value: undefined })),
-    );
-    this.#filed.clear();
-    return keys.length;
   }
 
   /**

@@ -1,4 +1,10 @@
-import { PRUNE_BATCH, pacedBatches, pruneApprovals, pruneSessions } from '../../core/internal.ts';
+import {
+  openSessionTable,
+  PRUNE_BATCH,
+  pacedBatches,
+  pruneApprovals,
+  pruneSessions,
+} from '../../core/internal.ts';
 import type { HubOS } from './hubos.ts';
 import { pruneTasks } from './task-retention.ts';
 
@@ -21,10 +27,11 @@ export function pruneBesideRuns(hubos: HubOS): void {
   const sessions = config?.sessions?.retention;
   if (kernel && sessions?.maxAgeDays !== undefined)
     hubos.runs.upkeep(
-      pacedBatches(() => {
-        const agents = kernel.listAgents().map((agent) => agent.id);
-        return pruneSessions(kernel.store, sessions, agents, PRUNE_BATCH).then((sweep) => sweep.read);
-      }, PRUNE_BATCH),
+      // Every agent's, by the sessions' last-active index: agents removed from the config too.
+      pacedBatches(
+        async () => pruneSessions(await openSessionTable(kernel.store), sessions, PRUNE_BATCH),
+        PRUNE_BATCH,
+      ),
     );
   const tasks = config?.a2a?.retention;
   if (tasks?.maxAgeDays !== undefined)
