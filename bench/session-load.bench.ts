@@ -1,10 +1,11 @@
 /**
- * A session's load before each run: `Sessions.load` of a short session (10 messages) and a long one
- * (400), on PostgreSQL (PostgresStore) and SQLite, in one statement (`Store.entries`) against the
- * way a store without `entries` reads it (list the keys, then one get per message). Counts the
- * store's round trips per load (each call is one statement) and times the loads; the ratios are
- * within this run. Also a 400-message session read with `historyLimit: 20`, which the store limits.
- * Skips when PostgreSQL is unreachable.
+ * A session's load before each run, from the sessions tables: `Sessions.load` of a short session
+ * (14 messages) and a long one (400), on PostgreSQL (PostgresStore) and SQLite, each one statement
+ * (a range of the messages' primary key). Counts PostgreSQL's round trips per load and times the
+ * loads; also the long session with `historyLimit: 20` (the database reads the last 20 only), and,
+ * for comparison, the same sessions read the way the release before the tables did (key/value
+ * entries, one `Store.entries` statement). Appends are timed too (one 4-message turn). The ratios
+ * are within this run. Skips when PostgreSQL is unreachable.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Sessions, type SessionsConfig } from '../core/agent/sessions.ts';
 import type { Message } from '../core/index.ts';
+import { openSessionTable } from '../core/runs/open-run-table.ts';
 import { PostgresStore } from '../core/store/postgres.ts';
 import { SqliteStore } from '../core/store/sqlite.ts';
 import type { Store } from '../core/store/store.ts';
@@ -33,54 +35,37 @@ function turn(n: number): Message[] {
   ];
 }
 
-/** The store's calls, counted: on these stores each is one statement, so one round trip on PostgreSQL. */
-function counted(store: Store, withEntries: boolean): { store: Store; calls: () => number } {
-  let calls = 0;
-  const count = <T>(call: () => T): T => {
-    calls++;
-    return call();
-  };
-  const view: Store = {
-    get: (namespace, key) => count(() => store.get(namespace, key)),
-    set: (namespace, key, value) => store.set(namespace, key, value),
-    delete: (namespace, key) => store.delete(namespace, key),
-    list: (namespace, prefix) => count(() => store.list(namespace, prefix)),
-    compareAndSet: (namespace, key, expected, next) => store.compareAndSet(namespace, key, expected, next),
-    close: async () => {},
-  };
-  const entries = store.entries?.bind(store);
-  if (withEntries && entries) view.entries = (...args) => count(() => entries(...args));
-  return { store: view, calls: () => calls };
-}
-
-interface Result {
-  /** Median wall time per load, ms. */
-  ms: number;
-  roundTrips: number;
-  messages: number;
-}
-
-/** Loads `sessionId` for about `ms`, after a warm-up; median time and the round trips of one load. */
-async function timeLoads(
-  store: Store,
-  withEntries: boolean,
-  sessionId: string,
-  config: SessionsConfig,
-  ms: number,
-) {
-  const view = counted(store, withEntries);
-  const sessions = new Sessions(view.store, config);
-  for (let i = 0; i < 5; i++) await sessions.load('bench', sessionId);
-  const before = view.calls();
-  const messages = (await sessions.load('bench', sessionId)).length;
-  const roundTrips = view.calls() - before;
+/** Median ms of `work`, run for about `ms` after a warm-up. */
+async function timed(work: () => Promise<unknown>, ms: number): Promise<number> {
+  for (let i = 0; i < 5; i++) await work();
   const times: number[] = [];
   for (const start = performance.now(); performance.now() - start < ms; ) {
     const t = performance.now();
-    await sessions.load('bench', sessionId);
+    await work();
     times.push(performance.now() - t);
   }
-  return { ms: median(times), roundTrips, messages } satisfies Result;
+  return median(times);
+}
+
+/** PostgreSQL's statements, counted: each `query` of the store is one round trip. */
+function countQueries(store: PostgresStore): () => number {
+  let calls = 0;
+  const query = store.query.bind(store);
+  store.query = ((sql: string, params: unknown[]) => {
+    calls++;
+    return query(sql, params);
+  }) as typeof store.query;
+  return () => calls;
+}
+
+/** A session as the release before the tables kept it: one key/value entry per message. */
+async function writeOld(store: Store, session: string, messages: readonly Message[]): Promise<void> {
+  for (const [n, message] of messages.entries())
+    await store.set(
+      'sessions:old',
+      `${session}/${String(n).padStart(15, '0')}-000000000000-0000abcd`,
+      message as never,
+    );
 }
 
 async function bench(): Promise<void> {
@@ -89,32 +74,49 @@ async function bench(): Promise<void> {
   const schema = uniqueName('hubos_bench_sessions');
   const sqlite = new SqliteStore(join(dir, 'hubos.db'));
   const postgres = await PostgresStore.open(DATABASE_URL, { schema, poolSize: 10 });
+  const queries = countQueries(postgres);
   try {
+    const long = Array.from({ length: 100 }, (_, n) => turn(n)).flat();
+    const short = [...turn(0), ...turn(1), ...turn(2), ...turn(3).slice(0, 2)];
     for (const store of [sqlite, postgres]) {
+      await openSessionTable(store);
       const writer = new Sessions(store);
       for (let n = 0; n < 100; n++) await writer.append('bench', 'long', turn(n));
       for (let n = 0; n < 3; n++) await writer.append('bench', 'short', turn(n));
       await writer.append('bench', 'short', turn(3).slice(0, 2));
+      // Written after the tables' first open, so these stay key/value entries to compare with.
+      await writeOld(store, 'long', long);
+      await writeOld(store, 'short', short);
     }
     const lines: string[] = [];
     for (const [name, store] of [
       ['PostgreSQL', postgres],
       ['SQLite', sqlite],
     ] as const) {
-      const short = await timeLoads(store, true, 'short', {}, MS);
-      const long = await timeLoads(store, true, 'long', {}, MS);
-      const limited = await timeLoads(store, true, 'long', { historyLimit: 20 }, MS);
-      const shortEach = await timeLoads(store, false, 'short', {}, MS);
-      const longEach = await timeLoads(store, false, 'long', {}, MS);
-      const ms = (r: Result) => `${r.ms.toFixed(2)} ms`;
-      const trips = (r: Result) => `${r.roundTrips} round trip${r.roundTrips === 1 ? '' : 's'}`;
+      const load = async (session: string, config: SessionsConfig) => {
+        const sessions = new Sessions(store, config);
+        const before = queries();
+        const messages = (await sessions.load('bench', session)).length;
+        const trips = queries() - before;
+        if (name === 'PostgreSQL' && trips !== 1) throw new Error(`a load took ${trips} round trips, not 1`);
+        return { messages, ms: await timed(() => sessions.load('bench', session), MS) };
+      };
+      const old = async (session: string) =>
+        timed(() => store.entries!('sessions:old', `${session}/`, { delimiter: '/' }), MS);
+      const s = await load('short', {});
+      const l = await load('long', {});
+      const limited = await load('long', { historyLimit: 20 });
+      const [oldShort, oldLong] = [await old('short'), await old('long')];
+      const writer = new Sessions(store);
+      let n = 0;
+      const append = await timed(() => writer.append('bench', `appends-${name}`, turn(n++)), MS);
+      const ms = (value: number) => `${value.toFixed(2)} ms`;
       lines.push(
-        `  ${name}, one statement: ${short.messages} messages ${ms(short)} (${trips(short)}), ${long.messages} messages ${ms(long)} (${trips(long)}): ${(long.ms / short.ms).toFixed(1)}x for ${(long.messages / short.messages).toFixed(1)}x the messages`,
-        `  ${name}, list then get each: ${shortEach.messages} messages ${ms(shortEach)} (${trips(shortEach)}), ${longEach.messages} messages ${ms(longEach)} (${trips(longEach)}); one statement is ${(longEach.ms / long.ms).toFixed(1)}x faster on the long session`,
-        `  ${name}, the long session with historyLimit 20: ${limited.messages} messages ${ms(limited)} (${trips(limited)}), ${(limited.ms / long.ms).toFixed(2)}x the whole session`,
+        `  ${name}, table, one statement: ${s.messages} messages ${ms(s.ms)}, ${l.messages} messages ${ms(l.ms)}: ${(l.ms / s.ms).toFixed(1)}x for ${(l.messages / s.messages).toFixed(1)}x the messages`,
+        `  ${name}, the long session with historyLimit 20: ${limited.messages} messages ${ms(limited.ms)}, ${(limited.ms / l.ms).toFixed(2)}x the whole session`,
+        `  ${name}, as key/value entries before the table (Store.entries): ${ms(oldShort)} short, ${ms(oldLong)} long (table/entries ${(l.ms / oldLong).toFixed(2)}x on the long one)`,
+        `  ${name}, append of a 4-message turn: ${ms(append)}`,
       );
-      for (const r of [short, long, limited])
-        if (r.roundTrips !== 1) throw new Error(`${name}: a load took ${r.roundTrips} round trips, not 1`);
     }
     console.log(
       `Session load (median of ${MS / 1000} s of loads each; caveat: ${CAVEAT}):\n${lines.join('\n')}`,

@@ -173,7 +173,15 @@ export {
   type PluginOptionsOf,
   type PluginOptionsSchema,
 } from './plugin.ts';
-export { ANONYMOUS, canSee, keyPrincipal, LOCAL, type Principal, sessionKey } from './principal.ts';
+export {
+  ANONYMOUS,
+  canSee,
+  keyPrincipal,
+  LOCAL,
+  type Principal,
+  sessionKey,
+  sessionOwner,
+} from './principal.ts';
 export type { Prompt, PromptArgument, PromptContext, PromptMessage, PromptResult } from './prompts/prompt.ts';
 export { PromptRegistry } from './prompts/registry.ts';
 export type {
@@ -226,6 +234,7 @@ export type { JournalEntry, RunClaim, RunQuery, RunStep, RunTable } from './runs
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';
+export type { SessionInfo } from './sessions/session-table.ts';
 export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema.ts';
 export {
   collection,

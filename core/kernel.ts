@@ -309,7 +309,6 @@ export class Kernel {
       sessions: {
         store,
         retention: this.#config.sessions?.retention,
-        agents: () => [...this.#agents.keys()],
       },
       onError: warn,
     });

@@ -47,3 +47,15 @@ export function canSee(principal: Principal, owner: string | undefined): boolean
 export function sessionKey(owner: string, sessionId: string): string {
   return owner === 'local' ? sessionId : `${owner}~${sessionId}`;
 }
+
+/**
+ * Whose a stored session is, told by its id as `sessionKey` made it: `<owner>~<id>` is the
+ * owner's, a plain id the keyless caller's (`local`). For sessions whose principal is not known
+ * (those kept before the sessions table, or appended without one).
+ */
+export function sessionOwner(storedId: string): string {
+  // Owner ids hold no `/`; an id given in code may go on with `/…` (session "a/b" is a's owner's).
+  const head = storedId.includes('/') ? storedId.slice(0, storedId.indexOf('/')) : storedId;
+  const cut = head.lastIndexOf('~');
+  return cut > 0 ? head.slice(0, cut) : 'local';
+}

@@ -1,7 +1,7 @@
 import {
-  type IdleSweep,
   openApprovalTable,
   openRunTable,
+  openSessionTable,
   PRUNE_BATCH,
   pruneApprovals,
   pruneRuns,
@@ -29,12 +29,11 @@ export async function pruneCommand(
   const kernel = await loadKernel('prune', flags, io);
   try {
     if (flags.owner !== undefined) {
-      const agents = kernel.listAgents().map((agent) => agent.id);
-      const erased = await eraseOwner(kernel.store, flags.owner, agents);
+      const erased = await eraseOwner(kernel.store, flags.owner);
       io.stdout.write(
         flags.json
           ? `${JSON.stringify(erased, null, 2)}\n`
-          : `erased ${flags.owner}: ${erased.runs} run(s), ${erased.sessionMessages} session message(s), ${erased.approvals} approval(s), ${erased.tasks} A2A task(s)${erased.activeRuns ? `; ${erased.activeRuns} run(s) still going were left` : ''}\n`,
+          : `erased ${flags.owner}: ${erased.runs} run(s), ${erased.sessions} session(s) (${erased.sessionMessages} message(s)), ${erased.approvals} approval(s), ${erased.tasks} A2A task(s)${erased.activeRuns ? `; ${erased.activeRuns} run(s) still going were left` : ''}\n`,
       );
       return 0;
     }
@@ -54,25 +53,15 @@ export async function pruneCommand(
       for (let n = PRUNE_BATCH; n >= PRUNE_BATCH; total += n) n = await batch();
       return total;
     };
-    // Sweeps go on while they read a full batch of their index; they count what they deleted.
-    const sweepAll = async (sweep: () => Promise<IdleSweep>) => {
-      let removed = 0;
-      for (let read = PRUNE_BATCH; read >= PRUNE_BATCH; ) {
-        const done = await sweep();
-        removed += done.removed;
-        read = done.read;
-      }
-      return removed;
-    };
     const table = await openRunTable(kernel.store);
     const runs = retention ? await drain(() => pruneRuns(table, retention)) : 0;
     const approvalTable = await openApprovalTable(kernel.store);
     const approvals = retention
       ? await drain(() => pruneApprovals(approvalTable, retention, PRUNE_BATCH))
       : 0;
-    const agents = kernel.listAgents().map((agent) => agent.id);
+    const sessionTable = await openSessionTable(kernel.store);
     const sessions = sessionPolicy
-      ? await sweepAll(() => pruneSessions(kernel.store, sessionPolicy, agents, PRUNE_BATCH))
+      ? await drain(() => pruneSessions(sessionTable, sessionPolicy, PRUNE_BATCH))
       : 0;
     const tasks = taskPolicy ? await drain(() => pruneTasks(kernel.store, taskPolicy, PRUNE_BATCH)) : 0;
     const parts = [`pruned ${runs} ended run(s)`];

@@ -276,7 +276,7 @@ export class Agent implements AgentHandle {
     let kept = resume ? added.length : 0;
     const persist = async () => {
       if (options.sessionId !== undefined && added.length > persisted)
-        await sessions.append(this.id, options.sessionId, added.slice(persisted));
+        await sessions.append(this.id, options.sessionId, added.slice(persisted), options.principal);
       persisted = added.length;
     };
     const checkpoint = async (step: number, inStep: readonly Message[]) => {

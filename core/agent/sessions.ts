@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { collection } from '../store/collection.ts';
+import { sessionOwner } from '../principal.ts';
+import { openSessionTable } from '../runs/open-run-table.ts';
+import type { SessionInfo } from '../sessions/session-table.ts';
 import type { Store } from '../store/store.ts';
 import type { Message } from './messages.ts';
-import { SESSION_RETENTION_SCHEMA, type SessionRetention, sessionActivity } from './session-retention.ts';
+import { SESSION_RETENTION_SCHEMA, type SessionRetention } from './session-retention.ts';
 
 export interface SessionsConfig {
   /** Keep conversations in the store (default true). */
@@ -24,9 +25,9 @@ export const SESSIONS_CONFIG_SCHEMA = {
 } as const;
 
 /**
- * Conversation history per agent and session id: one store entry per message, keyed in order,
- * so each completed step is appended as it finishes and a crash loses none of them. Each session
- * is also filed by the minute it was last written (`hubos:sessions:activity`), for retention.
+ * Conversation history per agent and session id, in the store's sessions tables (beside its runs):
+ * each completed step is appended as it finishes, so a crash loses none of them, and a load is one
+ * query. Each session has an owner, the principal it is for, by which erasure deletes it.
  */
 export class Sessions {
   readonly #store: Store;
@@ -39,43 +40,32 @@ export class Sessions {
 
   async load(agent: string, sessionId: string): Promise<Message[]> {
     if (this.#config.persist === false) return [];
-    const { historyLimit } = this.#config;
-    // One statement: only this session's keys (the delimiter keeps session "a" from reading those
-    // of session "a/b"), and with a historyLimit only the last ones, counted by the store.
-    const entries = await this.#messages(agent).entries(`${sessionId}/`, {
-      delimiter: '/',
-      ...(historyLimit !== undefined ? { limit: historyLimit, fromEnd: true } : {}),
-    });
-    return trimToTurnStart(entries.map((entry) => entry.value));
+    const table = await openSessionTable(this.#store);
+    // With a historyLimit only the last ones are read, counted by the database.
+    return trimToTurnStart(await table.load(agent, sessionId, this.#config.historyLimit));
   }
 
-  async append(agent: string, sessionId: string, messages: readonly Message[]): Promise<void> {
+  /**
+   * Appends to the session, made if it is new. `owner` is the principal it is for; without one it
+   * is told by the id (`sessionKey` makes `<owner>~<id>`; a plain id is the keyless caller's).
+   */
+  async append(
+    agent: string,
+    sessionId: string,
+    messages: readonly Message[],
+    owner?: string,
+  ): Promise<void> {
     if (this.#config.persist === false || messages.length === 0) return;
-    const stored = this.#messages(agent);
-    for (const message of messages) await stored.set(`${sessionId}/${nextKey()}`, message);
-    // Filed by when it was last written, so retention finds idle sessions without reading them all.
-    await sessionActivity(this.#store).touch(`${agent}/${sessionId}`);
+    const table = await openSessionTable(this.#store);
+    await table.append(agent, sessionId, owner ?? sessionOwner(sessionId), messages);
   }
 
-  #messages(agent: string) {
-    return collection<Message>(this.#store, namespace(agent));
+  /** The sessions `owner` has (with one agent, or with any), by agent then id: at most `limit`. */
+  async listOwned(owner: string, options: { agent?: string; limit?: number } = {}): Promise<SessionInfo[]> {
+    if (this.#config.persist === false) return [];
+    const table = await openSessionTable(this.#store);
+    return table.listOwned(owner, options.limit ?? 100, options.agent);
   }
-}
-
-// Keys sort in append order and are made without reading the store, so concurrent appends to one
-// session (two runs, or two processes on one SQLite file) never overwrite each other: a time kept
-// monotonic in this process, then a counter, then a tag unique to the process.
-let lastTime = 0;
-let counter = 0;
-const processTag = randomBytes(4).toString('hex');
-
-function nextKey(): string {
-  lastTime = Math.max(lastTime, Date.now());
-  return `${String(lastTime).padStart(15, '0')}-${String(counter++).padStart(12, '0')}-${processTag}`;
-}
-
-function namespace(agent: string): string {
-  return `sessions:${agent}`;
 }
 
 // A history cut by `historyLimit` must not start with tool results whose call was cut away.

@@ -2,6 +2,7 @@ import type { Approvals } from '../agent/approvals.ts';
 import { pruneSessions, type SessionRetention } from '../agent/session-retention.ts';
 import { pruneApprovals } from '../approvals/approval-retention.ts';
 import type { Store } from '../store/store.ts';
+import { openSessionTable } from './open-run-table.ts';
 import { pacedBatches } from './paced-batches.ts';
 import type { RunEngine } from './run-engine.ts';
 import { PRUNE_BATCH, type RunRetention } from './run-retention.ts';
@@ -15,8 +16,8 @@ export interface BesideRuns {
   approvals: () => Approvals | undefined;
   /** `runs.retention`: decided approvals older than it go. */
   runsRetention?: RunRetention | undefined;
-  /** `sessions.retention` with the sessions' store and the agents whose sessions are filed there. */
-  sessions?: { store: Store; retention: SessionRetention | undefined; agents: () => string[] } | undefined;
+  /** `sessions.retention` with the sessions' store (every agent's sessions, by their last activity). */
+  sessions?: { store: Store; retention: SessionRetention | undefined } | undefined;
   onError?: (message: string) => void;
 }
 
@@ -48,10 +49,7 @@ export function tendBesideRuns(engine: RunEngine, beside: BesideRuns): void {
   if (sessions && sessionsRetention?.maxAgeDays !== undefined)
     engine.upkeep(
       pacedBatches(
-        () =>
-          pruneSessions(sessions.store, sessionsRetention, sessions.agents(), PRUNE_BATCH).then(
-            (sweep) => sweep.read,
-          ),
+        async () => pruneSessions(await openSessionTable(sessions.store), sessionsRetention, PRUNE_BATCH),
         PRUNE_BATCH,
       ),
     );

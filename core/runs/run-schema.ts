@@ -1,6 +1,7 @@
 import { approvalTable } from '../approvals/approval-schema.ts';
 import type { SqliteMigration } from '../db/sqlite-migrations.ts';
 import { recordsTable } from '../records/record-schema.ts';
+import { sessionTables } from '../sessions/session-schema.ts';
 
 /**
  * The runs tables, the same in both dialects but for their types. Run ids are UUIDv7 (time first),
@@ -85,6 +86,8 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   // Approvals live beside the runs they belong to: a run deleted takes its approvals with it.
   { version: 3, name: 'create hubos_approvals', sql: approvalTable('sqlite') },
   { version: 4, name: 'add hubos_run_steps.detail', sql: stepDetail() },
+  // Sessions beside the runs: erasure and retention delete them by owner and by last activity.
+  { version: 5, name: 'create hubos_sessions and hubos_session_messages', sql: sessionTables('sqlite') },
   // Plugins' typed records, in the store's file: see core/records.
   { version: 6, name: 'create hubos_records', sql: recordsTable('sqlite') },
 ];
@@ -96,3 +99,5 @@ export const RUN_JOURNAL_POSTGRES_SQL = journalTable('postgres');
 /** The PostgreSQL store's migration that adds the approvals table. */
 export const APPROVALS_POSTGRES_SQL = approvalTable('postgres');
 export const RUN_STEP_DETAIL_POSTGRES_SQL = stepDetail();
+/** The PostgreSQL store's migration that adds the sessions tables. */
+export const SESSIONS_POSTGRES_SQL = sessionTables('postgres');

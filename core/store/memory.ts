@@ -30,6 +30,12 @@ export class MemoryStore implements Store {
     return keys.filter((key) => key.startsWith(prefix)).sort();
   }
 
+  async namespaces(prefix = ''): Promise<string[]> {
+    return [...this.#data]
+      .filter(([name, space]) => space.size > 0 && name.startsWith(prefix))
+      .map(([name]) => name);
+  }
+
   async entries(namespace: string, prefix = '', options: EntriesOptions = {}): Promise<StoreEntry[]> {
     checkEntriesOptions(options);
     const space = this.#data.get(namespace);

@@ -4,6 +4,7 @@ import {
   RUN_JOURNAL_POSTGRES_SQL,
   RUN_STEP_DETAIL_POSTGRES_SQL,
   RUNS_POSTGRES_SQL,
+  SESSIONS_POSTGRES_SQL,
 } from '../runs/run-schema.ts';
 
 /** One step of the PostgreSQL schema. Applied once each, in order, and recorded in `hubos_migrations`. */
@@ -34,5 +35,10 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 3, name: 'create hubos_run_journal', sql: RUN_JOURNAL_POSTGRES_SQL },
   { version: 4, name: 'create hubos_approvals', sql: APPROVALS_POSTGRES_SQL },
   { version: 5, name: 'add hubos_run_steps.detail', sql: RUN_STEP_DETAIL_POSTGRES_SQL },
+  {
+    version: 6,
+    name: 'create hubos_sessions and hubos_session_messages',
+    sql: SESSIONS_POSTGRES_SQL,
+  },
   { version: 7, name: 'create hubos_records', sql: RECORDS_POSTGRES_SQL },
 ];

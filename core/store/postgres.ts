@@ -133,6 +133,21 @@ export class PostgresStore implements Store {
     return result.rows.map((row) => row.key);
   }
 
+  // A walk of the primary key from one namespace to the next (an index probe each), not a read
+  // of every key: there are few namespaces and many keys. Filtered here, whatever the collation.
+  async namespaces(prefix = ''): Promise<string[]> {
+    const result = await this.#query<{ namespace: string }>(
+      `WITH RECURSIVE found(namespace) AS (
+         SELECT min(namespace) FROM ${this.#table}
+         UNION ALL
+         SELECT (SELECT min(namespace) FROM ${this.#table} WHERE namespace > found.namespace)
+         FROM found WHERE found.namespace IS NOT NULL)
+       SELECT namespace FROM found WHERE namespace IS NOT NULL AND starts_with(namespace, $1)`,
+      [prefix],
+    );
+    return result.rows.map((row) => row.namespace);
+  }
+
   // One statement: the delimiter ($3, '' for none) and the limit ($4, NULL for none) are applied by
   // PostgreSQL, so a long prefix costs one round trip. `fromEnd` walks the key index backwards.
   async entries(namespace: string, prefix = '', options: EntriesOptions = {}): Promise<StoreEntry[]> {

@@ -155,6 +155,19 @@ export class SqliteStore implements Store {
     return rows.map((row) => row.key);
   }
 
+  async namespaces(prefix = ''): Promise<string[]> {
+    this.#flush();
+    // A range of the primary key: only the keys of the namespaces asked for are read.
+    const rows = this.#run(() =>
+      this.#db
+        .prepare(
+          'SELECT DISTINCT namespace FROM kv WHERE namespace >= ? AND namespace < ? || char(1114111) AND substr(namespace, 1, length(?)) = ?',
+        )
+        .all(prefix, prefix, prefix, prefix),
+    ) as { namespace: string }[];
+    return rows.map((row) => row.namespace);
+  }
+
   async entries(namespace: string, prefix = '', options: EntriesOptions = {}): Promise<StoreEntry[]> {
     checkEntriesOptions(options);
     this.#flush();

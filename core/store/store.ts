@@ -44,6 +44,12 @@ export interface Store {
    */
   entries?(namespace: string, prefix?: string, options?: EntriesOptions): Promise<StoreEntry[]>;
   /**
+   * The namespaces holding at least one key, those starting with `prefix` only, in any order.
+   * Optional for a store of one's own: what is kept under namespaces named by data (the sessions
+   * of agents since removed from the config) is then only found by name.
+   */
+  namespaces?(prefix?: string): Promise<string[]>;
+  /**
    * Writes `next` only if the key still holds `expected` (`undefined`: only if it is absent), in
    * one atomic step across every process sharing the store; true when it wrote. `expected` is
    * compared as JSON text, so pass the value as `get` returned it. Leases and claims build on it.

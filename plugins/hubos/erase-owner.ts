@@ -1,11 +1,12 @@
 import type { Store } from '../../core/index.ts';
-import { eraseRunsOf, openApprovalTable, openRunTable, sessionActivity } from '../../core/internal.ts';
+import { eraseRunsOf, openApprovalTable, openRunTable, openSessionTable } from '../../core/internal.ts';
 import { taskTables } from './a2a-task-records.ts';
 
 /** What an erasure removed: counts of each kind of record. */
 export interface Erased {
   owner: string;
   runs: number;
+  sessions: number;
   sessionMessages: number;
   approvals: number;
   tasks: number;
@@ -14,12 +15,12 @@ export interface Erased {
 }
 
 /**
- * Removes everything `owner` has in the store: its ended runs and their steps, its sessions' messages
- * (of every agent named), its approvals and its A2A tasks. Runs still going are left and counted.
- * Runs, approvals and tasks are rows of their tables, deleted a batch at a time by their owner
- * index; sessions are key/value entries, each namespace read in one statement.
+ * Removes everything `owner` has in the store: its ended runs and their steps, its sessions with
+ * their messages (of every agent, named in the config or not), its approvals and its A2A tasks.
+ * Runs still going are left and counted. All are rows of their tables, deleted a batch at a time
+ * by their owner index.
  */
-export async function eraseOwner(store: Store, owner: string, agents: readonly string[]): Promise<Erased> {
+export async function eraseOwner(store: Store, owner: string): Promise<Erased> {
   // Approvals first: a run erased would take its own with it, uncounted. An approval asked for
   // nobody ('') was the keyless server's, whose one caller is `local`.
   const approvalTable = await openApprovalTable(store);
@@ -31,21 +32,16 @@ export async function eraseOwner(store: Store, owner: string, agents: readonly s
   const activeRuns =
     (await table.list({ owner, status: 'running', limit: 200 })).length +
     (await table.list({ owner, status: 'queued', limit: 200 })).length;
+  // The keyless caller's sessions (plain ids) are owned by `local`, as every key's are by its id.
+  const sessionTable = await openSessionTable(store);
+  let sessions = 0;
   let sessionMessages = 0;
-  for (const agent of agents) {
-    const namespace = `sessions:${agent}`;
-    // The keyless server's one caller keeps plain session ids; every key's are `<owner>~<id>`.
-    const keys =
-      owner === 'local'
-        ? (await store.list(namespace)).filter((key) => !key.slice(0, key.indexOf('/')).includes('~'))
-        : await store.list(namespace, `${owner}~`);
-    for (const key of keys) if (await store.delete(namespace, key)) sessionMessages++;
+  for (let batch = ERASE_BATCH; batch === ERASE_BATCH; ) {
+    const deleted = await sessionTable.deleteOwned(owner, ERASE_BATCH);
+    batch = deleted.sessions;
+    sessions += deleted.sessions;
+    sessionMessages += deleted.messages;
   }
-  // The activity index names sessions by their key, which names the owner: those entries go too.
-  await sessionActivity(store).forget((id) => {
-    const session = id.slice(id.indexOf('/') + 1);
-    return owner === 'local' ? !session.includes('~') : session.startsWith(`${owner}~`);
-  });
   // Tasks by the owner index, each with its link to its run.
   const taskTable = await taskTables(store);
   let tasks = 0;
@@ -54,7 +50,7 @@ export async function eraseOwner(store: Store, owner: string, agents: readonly s
     await taskTable.runs.deleteKeys(keys);
     batch = keys.length;
   }
-  return { owner, runs, sessionMessages, approvals, tasks, activeRuns };
+  return { owner, runs, sessions, sessionMessages, approvals, tasks, activeRuns };
 }
 
 const ERASE_BATCH = 500;

@@ -97,7 +97,6 @@ export class HubOS {
       sessions: kernel && {
         store: kernel.store,
         retention: kernel.config.sessions?.retention,
-        agents: () => kernel.listAgents().map((agent) => agent.id),
       },
       onError: warn,
     });

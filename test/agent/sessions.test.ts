@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type Kernel, MemoryStore, type Message, type ModelRequest } from '../../core/index.ts';
+import { openSessionTable } from '../../core/runs/open-run-table.ts';
 import { bootKernel } from '../../testing/index.ts';
 import { bootAgent, makeTool } from './helpers.ts';
 
@@ -63,17 +64,16 @@ describe('sessions', () => {
     expect(result.sessionId).toBeUndefined();
     await agent.run('second');
     expect(model.requests[1]!.messages).toEqual([user('second')]);
-    expect(await kernel.store.list('sessions:assistant')).toEqual([]);
+    expect(await kernel.sessions.listOwned('local')).toEqual([]);
   });
 
-  it('stores one entry per message in the store, in order', async () => {
+  it("stores each message in the sessions table, in order, as the keyless caller's", async () => {
     const { kernel, agent } = await setup({
       tools: [makeTool('look', () => 'seen')],
       script: [{ toolCalls: [{ id: 'c1', name: 'look' }] }, 'done'],
     });
     await agent.run('look around', { sessionId: 's' });
-    const keys = await kernel.store.list('sessions:assistant', 's/');
-    const stored = await Promise.all(keys.map((key) => kernel.store.get('sessions:assistant', key)));
+    const stored = await (await openSessionTable(kernel.store)).load('assistant', 's');
     expect(stored).toEqual([
       user('look around'),
       { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'look', input: {} }] },
@@ -81,6 +81,16 @@ describe('sessions', () => {
       assistant('done'),
     ]);
     expect(await kernel.sessions.load('assistant', 's')).toEqual(stored);
+    expect(await kernel.sessions.listOwned('local')).toMatchObject([
+      { agent: 'assistant', sessionId: 's', messageCount: 4 },
+    ]);
+  });
+
+  it("keeps a run's session as its principal's", async () => {
+    const { kernel, agent } = await setup({ script: ['hi'] });
+    await agent.run('hello', { sessionId: 'named', principal: 'key:abc' });
+    expect((await kernel.sessions.listOwned('key:abc')).map((s) => s.sessionId)).toEqual(['named']);
+    expect(await kernel.sessions.listOwned('local')).toEqual([]);
   });
 
   it('loses no message when two runs of one session run at once', async () => {
@@ -129,7 +139,7 @@ describe('sessions', () => {
     await agent.run('first', { sessionId: 's' });
     await agent.run('second', { sessionId: 's' });
     expect(model.requests[1]!.messages).toEqual([user('second')]);
-    expect(await store.list('sessions:assistant')).toEqual([]);
+    expect(await (await openSessionTable(store)).load('assistant', 's')).toEqual([]);
   });
 
   it('keeps the completed steps of a run that fails', async () => {

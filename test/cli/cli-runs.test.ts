@@ -95,4 +95,20 @@ describe('hubos runs', () => {
     expect(erased).toMatchObject({ owner: 'local', runs: 1, activeRuns: 0 });
     expect((await hubos(['runs', 'list'], dir, OFFLINE)).stdout).toBe('no runs\n');
   }, 60_000);
+
+  it('hubos prune --owner erases the sessions of an agent no longer in the config', async () => {
+    const dir = await tempDir('hubos-prune-owner-');
+    await writeFiles(dir, { 'agent.config.ts': CONFIG });
+    const ran = await hubos(['run', 'other', 'remember me', '--session', 's1'], dir, OFFLINE);
+    expect(ran.code, ran.stderr).toBe(0);
+    // The agent leaves the config; its session stays in the store until erased.
+    await writeFiles(dir, {
+      'agent.config.ts': CONFIG.replace(", other: { description: 'another' }", ''),
+    });
+    const erased = JSON.parse((await hubos(['prune', '--owner', 'local', '--json'], dir, OFFLINE)).stdout);
+    expect(erased).toMatchObject({ owner: 'local', sessions: 1 });
+    expect(erased.sessionMessages).toBeGreaterThanOrEqual(2);
+    const again = JSON.parse((await hubos(['prune', '--owner', 'local', '--json'], dir, OFFLINE)).stdout);
+    expect(again).toMatchObject({ sessions: 0, sessionMessages: 0 });
+  }, 60_000);
 });

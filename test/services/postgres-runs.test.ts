@@ -2,8 +2,9 @@
 // a schema written by the key/value-only release (runs as JSON records) moved into the tables.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRunTable } from '../../core/runs/open-run-table.ts';
+import { openRunTable, openSessionTable } from '../../core/runs/open-run-table.ts';
 import { PostgresStore } from '../../core/store/postgres.ts';
+import { POSTGRES_MIGRATIONS } from '../../core/store/postgres-migrations.ts';
 import { runAt, runTableContract } from '../store/run-table-contract.ts';
 import { DATABASE_URL, uniqueName } from './env.ts';
 
@@ -98,8 +99,12 @@ describe('PostgreSQL runs table', () => {
     expect(await a.list('hubos:runs')).toEqual([]);
     expect(await a.list('hubos:runs:active')).toEqual([]);
     expect(await a.list('hubos:runs:queued')).toEqual([]);
-    expect(await a.get('sessions:helper', 's/1')).toEqual({ role: 'user', content: 'kept' });
+    // The session moved to its table too.
+    expect(await a.get('sessions:helper', 's/1')).toBeUndefined();
+    expect(await (await openSessionTable(b)).load('helper', 's')).toEqual([
+      { role: 'user', content: 'kept' },
+    ]);
     const versions = await admin.query(`SELECT version FROM "${schema}".hubos_migrations ORDER BY version`);
-    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 7]);
+    expect(versions.rows.map((row) => row.version)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
   });
 });

@@ -10,7 +10,6 @@ import { POSTGRES_MIGRATIONS } from '../../core/store/postgres-migrations.ts';
 import { SqliteStore } from '../../core/store/sqlite.ts';
 import { expectHubosRejection } from '../core/helpers.ts';
 import { storeContract } from '../store/contract.ts';
-import { sessionsContract } from '../store/sessions-contract.ts';
 import { DATABASE_URL, uniqueName } from './env.ts';
 
 // Every schema this file makes starts with `base` and is dropped at the end.
@@ -46,7 +45,6 @@ afterAll(async () => {
 });
 
 storeContract('PostgresStore', () => PostgresStore.open(DATABASE_URL, { schema: freshSchema() }));
-sessionsContract('PostgresStore', () => PostgresStore.open(DATABASE_URL, { schema: freshSchema() }));
 
 describe('PostgresStore', () => {
   let store: PostgresStore;

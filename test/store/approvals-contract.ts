@@ -10,7 +10,7 @@ import {
   Sessions,
   type Store,
 } from '../../core/index.ts';
-import { openApprovalTable } from '../../core/runs/open-run-table.ts';
+import { openApprovalTable, openSessionTable } from '../../core/runs/open-run-table.ts';
 import { taskTables } from '../../plugins/hubos/a2a-task-records.ts';
 import { eraseOwner } from '../../plugins/hubos/erase-owner.ts';
 import { pruneTasks } from '../../plugins/hubos/task-retention.ts';
@@ -42,10 +42,6 @@ const decidedAt = (at: number, runId: string, callId: string, principal = 'alice
     status: 'approved',
     decidedAt: new Date(at + 1_000).toISOString(),
   });
-
-/** A session message key as the previous release wrote it, at `at`. */
-const messageKey = (session: string, at: number, n: number) =>
-  `${session}/${String(at).padStart(15, '0')}-${String(n).padStart(12, '0')}-0000abcd`;
 
 async function outcome(decision: Promise<unknown>): Promise<string> {
   try {
@@ -149,10 +145,12 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       for (let i = 0; i < 60; i++) await table.put(decidedAt(old + i, `run-${i}`, 'c1'));
       await table.put(approvalAt(old, 'run-waiting', 'c1'));
       await table.put(decidedAt(now - DAY, 'run-new', 'c1'));
+      const sessions = await openSessionTable(store);
+      const hi = [{ role: 'user' as const, content: 'hi' }];
       for (let i = 0; i < 60; i++)
-        for (let n = 0; n < 3; n++) await store.set('sessions:helper', messageKey(`s${i}`, old + i, n), 'hi');
+        await sessions.append(i % 2 ? 'helper' : 'retired', `s${i}`, 'local', hi, { at: old + i });
       // One old session written to yesterday: it is not idle.
-      await store.set('sessions:helper', messageKey('s7', now - DAY, 9), 'again');
+      await sessions.append('helper', 's7', 'local', hi, { at: now - DAY });
       await new Sessions(store).append('helper', 'fresh', [{ role: 'user', content: 'hello' }]);
       const task = (id: string, at: number, state = 'TASK_STATE_COMPLETED') => ({
         owner: 'alice',
@@ -172,7 +170,7 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       const policy = { maxAgeDays: 30 };
       // Small batches, again while one is full: what the engine's tick does, drained.
       for (let n = 50; n === 50; ) n = await pruneApprovals(table, policy, 50);
-      for (let read = 50; read === 50; ) read = (await pruneSessions(store, policy, ['helper'], 50)).read;
+      for (let n = 50; n === 50; ) n = await pruneSessions(sessions, policy, 50);
       for (let n = 50; n === 50; ) n = await pruneTasks(store, policy, 50);
 
       const approvals = new Approvals(store);
@@ -180,8 +178,7 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
         'run-new',
         'run-waiting',
       ]);
-      const sessionsLeft = new Set((await store.list('sessions:helper')).map((key) => key.split('/')[0]));
-      expect([...sessionsLeft].sort()).toEqual(['fresh', 's7']);
+      expect((await sessions.listOwned('local', 100)).map((s) => s.sessionId)).toEqual(['fresh', 's7']);
       expect((await tasks.list({ order: 'oldest' })).entries.map((e) => e.key).sort()).toEqual([
         'helper/t-asking',
         'helper/t-new',
@@ -189,8 +186,6 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       ]);
       // Each task deleted took its link to its run with it.
       expect((await runs.list()).entries.map((e) => e.key)).toEqual(['helper/t-working']);
-      // The index holds what is left, not what went.
-      expect((await store.list('hubos:sessions:activity')).length).toBeLessThanOrEqual(2);
     });
 
     it("erases an owner's approvals, sessions and A2A tasks, and nobody else's", async () => {
@@ -200,27 +195,27 @@ export function approvalsContract(name: string, stores: ApprovalsContractStores)
       await table.put(approvalAt(now, 'run-a', 'c1'));
       await table.put(decidedAt(now, 'run-a', 'c0'));
       await table.put(approvalAt(now, 'run-b', 'c1', { principal: 'bob' }));
-      await store.set('sessions:helper', messageKey('alice~s1', now, 0), 'mine');
-      await store.set('sessions:helper', messageKey('bob~s1', now, 0), 'theirs');
-      await new Sessions(store).append('helper', 'alice~s2', [{ role: 'user', content: 'mine too' }]);
-      await new Sessions(store).append('helper', 'bob~s2', [{ role: 'user', content: 'theirs too' }]);
+      const said = (content: string) => [{ role: 'user' as const, content }];
+      const sessions = new Sessions(store);
+      await sessions.append('helper', 'alice~s1', said('mine'));
+      await sessions.append('helper', 'bob~s1', said('theirs'));
+      // Of an agent since removed from the config: erased all the same.
+      await sessions.append('retired', 'alice~s2', [...said('mine too'), ...said('and this')]);
+      await sessions.append('retired', 'bob~s2', said('theirs too'));
       const { tasks, runs } = await taskTables(store);
       await tasks.put('helper/t-a', { owner: 'alice', task: { id: 't-a' } });
       await runs.put('helper/t-a', { runId: 'run-a' });
       await tasks.put('helper/t-b', { owner: 'bob', task: { id: 't-b' } });
-      const erased = await eraseOwner(store, 'alice', ['helper']);
-      expect(erased).toMatchObject({ approvals: 2, sessionMessages: 2, tasks: 1 });
+      const erased = await eraseOwner(store, 'alice');
+      expect(erased).toMatchObject({ approvals: 2, sessions: 2, sessionMessages: 3, tasks: 1 });
       const approvals = new Approvals(store);
       expect((await approvals.page({ all: true, limit: 50 })).approvals.map((a) => a.principal)).toEqual([
         'bob',
       ]);
-      expect((await store.list('sessions:helper')).map((key) => key.split('/')[0])).toEqual([
-        'bob~s1',
-        'bob~s2',
-      ]);
-      // Nor does the sessions' activity index name the owner any more.
-      expect((await store.list('hubos:sessions:activity')).map((key) => key.slice(16))).toEqual([
-        'helper/bob~s2',
+      expect(await sessions.listOwned('alice')).toEqual([]);
+      expect((await sessions.listOwned('bob')).map((s) => `${s.agent}/${s.sessionId}`)).toEqual([
+        'helper/bob~s1',
+        'retired/bob~s2',
       ]);
       expect((await tasks.list()).entries.map((e) => e.key)).toEqual(['helper/t-b']);
       expect(await runs.count()).toBe(0);

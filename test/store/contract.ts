@@ -71,6 +71,31 @@ export function storeContract(name: string, open: () => Store | Promise<Store>):
     );
 
     it(
+      'lists the namespaces holding keys, those with a prefix only, and not one emptied',
+      withStore(async (store) => {
+        for (const namespace of [
+          'sessions:a',
+          'sessions:b/c',
+          'sessions',
+          'sessionsx',
+          'other',
+          'sessions:gone',
+        ])
+          await store.set(namespace, 'k', 1);
+        await store.delete('sessions:gone', 'k');
+        expect((await store.namespaces!('sessions:')).sort()).toEqual(['sessions:a', 'sessions:b/c']);
+        expect((await store.namespaces!()).sort()).toEqual([
+          'other',
+          'sessions',
+          'sessions:a',
+          'sessions:b/c',
+          'sessionsx',
+        ]);
+        expect(await store.namespaces!('none:')).toEqual([]);
+      }),
+    );
+
+    it(
       'lists keys in key order, whatever the order they were set in',
       withStore(async (store) => {
         for (const key of ['b/2', 'a', 'b/10', 'B', 'b/1', 'c', 'b/']) await store.set('ns', key, key);

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../core/index.ts';
 import { openStore } from '../../core/store/open-store.ts';
 import { storeContract } from './contract.ts';
-import { sessionsContract } from './sessions-contract.ts';
 
 storeContract('MemoryStore', () => new MemoryStore());
 
@@ -18,5 +17,3 @@ describe('MemoryStore', () => {
     expect(await b.get('ns', 'k')).toBeUndefined();
   });
 });
-
-sessionsContract('MemoryStore', () => new MemoryStore());

@@ -8,7 +8,6 @@ import { openStore } from '../../core/store/open-store.ts';
 import { bootKernel } from '../../testing/index.ts';
 import { expectHubosError, expectHubosRejection } from '../core/helpers.ts';
 import { storeContract } from './contract.ts';
-import { sessionsContract } from './sessions-contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hubos-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,7 +16,6 @@ const freshPath = (name = 'store') => join(dir, `${name}-${++files}.db`);
 
 storeContract('SqliteStore (file)', () => new SqliteStore(freshPath()));
 storeContract('SqliteStore (:memory:)', () => new SqliteStore(':memory:'));
-sessionsContract('SqliteStore', () => new SqliteStore(freshPath()));
 
 describe('SqliteStore: the writes of one turn in one commit', () => {
   it('applies single writes and batches of one turn in the order they were made', async () => {

@@ -16,7 +16,7 @@ export function ownerRoutes(hubos: HubOS): Hono<HubOSEnv> {
     '/owners/:id',
     describeRoute({
       summary:
-        "Erase everything a principal owns: its ended runs and their steps, its sessions' messages, its approvals and A2A tasks (an admin key only); answers what went",
+        'Erase everything a principal owns: its ended runs and their steps, its sessions and their messages (with every agent), its approvals and A2A tasks (an admin key only); answers what went',
       tags: ['runs'],
       params: { id: "The principal's id (an API key's `id`): letters, digits, . _ : ~ -" },
       errors: {
@@ -37,11 +37,8 @@ export function ownerRoutes(hubos: HubOS): Hono<HubOSEnv> {
           'INVALID_BODY',
           `"${owner.slice(0, 80)}" is not a principal id (letters, digits, . _ : ~ -)`,
         );
-      const agents = new Set([
-        ...hubos.listAgents().map((agent) => agent.id),
-        ...(hubos.options.kernel?.listAgents().map((agent) => agent.id) ?? []),
-      ]);
-      return c.json(await eraseOwner(hubos.runs.store, owner, [...agents]));
+      // Every agent's sessions, those of agents since removed from the config too.
+      return c.json(await eraseOwner(hubos.runs.store, owner));
     },
   );
 }

@@ -29,11 +29,11 @@ export function storedSessions(kernel: Pick<KernelView, 'listAgents' | 'sessions
     description: 'Your stored conversation with an agent (its messages, as JSON)',
     mimeType: 'application/json',
     permissions: ['sessions:read'],
-    list: async ({ store, principal = 'local' }) => {
+    list: async ({ principal = 'local' }) => {
       const listed: ResourceInfo[] = [];
       for (const agent of kernel.listAgents()) {
         if (agent.spec.internal) continue;
-        for (const session of await ownSessions(store, agent.id, principal)) {
+        for (const session of await ownSessions(kernel, agent.id, principal)) {
           if (listed.length >= LISTED_SESSIONS) return listed;
           listed.push({
             uri: sessionUri(agent.id, session),
@@ -66,7 +66,7 @@ export function storedSessions(kernel: Pick<KernelView, 'listAgents' | 'sessions
         const found: string[] = [];
         for (const candidate of kernel.listAgents()) {
           if (candidate.spec.internal || !candidate.id.startsWith(typed)) continue;
-          if ((await ownSessions(store, candidate.id, principal)).length > 0) found.push(candidate.id);
+          if ((await ownSessions(kernel, candidate.id, principal)).length > 0) found.push(candidate.id);
         }
         return found;
       },
@@ -75,17 +75,21 @@ export function storedSessions(kernel: Pick<KernelView, 'listAgents' | 'sessions
 }
 
 /**
- * The session ids `principal` has stored with an agent. Sessions keep each message under
- * `<sessionKey>/<n>` in the `sessions:<agent>` namespace; a key is the caller's when
- * `sessionKey(principal, id)` gives it back, so no other caller's key ever matches.
+ * The session ids `principal` has stored with an agent: its sessions by their owner column, as
+ * the caller names them (`sessionKey(principal, id)` gives the stored id back, so no other caller's
+ * session ever matches).
  */
-async function ownSessions(store: KernelView['store'], agent: string, principal: string): Promise<string[]> {
+async function ownSessions(
+  kernel: Pick<KernelView, 'sessions'>,
+  agent: string,
+  principal: string,
+  limit = LISTED_SESSIONS,
+): Promise<string[]> {
   const prefix = sessionKey(principal, '');
-  const ids = new Set<string>();
-  for (const key of await store.list(`sessions:${agent}`, prefix)) {
-    const stored = key.slice(0, key.indexOf('/'));
+  const ids: string[] = [];
+  for (const { sessionId: stored } of await kernel.sessions.listOwned(principal, { agent, limit })) {
     const id = stored.slice(prefix.length);
-    if (SESSION_ID.test(id) && sessionKey(principal, id) === stored) ids.add(id);
+    if (SESSION_ID.test(id) && sessionKey(principal, id) === stored) ids.push(id);
   }
-  return [...ids];
+  return ids;
 }

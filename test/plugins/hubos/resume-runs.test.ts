@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../../core/agent/messages.ts';
 import { defineTool, type Plugin } from '../../../core/index.ts';
 import { INSTANCES_NAMESPACE } from '../../../core/instance.ts';
@@ -198,8 +198,9 @@ describe('a run whose instance died', () => {
       'tool',
       'assistant',
     ]);
-    // Ended: its journal is gone.
-    expect(await (await openRunTable(kernel.store)).readJournal('r-1')).toEqual([]);
+    // Ended: its journal is gone (dropped just after the end is recorded, which the poll may see first).
+    const runTable = await openRunTable(kernel.store);
+    await vi.waitFor(async () => expect(await runTable.readJournal('r-1')).toEqual([]));
     const steps = (await (await fetch(`${url}/api/runs/r-1/steps`)).json()) as { steps: { name: string }[] };
     expect(steps.steps.map((step) => step.name)).toEqual(['lookup', 'charge', 'scripted:scripted']);
   });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore, type RunRecord } from '../../../core/index.ts';
-import { openRunTable, pruneRuns } from '../../../core/internal.ts';
+import { openRunTable, openSessionTable, pruneRuns } from '../../../core/internal.ts';
 import { taskTables } from '../../../plugins/hubos/a2a-task-records.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
 import hubosPlugin from '../../../plugins/hubos/index.ts';
@@ -113,11 +113,12 @@ describe('runs.retention in the config', () => {
     });
     const store = kernel.store;
     const now = Date.now();
-    const key = (session: string, at: number) =>
-      `${session}/${String(at).padStart(15, '0')}-000000000000-0000abcd`;
-    // Stored by a release that kept no activity index: found all the same.
-    await store.set('sessions:helper', key('idle', now - 8 * DAY), 'old');
-    await store.set('sessions:helper', key('recent', now - 6 * DAY), 'kept');
+    const sessions = await openSessionTable(store);
+    const said = [{ role: 'user' as const, content: 'hi' }];
+    await sessions.append('helper', 'idle', 'local', said, { at: now - 8 * DAY });
+    await sessions.append('helper', 'recent', 'local', said, { at: now - 6 * DAY });
+    // An agent no longer in the config: its idle sessions go all the same.
+    await sessions.append('retired', 'idle', 'local', said, { at: now - 8 * DAY });
     const task = (at: number, state = 'TASK_STATE_COMPLETED') => ({
       owner: 'local',
       task: { status: { state, timestamp: new Date(at).toISOString() } },
@@ -135,7 +136,9 @@ describe('runs.retention in the config', () => {
     await approvals.put(approvalAt(now - 40 * DAY, 'run-waiting', 'c1'));
     closers.push(() => kernel.close());
     await kernel.service('hubos').serve();
-    expect((await store.list('sessions:helper')).map((k) => k.split('/')[0])).toEqual(['recent']);
+    expect((await sessions.listOwned('local', 10)).map((s) => `${s.agent}/${s.sessionId}`)).toEqual([
+      'helper/recent',
+    ]);
     expect((await tasks.list()).entries.map((e) => e.key).sort()).toEqual([
       'helper/recent',
       'helper/working',
@@ -216,6 +219,7 @@ describe('DELETE /api/owners/:id', () => {
     expect(erased.body).toMatchObject({
       owner: 'alice',
       runs: 2,
+      sessions: 1,
       sessionMessages: 4,
       approvals: 2,
       tasks: 1,

@@ -1,0 +1,94 @@
+import type { Message } from '../agent/messages.ts';
+
+/** A session as the table lists it (its messages left out). */
+export interface SessionInfo {
+  agent: string;
+  sessionId: string;
+  /** Whose it is: a principal id (`local` for the keyless caller's). */
+  owner: string;
+  /** When its first message was written (ms since the epoch). */
+  createdAt: number;
+  /** When its last message was written (ms since the epoch). */
+  lastActive: number;
+  messageCount: number;
+}
+
+/** A whole session with its messages in order: what the import of key/value sessions writes. */
+export interface StoredSession {
+  agent: string;
+  sessionId: string;
+  owner: string;
+  createdAt: number;
+  lastActive: number;
+  messages: readonly Message[];
+}
+
+/** When an append was made, and its id. */
+export interface AppendOptions {
+  at?: number;
+  appendId?: string;
+}
+
+/** What deleting an owner's sessions removed. */
+export interface SessionsDeleted {
+  sessions: number;
+  messages: number;
+}
+
+/**
+ * Conversation sessions and their messages, in tables of their own beside the runs (SQLite or
+ * PostgreSQL). An append reserves its messages' numbers on the session's row in the same
+ * transaction (or statement) that writes them, so appends by concurrent writers (two runs of a
+ * session, two processes on a file, two instances on PostgreSQL) keep every message, in order.
+ */
+export interface SessionTable {
+  /**
+   * Appends `messages` to the session, made (as `owner`'s) if it is new. `at` is when (ms, default
+   * now); `appendId` names the append (default a new one): an append of an id already there is
+   * not made again.
+   */
+  append(
+    agent: string,
+    sessionId: string,
+    owner: string,
+    messages: readonly Message[],
+    options?: AppendOptions,
+  ): Promise<void>;
+  /** A session's messages in order, in one query: only the last `limit` ones when given. */
+  load(agent: string, sessionId: string, limit?: number): Promise<Message[]>;
+  /** Writes the sessions whose rows do not exist, each whole, in one commit; how many it wrote. */
+  insertMany(sessions: readonly StoredSession[]): Promise<number>;
+  /** An owner's sessions (of one agent, or of all), by agent then id: at most `limit`. */
+  listOwned(owner: string, limit: number, agent?: string): Promise<SessionInfo[]>;
+  /** Deletes at most `limit` sessions last written before `time` (ms), oldest first; how many went. */
+  deleteIdleBefore(time: number, limit: number): Promise<number>;
+  /** Deletes at most `limit` sessions of `owner`, whatever their agent, with their messages. */
+  deleteOwned(owner: string, limit: number): Promise<SessionsDeleted>;
+}
+
+/** A session row as both dialects return it (PostgreSQL's bigint comes back as a string). */
+export interface SessionRow {
+  agent: string;
+  session_id: string;
+  owner: string;
+  created_at: number | string;
+  last_active: number | string;
+  message_count: number | string;
+}
+
+export const SESSION_COLUMNS = 'agent, session_id, owner, created_at, last_active, message_count';
+
+export const sessionFromRow = (row: SessionRow): SessionInfo => ({
+  agent: row.agent,
+  sessionId: row.session_id,
+  owner: row.owner,
+  createdAt: Number(row.created_at),
+  lastActive: Number(row.last_active),
+  messageCount: Number(row.message_count),
+});
+
+/** Refuses a limit that is not a count, so no query reads everything (or nothing) by mistake. */
+export function checkLimit(what: string, limit: number): void {
+  if (!(Number.isSafeInteger(limit) && limit >= 0))
+    throw new RangeError(`${what}: limit must be an integer, 0 or more (got ${String(limit)})`);
+}
