@@ -3,6 +3,7 @@ import type { Bus } from '../bus/bus.ts';
 import { errorMessage, HubosError } from '../errors.ts';
 import { describeErrors, type JSONSchemaObject, SchemaCompilers } from '../json-schema.ts';
 import { openApprovalTable } from '../runs/open-run-table.ts';
+import { RunHandedOver } from '../runs/run-handed-over.ts';
 import type { Store, StoreValue } from '../store/store.ts';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
@@ -157,7 +158,11 @@ export class Approvals {
     const stored = new Promise<boolean>((res) => {
       markStored = res;
     });
-    const onAbort = () => waiter.settle('cancelled');
+    // A run handed over to another instance is waited for there, on this same stored request.
+    const onAbort = () =>
+      signal.reason instanceof RunHandedOver
+        ? finish({ ...record, status: 'cancelled', decidedAt: now(), reason: signal.reason.message }, true)
+        : waiter.settle('cancelled');
     const timer = setTimeout(() => waiter.settle('expired'), timeoutMs);
     const poll = this.#pollStore(record, (stored) => waiter.adopt(stored));
     const finish = (final: ApprovalRecord, alreadyStored: boolean) => {

@@ -9,6 +9,7 @@ import { canSee, type Principal, sessionKey } from '../principal.ts';
 import type { Store, StoreValue } from '../store/store.ts';
 import { openRunTable } from './open-run-table.ts';
 import { RunEvents, type RunFollow, type RunLogEntry } from './run-events.ts';
+import { RunHandedOver } from './run-handed-over.ts';
 import { newRunId } from './run-id.ts';
 import { isFinal, type RunRecord, type RunSurface } from './run-record.ts';
 import { PRUNE_BATCH, pruneRuns, type RunRetention } from './run-retention.ts';
@@ -441,9 +442,7 @@ export class RunEngine {
     const held = new Set(await table.runningOn(this.instanceId));
     for (const live of here)
       if (!held.has(live.record.id) && this.#live.get(live.record.id) === live)
-        live.controller.abort(
-          new HubosError('RUN_INTERRUPTED', `another instance took run ${live.record.id} over`),
-        );
+        live.controller.abort(new RunHandedOver(live.record.id));
   }
 
   // A batch at a time, at most once a minute unless the last one was full: never a long hold on the store.
