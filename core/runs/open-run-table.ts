@@ -55,7 +55,7 @@ async function tablesOf(store: Store): Promise<StoreTables> {
   if (isPostgres(store)) {
     const { PostgresRunTable } = await import('./postgres-run-table.ts');
     const { PostgresApprovalTable } = await import('../approvals/postgres-approval-table.ts');
-    const query: PostgresLike['query'] = (sql, params) => store.query(sql, params);
+    const query: PostgresLike['query'] = (sql, params, prepared) => store.query(sql, params, prepared);
     return {
       runs: new PostgresRunTable(query, store.schema),
       approvals: new PostgresApprovalTable(query, store.schema),
@@ -87,5 +87,9 @@ function isPostgres(store: Store): store is Store & PostgresLike {
 
 interface PostgresLike {
   schema: string;
-  query<R>(sql: string, params: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+  query<R>(
+    sql: string,
+    params: unknown[],
+    prepared?: boolean,
+  ): Promise<{ rows: R[]; rowCount: number | null }>;
 }

@@ -19,10 +19,14 @@ import {
   toRow,
 } from './run-table.ts';
 
-/** Runs one statement (retried by the store while PostgreSQL is unreachable). */
+/**
+ * Runs one statement (retried by the store while PostgreSQL is unreachable). `prepared`: a statement
+ * of every run, whose text never varies, kept parsed and planned on each connection (a named one).
+ */
 export type PostgresQuery = <R>(
   sql: string,
   params: unknown[],
+  prepared?: boolean,
 ) => Promise<{ rows: R[]; rowCount: number | null }>;
 
 /** Step rows as one JSON parameter: the statement's text is the same whatever their number. */
@@ -69,14 +73,17 @@ export class PostgresRunTable implements RunTable {
       `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?')})
        ON CONFLICT (id) DO NOTHING`,
       toRow(record),
+      true,
     );
     return (rowCount ?? 0) > 0;
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.#query<RunRow>(`SELECT ${RUN_COLUMNS} FROM ${this.#runs} WHERE id = $1`, [
-      id,
-    ]);
+    const { rows } = await this.#query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM ${this.#runs} WHERE id = $1`,
+      [id],
+      true,
+    );
     return rows[0] && fromRow(rows[0]);
   }
 
@@ -84,6 +91,7 @@ export class PostgresRunTable implements RunTable {
     await this.#query(
       `UPDATE ${this.#runs} SET steps = $1, updated_at = $2 WHERE id = $3 AND instance = $4 AND status = 'running'`,
       [steps, at, id, instance],
+      true,
     );
   }
 
@@ -91,6 +99,7 @@ export class PostgresRunTable implements RunTable {
     const { rowCount } = await this.#query(
       `UPDATE ${this.#runs} ${REPLACE_SET_WHERE}`,
       replaceValues(record, from),
+      true,
     );
     return (rowCount ?? 0) > 0;
   }
@@ -108,6 +117,7 @@ export class PostgresRunTable implements RunTable {
          journal AS (DELETE FROM ${this.#journal} WHERE run_id = $10 AND EXISTS (SELECT 1 FROM ended))
        SELECT count(*) AS ended FROM ended`,
       [...replaceValues(record, from), stepsJson(steps)],
+      true,
     );
     return Number(rows[0]?.ended ?? 0) > 0;
   }
@@ -208,6 +218,7 @@ export class PostgresRunTable implements RunTable {
        SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET)}
        ON CONFLICT (run_id, seq) DO NOTHING`,
       [stepsJson(steps)],
+      true,
     );
   }
 
@@ -219,6 +230,7 @@ export class PostgresRunTable implements RunTable {
        SELECT $1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${this.#steps} WHERE run_id = $1), ${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?', 2)}
        WHERE EXISTS (SELECT 1 FROM ${this.#runs} WHERE id = $1 AND status = 'running' AND instance = $13)`,
       [runId, ...rest, instance],
+      true,
     );
     return (rowCount ?? 0) > 0;
   }
@@ -244,6 +256,7 @@ export class PostgresRunTable implements RunTable {
       `INSERT INTO ${this.#journal} (run_id, seq, step, messages) VALUES ($1, $2, $3, $4)
        ON CONFLICT (run_id, seq) DO NOTHING`,
       [entry.runId, entry.seq, entry.step, JSON.stringify(entry.messages)],
+      true,
     );
   }
 
