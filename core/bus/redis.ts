@@ -67,7 +67,9 @@ export class RedisBus implements Bus {
 
   /** Connects to `url`; fails with BUS_FAILED within a few seconds when Redis does not answer. */
   static async open(url: string, options: RedisBusOptions): Promise<RedisBus> {
-    const main = await connectRedis(url, options.prefix);
+    // Auto-pipelined: the commands of one turn of the event loop (a run's events appended as they
+    // come, its end) go in one write and come back in one read, in order.
+    const main = await connectRedis(url, options.prefix, { enableAutoPipelining: true });
     return new RedisBus(main, url, options);
   }
 
