@@ -22,3 +22,4 @@ await import('./session-load.bench.ts');
 await import('./queue-latency.bench.ts');
 await import('./run-follow.bench.ts');
 await import('./scale-out.bench.ts');
+await import('./run-cost.bench.ts');

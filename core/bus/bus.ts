@@ -37,9 +37,14 @@ export interface Bus {
    * Appends to a log (created on first use), keeping about the last `maxLen` entries; resolves with
    * its id. With `at` (a positive integer above the position of every entry in the log) the id is
    * `<at>-0`, so a reader can start right after any position (`logId` in log-id.ts); without it the
-   * entry goes right after the last one, at its position. An `at` not above the last fails.
+   * entry goes right after the last one, at its position. An `at` not above the last fails. With
+   * `ttlMs`, the log is dropped that long from now, as `expire` does (a run's end: one call).
    */
-  append(log: string, entry: StoreValue, options?: { maxLen?: number; at?: number }): Promise<string>;
+  append(
+    log: string,
+    entry: StoreValue,
+    options?: { maxLen?: number; at?: number; ttlMs?: number },
+  ): Promise<string>;
   /** The log's last entry, or undefined when the log is empty or gone. */
   last(log: string): Promise<LogEntry | undefined>;
   /**

@@ -53,7 +53,11 @@ export class LocalBus implements Bus {
   }
 
   // Not async: a run appends each of its events, and the async machinery was most of the cost.
-  append(name: string, entry: StoreValue, options?: { maxLen?: number; at?: number }): Promise<string> {
+  append(
+    name: string,
+    entry: StoreValue,
+    options?: { maxLen?: number; at?: number; ttlMs?: number },
+  ): Promise<string> {
     const log = this.#log(name);
     const at = options?.at;
     if (at !== undefined) {
@@ -73,6 +77,7 @@ export class LocalBus implements Bus {
       for (const wake of log.wake) wake();
       log.wake.clear();
     }
+    if (options?.ttlMs !== undefined) void this.expire(name, options.ttlMs);
     return Promise.resolve(id);
   }
 

@@ -55,7 +55,8 @@ export class RedisChannels {
 
   #connection(): Redis {
     if (this.#subscriber) return this.#subscriber;
-    const subscriber = quiet(this.#main.duplicate());
+    // Not auto-pipelined as the main connection is: a subscriber sends (UN)SUBSCRIBEs only.
+    const subscriber = quiet(this.#main.duplicate({ enableAutoPipelining: false }));
     subscriber.on('message', (key: string, text: string) => this.#deliver(key, text));
     this.#subscriber = subscriber;
     return subscriber;

@@ -29,10 +29,14 @@ export function quiet(client: Redis): Redis {
 }
 
 /** Connects to `url` and waits for its PONG; fails with BUS_FAILED within a few seconds. */
-export async function connectRedis(url: string, name: string): Promise<Redis> {
+export async function connectRedis(
+  url: string,
+  name: string,
+  more: Partial<RedisOptions> = {},
+): Promise<Redis> {
   let client: Redis;
   try {
-    client = quiet(new Redis(url, connectionOptions(name)));
+    client = quiet(new Redis(url, { ...connectionOptions(name), ...more }));
   } catch (error) {
     throw busFailed(url, error);
   }

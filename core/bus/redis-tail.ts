@@ -112,7 +112,8 @@ export class RedisTail {
   #changed(): void {
     if (this.#closed) return;
     if (!this.#reader) {
-      this.#reader = quiet(this.#main.duplicate());
+      // Not auto-pipelined as the main connection is: it sends one blocking XREAD at a time.
+      this.#reader = quiet(this.#main.duplicate({ enableAutoPipelining: false }));
       void this.#loop();
       return;
     }

@@ -31,6 +31,7 @@ return {count, ttl}`;
 /**
  * Appends after the stream's last entry, at its position (`<position>-*`, Redis 7): the id the
  * stream last gave, not a clock, so entries appended `at` a position and these stay in one order.
+ * A time to live (ARGV[3], ms; empty for none) is set in the same call.
  */
 const APPEND_AFTER_LAST_SCRIPT = `
 local position = '0'
@@ -40,11 +41,13 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
     if info[i] == 'last-generated-id' then position = string.match(info[i + 1], '^%d+') end
   end
 end
-return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], position .. '-*', 'e', ARGV[2])`;
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], position .. '-*', 'e', ARGV[2])
+if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return id`;
 
 type WithScripts = Redis & {
   hubosHit(key: string, windowMs: number): Promise<[number, number]>;
-  hubosAppendAfterLast(key: string, maxLen: number, entry: string): Promise<string>;
+  hubosAppendAfterLast(key: string, maxLen: number, entry: string, ttlMs: number | ''): Promise<string>;
 };
 
 /**
@@ -64,7 +67,9 @@ export class RedisBus implements Bus {
 
   /** Connects to `url`; fails with BUS_FAILED within a few seconds when Redis does not answer. */
   static async open(url: string, options: RedisBusOptions): Promise<RedisBus> {
-    const main = await connectRedis(url, options.prefix);
+    // Auto-pipelined: the commands of one turn of the event loop (a run's events appended as they
+    // come, its end) go in one write and come back in one read, in order.
+    const main = await connectRedis(url, options.prefix, { enableAutoPipelining: true });
     return new RedisBus(main, url, options);
   }
 
@@ -90,16 +95,19 @@ export class RedisBus implements Bus {
   async append(
     log: string,
     entry: StoreValue,
-    options: { maxLen?: number; at?: number } = {},
+    options: { maxLen?: number; at?: number; ttlMs?: number } = {},
   ): Promise<string> {
     const maxLen = Math.max(0, Math.floor(options.maxLen ?? DEFAULT_MAX_LEN));
     const key = this.#key('log', log);
     const json = JSON.stringify(entry);
-    if (options.at === undefined) return this.#main.hubosAppendAfterLast(key, maxLen, json);
+    const ttlMs = options.ttlMs === undefined ? undefined : Math.max(0, Math.round(options.ttlMs));
+    if (options.at === undefined) return this.#main.hubosAppendAfterLast(key, maxLen, json, ttlMs ?? '');
     if (!Number.isSafeInteger(options.at) || options.at < 1)
       throw new HubosError('BUS_FAILED', `log ${log}: position ${options.at} is not a positive integer`);
     // `~` trims whole stream nodes: cheap, and it keeps at least maxLen entries.
-    const id = await this.#main.xadd(key, 'MAXLEN', '~', maxLen, `${options.at}-0`, 'e', json);
+    const added = this.#main.xadd(key, 'MAXLEN', '~', maxLen, `${options.at}-0`, 'e', json);
+    if (ttlMs === undefined) return (await added)!;
+    const [id] = await Promise.all([added, this.#main.pexpire(key, ttlMs)]);
     return id!;
   }
 

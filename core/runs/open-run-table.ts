@@ -81,7 +81,7 @@ async function tablesOf(store: Store): Promise<StoreTables> {
     const { PostgresApprovalTable } = await import('../approvals/postgres-approval-table.ts');
     const { PostgresSessionTable } = await import('../sessions/postgres-session-table.ts');
     const { PostgresRecordRows } = await import('../records/postgres-record-rows.ts');
-    const query: PostgresLike['query'] = (sql, params) => store.query(sql, params);
+    const query: PostgresLike['query'] = (sql, params, prepared) => store.query(sql, params, prepared);
     return {
       runs: new PostgresRunTable(query, store.schema),
       approvals: new PostgresApprovalTable(query, store.schema),
@@ -124,5 +124,9 @@ function isPostgres(store: Store): store is Store & PostgresLike {
 
 interface PostgresLike {
   schema: string;
-  query<R>(sql: string, params: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+  query<R>(
+    sql: string,
+    params: unknown[],
+    prepared?: boolean,
+  ): Promise<{ rows: R[]; rowCount: number | null }>;
 }

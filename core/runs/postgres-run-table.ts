@@ -19,11 +19,27 @@ import {
   toRow,
 } from './run-table.ts';
 
-/** Runs one statement (retried by the store while PostgreSQL is unreachable). */
+/**
+ * Runs one statement (retried by the store while PostgreSQL is unreachable). `prepared`: a statement
+ * of every run, whose text never varies, kept parsed and planned on each connection (a named one).
+ */
 export type PostgresQuery = <R>(
   sql: string,
   params: unknown[],
+  prepared?: boolean,
 ) => Promise<{ rows: R[]; rowCount: number | null }>;
+
+/** Step rows as one JSON parameter: the statement's text is the same whatever their number. */
+const STEP_RECORDSET = `json_to_recordset(?::json) AS s(run_id text, seq integer, kind text, name text,
+  step integer, call_id text, started_at bigint, finished_at bigint, status text, usage text,
+  finish_reason text, error text, detail text)`;
+
+function stepsJson(steps: readonly RunStep[]): string {
+  const names = STEP_COLUMNS.split(', ');
+  return JSON.stringify(
+    steps.map((step) => Object.fromEntries(stepToRow(step).map((value, i) => [names[i], value]))),
+  );
+}
 
 /** `?` placeholders as PostgreSQL numbers them, from `$first`. */
 function numbered(sql: string, first = 1): string {
@@ -57,14 +73,17 @@ export class PostgresRunTable implements RunTable {
       `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?')})
        ON CONFLICT (id) DO NOTHING`,
       toRow(record),
+      true,
     );
     return (rowCount ?? 0) > 0;
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.#query<RunRow>(`SELECT ${RUN_COLUMNS} FROM ${this.#runs} WHERE id = $1`, [
-      id,
-    ]);
+    const { rows } = await this.#query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM ${this.#runs} WHERE id = $1`,
+      [id],
+      true,
+    );
     return rows[0] && fromRow(rows[0]);
   }
 
@@ -72,31 +91,35 @@ export class PostgresRunTable implements RunTable {
     await this.#query(
       `UPDATE ${this.#runs} SET steps = $1, updated_at = $2 WHERE id = $3 AND instance = $4 AND status = 'running'`,
       [steps, at, id, instance],
+      true,
     );
   }
 
   async replace(record: RunRecord, from: RunClaim): Promise<boolean> {
-    const row = toRow(record);
     const { rowCount } = await this.#query(
-      `UPDATE ${this.#runs} SET status = $1, instance = $2, steps = $3, result = $4, error = $5, started_at = $6,
-         updated_at = $7, finished_at = $8, resumes = $9, cancel_requested = 0
-       WHERE id = $10 AND status = $11 AND ($12::text IS NULL OR instance = $12)`,
-      [
-        record.status,
-        record.instance ?? null,
-        record.steps ?? 0,
-        row[9],
-        row[10],
-        row[12],
-        row[13],
-        row[14],
-        record.resumes ?? 0,
-        record.id,
-        from.status,
-        from.instance ?? null,
-      ],
+      `UPDATE ${this.#runs} ${REPLACE_SET_WHERE}`,
+      replaceValues(record, from),
+      true,
     );
     return (rowCount ?? 0) > 0;
+  }
+
+  // One statement: the steps go in and the journal goes only if the record was written.
+  async finish(record: RunRecord, from: RunClaim, steps: readonly RunStep[]): Promise<boolean> {
+    const { rows } = await this.#query<{ ended: number | string }>(
+      `WITH ended AS (UPDATE ${this.#runs} ${REPLACE_SET_WHERE} RETURNING 1),
+         steps AS (
+           INSERT INTO ${this.#steps} (${STEP_COLUMNS})
+           SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET, 13)}
+           WHERE EXISTS (SELECT 1 FROM ended)
+           ON CONFLICT (run_id, seq) DO NOTHING
+         ),
+         journal AS (DELETE FROM ${this.#journal} WHERE run_id = $10 AND EXISTS (SELECT 1 FROM ended))
+       SELECT count(*) AS ended FROM ended`,
+      [...replaceValues(record, from), stepsJson(steps)],
+      true,
+    );
+    return Number(rows[0]?.ended ?? 0) > 0;
   }
 
   async claimQueued(instance: string, limit: number, at: number): Promise<RunRecord[]> {
@@ -190,16 +213,12 @@ export class PostgresRunTable implements RunTable {
 
   async addSteps(steps: readonly RunStep[]): Promise<void> {
     if (steps.length === 0) return;
-    const values: unknown[] = [];
-    const tuples = steps.map((step) => {
-      const row = stepToRow(step);
-      const start = values.length + 1;
-      values.push(...row);
-      return `(${row.map((_, i) => `$${start + i}`).join(', ')})`;
-    });
     await this.#query(
-      `INSERT INTO ${this.#steps} (${STEP_COLUMNS}) VALUES ${tuples.join(', ')} ON CONFLICT (run_id, seq) DO NOTHING`,
-      values,
+      `INSERT INTO ${this.#steps} (${STEP_COLUMNS})
+       SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET)}
+       ON CONFLICT (run_id, seq) DO NOTHING`,
+      [stepsJson(steps)],
+      true,
     );
   }
 
@@ -211,6 +230,7 @@ export class PostgresRunTable implements RunTable {
        SELECT $1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${this.#steps} WHERE run_id = $1), ${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?', 2)}
        WHERE EXISTS (SELECT 1 FROM ${this.#runs} WHERE id = $1 AND status = 'running' AND instance = $13)`,
       [runId, ...rest, instance],
+      true,
     );
     return (rowCount ?? 0) > 0;
   }
@@ -236,6 +256,7 @@ export class PostgresRunTable implements RunTable {
       `INSERT INTO ${this.#journal} (run_id, seq, step, messages) VALUES ($1, $2, $3, $4)
        ON CONFLICT (run_id, seq) DO NOTHING`,
       [entry.runId, entry.seq, entry.step, JSON.stringify(entry.messages)],
+      true,
     );
   }
 
@@ -250,4 +271,27 @@ export class PostgresRunTable implements RunTable {
   async dropJournal(runId: string): Promise<void> {
     await this.#query(`DELETE FROM ${this.#journal} WHERE run_id = $1`, [runId]);
   }
+}
+
+/** The SET and WHERE of a fenced write of a run's record ($1–$12, as `replaceValues` gives them). */
+const REPLACE_SET_WHERE = `SET status = $1, instance = $2, steps = $3, result = $4, error = $5, started_at = $6,
+    updated_at = $7, finished_at = $8, resumes = $9, cancel_requested = 0
+  WHERE id = $10 AND status = $11 AND ($12::text IS NULL OR instance = $12)`;
+
+function replaceValues(record: RunRecord, from: RunClaim): unknown[] {
+  const row = toRow(record);
+  return [
+    record.status,
+    record.instance ?? null,
+    record.steps ?? 0,
+    row[9],
+    row[10],
+    row[12],
+    row[13],
+    row[14],
+    record.resumes ?? 0,
+    record.id,
+    from.status,
+    from.instance ?? null,
+  ];
 }

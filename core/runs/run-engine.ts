@@ -89,6 +89,8 @@ interface LiveRun {
   listeners: Set<RunListener>;
   seq: number;
   steps: StepRecorder;
+  /** Finished steps not yet written: they go with the run's next write (its end, for a quick run). */
+  unsaved: RunStep[];
   /** The last entry of its journal (what another instance would resume it from). */
   kept: number;
   /** Store writes of this run, one after another. */
@@ -615,6 +617,7 @@ export class RunEngine {
       done: Promise.resolve(),
       seq: 0,
       steps: new StepRecorder(record.id),
+      unsaved: [],
       kept: 0,
       writes: Promise.resolve(),
       savedAt: Date.now(),
@@ -642,7 +645,7 @@ export class RunEngine {
         for (const listener of live.listeners) listener(event, seq);
         this.#events.append(record.id, { seq, event: event as unknown as StoreValue });
         const finished = live.steps.see(event);
-        if (finished.length > 0) void this.#store(live, () => table.addSteps(finished));
+        if (finished.length > 0) this.#keepSteps(live, table, finished);
         if (event.type === 'step-finish') {
           record.steps = (record.steps ?? 0) + 1;
           record.updatedAt = new Date().toISOString();
@@ -675,19 +678,20 @@ export class RunEngine {
       live.release?.();
       // The final record must land: through a store outage it is tried again until it does. Written
       // only while this instance still holds the run: one that took it over says how it ends.
+      // One write: the record, the steps not yet written, and the journal dropped (nothing is left
+      // to resume from), or none of them.
       let lost = false;
-      await this.#store(live, () =>
-        persistently(async () => {
-          if (!(await table.replace(record, { status: 'running', instance: this.instanceId }))) {
+      await this.#store(live, () => {
+        const steps = live.unsaved.splice(0);
+        return persistently(async () => {
+          if (!(await table.finish(record, { status: 'running', instance: this.instanceId }, steps))) {
             lost = true;
             this.#options.onError?.(
               `run ${record.id} was taken over before it ended here: its end is not recorded`,
             );
           }
-          // Ended: nothing is left to resume from.
-          else if (live.kept > 0) await table.dropJournal(record.id);
-        }),
-      );
+        });
+      });
       this.#live.delete(record.id);
       // Taken over, it goes on elsewhere: its followers and listeners hear its end from there; who
       // waited for it here hears that it did not end here.
@@ -710,6 +714,15 @@ export class RunEngine {
         this.#options.onError?.(`a run-end listener failed: ${errorMessage(error)}`);
       }
     }
+  }
+
+  // A step's rows wait for the run's next write in this turn of the event loop (its end, for a run
+  // whose last step it was): a statement less per step. Written alone when none comes.
+  #keepSteps(live: LiveRun, table: RunTable, steps: RunStep[]): void {
+    if (live.unsaved.push(...steps) > steps.length) return;
+    setImmediate(() => {
+      if (live.unsaved.length > 0) void this.#store(live, () => table.addSteps(live.unsaved.splice(0)));
+    });
   }
 
   // Writes in order, one at a time; a failing write is reported, never thrown into the run.
@@ -865,12 +878,11 @@ export class RunEngine {
       throw ended((await this.#interrupt(record)) ?? (await table.get(record.id)) ?? record);
     const now = new Date().toISOString();
     const cancelled: RunRecord = { ...record, status: 'cancelled', finishedAt: now, updatedAt: now };
-    if (!(await table.replace(cancelled, { status: 'running', instance: record.instance }))) {
+    if (!(await table.finish(cancelled, { status: 'running', instance: record.instance }, []))) {
       const now = await table.get(record.id);
       if (now && isFinal(now.status)) throw ended(now);
       return this.cancel(record.id);
     }
-    await table.dropJournal(record.id);
     await this.#ended(cancelled);
     return cancelled;
   }

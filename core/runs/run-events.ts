@@ -58,11 +58,11 @@ export class RunEvents {
       .catch((error: unknown) => this.#report(runId, error));
   }
 
+  // The end and the log's time to live in one call (one Redis command).
   end(runId: string, record: RunRecord): void {
     const log = logName(runId);
     this.#bus
-      .append(log, { end: record as unknown as StoreValue })
-      .then(() => this.#bus.expire(log, this.#ttlMs))
+      .append(log, { end: record as unknown as StoreValue }, { ttlMs: this.#ttlMs })
       .catch((error: unknown) => this.#report(runId, error));
   }
 

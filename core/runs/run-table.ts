@@ -78,6 +78,12 @@ export interface RunTable {
   progress(id: string, instance: string, steps: number, at: number): Promise<void>;
   /** Writes `record` (an end, or a takeover) if the run is still as `from` says; false when it was not. */
   replace(record: RunRecord, from: RunClaim): Promise<boolean>;
+  /**
+   * Writes a run's end in one write, all or nothing: its final `record` if the run is still as
+   * `from` says, its `steps` not yet written, and drops its journal (nothing is left to resume);
+   * false, writing nothing, when the run was not as `from` says (another instance took it over).
+   */
+  finish(record: RunRecord, from: RunClaim, steps: readonly RunStep[]): Promise<boolean>;
   /** Takes up to `limit` queued runs, oldest first, for `instance`: each is taken by one instance only. */
   claimQueued(instance: string, limit: number, at: number): Promise<RunRecord[]>;
   /** Queued and running runs held by instances other than `instance`, with who holds them. */

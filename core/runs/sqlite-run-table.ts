@@ -139,25 +139,8 @@ export class SqliteRunTable implements RunTable {
   }
 
   replace(record: RunRecord, from: RunClaim): Promise<boolean> {
-    const row = toRow(record);
-    return this.#write(() => {
-      const result = this.#replace.run(
-        record.status,
-        record.instance ?? null,
-        record.steps ?? 0,
-        row[9] as string | null,
-        row[10] as string | null,
-        row[12] as number | null,
-        row[13] as number | null,
-        row[14] as number | null,
-        record.resumes ?? 0,
-        record.id,
-        from.status,
-        from.instance ?? null,
-        from.instance ?? null,
-      );
-      return Number(result.changes) > 0;
-    });
+    const values = replaceValues(record, from);
+    return this.#write(() => Number(this.#replace.run(...values).changes) > 0);
   }
 
   async claimQueued(instance: string, limit: number, at: number): Promise<RunRecord[]> {
@@ -257,6 +240,18 @@ export class SqliteRunTable implements RunTable {
     });
   }
 
+  finish(record: RunRecord, from: RunClaim, steps: readonly RunStep[]): Promise<boolean> {
+    const values = replaceValues(record, from);
+    const rows = steps.map((step) => stepToRow(step) as never[]);
+    // One apply, so one transaction: the steps and the journal follow the record, or nothing does.
+    return this.#write(() => {
+      if (Number(this.#replace.run(...values).changes) === 0) return false;
+      for (const row of rows) this.#addStep.run(...row);
+      this.#dropJournal.run(record.id);
+      return true;
+    });
+  }
+
   keepStep(step: RunStep, instance: string): Promise<boolean> {
     const [runId, , ...rest] = stepToRow(step) as never[];
     const values = [runId, runId, ...rest, runId, instance] as never[];
@@ -322,6 +317,26 @@ export class SqliteRunTable implements RunTable {
   #run<T>(operation: () => T): T {
     return onSqlite(this.#label, operation);
   }
+}
+
+/** The values of the `#replace` statement: the record's new state, then where it must still be. */
+function replaceValues(record: RunRecord, from: RunClaim): never[] {
+  const row = toRow(record);
+  return [
+    record.status,
+    record.instance ?? null,
+    record.steps ?? 0,
+    row[9],
+    row[10],
+    row[12],
+    row[13],
+    row[14],
+    record.resumes ?? 0,
+    record.id,
+    from.status,
+    from.instance ?? null,
+    from.instance ?? null,
+  ] as never[];
 }
 
 interface PendingWrite {

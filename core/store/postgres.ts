@@ -54,6 +54,7 @@ export class PostgresStore implements Store {
   readonly schema: string;
   readonly #pool: pg.Pool;
   readonly #table: string;
+  readonly #names = new Map<string, string>();
   #ended: Promise<void> | undefined;
 
   private constructor(pool: pg.Pool, url: string, schema: string) {
@@ -222,10 +223,26 @@ export class PostgresStore implements Store {
   /**
    * Runs one statement as every operation of the store does (retried while PostgreSQL is away),
    * for the tables of the run engine (core/runs). Statements must leave the same data run twice.
+   * `prepared`: a statement of every run, sent as a named statement, so each connection parses and
+   * plans it once instead of at every run (its text must not vary with the values).
    * @internal
    */
-  query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
-    return this.#query<R>(sql, params);
+  query<R extends pg.QueryResultRow>(
+    sql: string,
+    params: unknown[],
+    prepared = false,
+  ): Promise<pg.QueryResult<R>> {
+    return this.#query<R>(prepared ? { name: this.#nameOf(sql), text: sql, values: params } : sql, params);
+  }
+
+  /** A statement's name, the same for the same text (in every instance and connection). */
+  #nameOf(sql: string): string {
+    let name = this.#names.get(sql);
+    if (name === undefined) {
+      name = `hubos_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+      this.#names.set(sql, name);
+    }
+    return name;
   }
 
   async close(): Promise<void> {
@@ -236,7 +253,10 @@ export class PostgresStore implements Store {
   // Every statement here leaves the same data run twice (an upsert, a delete, a CAS), so one that
   // failed with the connection is run again until PostgreSQL is back: a restart loses no write.
   // Only the answer can differ: a delete or CAS that wrote before the drop then answers false.
-  async #query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  async #query<R extends pg.QueryResultRow>(
+    sql: string | pg.QueryConfig,
+    params: unknown[],
+  ): Promise<pg.QueryResult<R>> {
     const deadline = Date.now() + RETRY_FOR_MS;
     for (let attempt = 0; ; attempt++) {
       try {

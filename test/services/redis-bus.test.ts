@@ -254,6 +254,22 @@ describe.each(drivers)('$name bus', (driver) => {
       await reading.done;
       expect(reading.entries.map((e) => e.entry)).toEqual(['new']);
     });
+
+    it('drops a log whose last append gave it a time to live, after or at a position', async () => {
+      const bus = await driver.open();
+      const after = uniqueName('log');
+      const at = uniqueName('log');
+      const kept = uniqueName('log');
+      await bus.append(after, 'first');
+      await bus.append(after, 'end', { ttlMs: 50 });
+      await bus.append(at, 'end', { at: 1, ttlMs: 50 });
+      await bus.append(kept, 'end', { ttlMs: 60_000 });
+      expect((await bus.last(after))?.entry).toBe('end');
+      await sleep(200);
+      expect(await bus.last(after)).toBeUndefined();
+      expect(await bus.last(at)).toBeUndefined();
+      expect((await bus.last(kept))?.entry).toBe('end');
+    });
   });
 
   describe('hit', () => {

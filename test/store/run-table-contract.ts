@@ -233,5 +233,71 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
       expect(await table.keepStep(step('after', null), 'i-b')).toBe(false);
       expect(await table.steps(run.id)).toHaveLength(3);
     });
+
+    it("writes a run's end with its last steps and drops its journal in one write, or none of it for an instance that no longer holds the run", async () => {
+      const table = await open();
+      const run = runAt(Date.now(), { status: 'running', instance: 'i-a', resumable: true, steps: 0 });
+      await table.insert(run);
+      await table.journal({ runId: run.id, seq: 1, step: 1, messages: [{ role: 'user', content: 'go' }] });
+      const at = new Date(Date.now() + 5).toISOString();
+      const step = (seq: number, name: string) => ({
+        runId: run.id,
+        seq,
+        kind: 'tool' as const,
+        name,
+        step: 1,
+        callId: `c${seq}`,
+        startedAt: at,
+        finishedAt: at,
+        durationMs: 0,
+        status: 'ok' as const,
+        usage: { inputTokens: 1, outputTokens: 2 } as never,
+      });
+      // Paused while another instance took the run over: its end, steps and drop are refused whole.
+      await table.replace({ ...run, instance: 'i-b', resumes: 1 }, { status: 'running', instance: 'i-a' });
+      const late = {
+        ...run,
+        status: 'completed' as const,
+        finishedAt: at,
+        result: { text: 'late' } as never,
+      };
+      expect(await table.finish(late, { status: 'running', instance: 'i-a' }, [step(1, 'late')])).toBe(false);
+      expect(await table.get(run.id)).toMatchObject({ status: 'running', instance: 'i-b' });
+      expect(await table.steps(run.id)).toEqual([]);
+      expect(await table.readJournal(run.id)).toHaveLength(1);
+      // The holder's end: all of it at once.
+      const done = {
+        ...run,
+        instance: 'i-b',
+        resumes: 1,
+        status: 'completed' as const,
+        steps: 2,
+        finishedAt: at,
+        updatedAt: at,
+        result: { text: 'ü done' } as never,
+      };
+      expect(
+        await table.finish(done, { status: 'running', instance: 'i-b' }, [step(1, 'a'), step(2, 'b\'"')]),
+      ).toBe(true);
+      expect(await table.get(run.id)).toEqual(done);
+      const steps = await table.steps(run.id);
+      expect(steps.map((s) => [s.seq, s.name, s.callId, s.usage])).toEqual([
+        [1, 'a', 'c1', { inputTokens: 1, outputTokens: 2 }],
+        [2, 'b\'"', 'c2', { inputTokens: 1, outputTokens: 2 }],
+      ]);
+      expect(await table.readJournal(run.id)).toEqual([]);
+      // Written once: the same end again finds the run ended and changes nothing.
+      expect(await table.finish(done, { status: 'running', instance: 'i-b' }, [step(3, 'again')])).toBe(
+        false,
+      );
+      expect(await table.steps(run.id)).toHaveLength(2);
+      // An end with no steps left to write (a run that kept none).
+      const other = runAt(Date.now(), { status: 'running', instance: 'i-a' });
+      await table.insert(other);
+      expect(
+        await table.finish({ ...other, status: 'failed' }, { status: 'running', instance: 'i-a' }, []),
+      ).toBe(true);
+      expect(await table.get(other.id)).toMatchObject({ status: 'failed' });
+    });
   });
 }
