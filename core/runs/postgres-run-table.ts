@@ -12,6 +12,7 @@ import {
   type RunRow,
   type RunStep,
   type RunTable,
+  replaceValues,
   STEP_COLUMNS,
   type StepRow,
   stepFromRow,
@@ -277,21 +278,3 @@ export class PostgresRunTable implements RunTable {
 const REPLACE_SET_WHERE = `SET status = $1, instance = $2, steps = $3, result = $4, error = $5, started_at = $6,
     updated_at = $7, finished_at = $8, resumes = $9, cancel_requested = 0
   WHERE id = $10 AND status = $11 AND ($12::text IS NULL OR instance = $12)`;
-
-function replaceValues(record: RunRecord, from: RunClaim): unknown[] {
-  const row = toRow(record);
-  return [
-    record.status,
-    record.instance ?? null,
-    record.steps ?? 0,
-    row[9],
-    row[10],
-    row[12],
-    row[13],
-    row[14],
-    record.resumes ?? 0,
-    record.id,
-    from.status,
-    from.instance ?? null,
-  ];
-}

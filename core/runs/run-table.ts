@@ -182,6 +182,28 @@ export function toRow(record: RunRecord): unknown[] {
   ];
 }
 
+/**
+ * The values of a fenced write of a run's record: its new state (status, instance, steps, result,
+ * error, started, updated, finished, resumes), then where it must still be (id, status, instance).
+ */
+export function replaceValues(record: RunRecord, from: RunClaim): unknown[] {
+  const row = toRow(record);
+  return [
+    record.status,
+    record.instance ?? null,
+    record.steps ?? 0,
+    row[9],
+    row[10],
+    row[12],
+    row[13],
+    row[14],
+    record.resumes ?? 0,
+    record.id,
+    from.status,
+    from.instance ?? null,
+  ];
+}
+
 export const RUN_COLUMNS =
   'id, agent, owner, session_id, via, status, instance, steps, input, result, error, created_at, started_at, updated_at, finished_at, resumable, resumes';
 

@@ -15,6 +15,7 @@ import {
   type RunRow,
   type RunStep,
   type RunTable,
+  replaceValues,
   STEP_COLUMNS,
   type StepRow,
   stepFromRow,
@@ -139,7 +140,7 @@ export class SqliteRunTable implements RunTable {
   }
 
   replace(record: RunRecord, from: RunClaim): Promise<boolean> {
-    const values = replaceValues(record, from);
+    const values = sqliteReplaceValues(record, from);
     return this.#write(() => Number(this.#replace.run(...values).changes) > 0);
   }
 
@@ -241,7 +242,7 @@ export class SqliteRunTable implements RunTable {
   }
 
   finish(record: RunRecord, from: RunClaim, steps: readonly RunStep[]): Promise<boolean> {
-    const values = replaceValues(record, from);
+    const values = sqliteReplaceValues(record, from);
     const rows = steps.map((step) => stepToRow(step) as never[]);
     // One apply, so one transaction: the steps and the journal follow the record, or nothing does.
     return this.#write(() => {
@@ -319,24 +320,9 @@ export class SqliteRunTable implements RunTable {
   }
 }
 
-/** The values of the `#replace` statement: the record's new state, then where it must still be. */
-function replaceValues(record: RunRecord, from: RunClaim): never[] {
-  const row = toRow(record);
-  return [
-    record.status,
-    record.instance ?? null,
-    record.steps ?? 0,
-    row[9],
-    row[10],
-    row[12],
-    row[13],
-    row[14],
-    record.resumes ?? 0,
-    record.id,
-    from.status,
-    from.instance ?? null,
-    from.instance ?? null,
-  ] as never[];
+/** The values of the `#replace` statement: `replaceValues`, then the instance again (SQLite has no `$12`). */
+function sqliteReplaceValues(record: RunRecord, from: RunClaim): never[] {
+  return [...replaceValues(record, from), from.instance ?? null] as never[];
 }
 
 interface PendingWrite {

@@ -2,37 +2,16 @@
 // records) opened by two instances at once, decisions by two instances at once, pages that read
 // only pending rows, retention that keeps the store bounded, erasure.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openApprovalTable } from '../../core/runs/open-run-table.ts';
 import { RUNS_POSTGRES_SQL } from '../../core/runs/run-schema.ts';
-import { PostgresStore } from '../../core/store/postgres.ts';
+import type { PostgresStore } from '../../core/store/postgres.ts';
 import { POSTGRES_MIGRATIONS } from '../../core/store/postgres-migrations.ts';
 import { approvalAt, approvalsContract } from '../store/approvals-contract.ts';
-import { DATABASE_URL, uniqueName } from './env.ts';
+import { DATABASE_URL } from './env.ts';
+import { pgSchemas } from './helpers/pg-schemas.ts';
 
-const base = uniqueName('pgapprovals');
-const schemas: string[] = [];
-const stores: PostgresStore[] = [];
-const admin = new pg.Client({ connectionString: DATABASE_URL });
-
-beforeAll(() => admin.connect());
-afterAll(async () => {
-  for (const store of stores) await store.close();
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-});
-
-async function open(schema: string): Promise<PostgresStore> {
-  const store = await PostgresStore.open(DATABASE_URL, { schema });
-  stores.push(store);
-  return store;
-}
-
-function newSchema(): string {
-  const schema = `${base}_${schemas.length + 1}`;
-  schemas.push(schema);
-  return schema;
-}
+const { admin, open, newSchema } = pgSchemas('pgapprovals');
 
 approvalsContract('PostgreSQL', {
   fresh: () => open(newSchema()),

@@ -1,36 +1,13 @@
 // Typed record tables on PostgreSQL: the contract the SQLite file and the memory store pass, two
 // instances on one schema, and pages read from the index the filter names.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordTable } from '../../core/index.ts';
-import { PostgresStore } from '../../core/store/postgres.ts';
+import type { PostgresStore } from '../../core/store/postgres.ts';
 import { taskTables } from '../../plugins/hubos/a2a-task-records.ts';
 import { recordsContract } from '../store/records-contract.ts';
-import { DATABASE_URL, uniqueName } from './env.ts';
+import { pgSchemas } from './helpers/pg-schemas.ts';
 
-const base = uniqueName('pgrecords');
-const schemas: string[] = [];
-const stores: PostgresStore[] = [];
-const admin = new pg.Client({ connectionString: DATABASE_URL });
-
-beforeAll(() => admin.connect());
-afterAll(async () => {
-  for (const store of stores) await store.close();
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-});
-
-async function open(schema: string): Promise<PostgresStore> {
-  const store = await PostgresStore.open(DATABASE_URL, { schema });
-  stores.push(store);
-  return store;
-}
-
-function newSchema(): string {
-  const schema = `${base}_${schemas.length + 1}`;
-  schemas.push(schema);
-  return schema;
-}
+const { admin, open, newSchema } = pgSchemas('pgrecords');
 
 recordsContract('PostgreSQL', {
   fresh: () => open(newSchema()),

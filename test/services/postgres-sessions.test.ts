@@ -1,40 +1,17 @@
 // The sessions tables on PostgreSQL: a schema the previous release wrote (sessions as key/value
 // entries) opened by two instances at once, appends by two instances at once, retention by the
 // last-active index, erasure by owner across agents, a load in one statement.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../../core/index.ts';
 import { openSessionTable } from '../../core/runs/open-run-table.ts';
 import type { PostgresQuery } from '../../core/runs/postgres-run-table.ts';
 import { PostgresSessionTable } from '../../core/sessions/postgres-session-table.ts';
-import { PostgresStore } from '../../core/store/postgres.ts';
+import type { PostgresStore } from '../../core/store/postgres.ts';
 import { POSTGRES_MIGRATIONS } from '../../core/store/postgres-migrations.ts';
 import { sessionTableContract } from '../store/session-table-contract.ts';
-import { DATABASE_URL, uniqueName } from './env.ts';
+import { pgSchemas } from './helpers/pg-schemas.ts';
 
-const base = uniqueName('pgsessions');
-const schemas: string[] = [];
-const stores: PostgresStore[] = [];
-const admin = new pg.Client({ connectionString: DATABASE_URL });
-
-beforeAll(() => admin.connect());
-afterAll(async () => {
-  for (const store of stores) await store.close();
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-});
-
-async function open(schema: string): Promise<PostgresStore> {
-  const store = await PostgresStore.open(DATABASE_URL, { schema });
-  stores.push(store);
-  return store;
-}
-
-function newSchema(): string {
-  const schema = `${base}_${schemas.length + 1}`;
-  schemas.push(schema);
-  return schema;
-}
+const { admin, open, newSchema } = pgSchemas('pgsessions');
 
 sessionTableContract('PostgreSQL', {
   fresh: () => open(newSchema()),
