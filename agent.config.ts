@@ -124,9 +124,9 @@ export default defineConfig(({ mode }) => ({
   },
   // One machine: SQLite at .hubos/hubos.db and an in-process bus, nothing to set. Many: set
   // HUBOS_DATABASE_URL (postgres://...) and HUBOS_REDIS_URL (redis://...; an app adds the optional
-  // packages with `npm install bullmq ioredis`) and start several
+  // package with `npm install ioredis`) and start several
   // `hubos serve` behind a load balancer: a run is read, streamed, approved and cancelled through
-  // any of them, and the runs of an instance that dies are marked interrupted after leaseMs.
+  // any of them, and the runs of an instance that dies are resumed by another one after leaseMs.
   bus: { leaseMs: 15_000 },
   // Every run is a row of the store's runs table: GET /api/runs and `hubos runs list` find it,
   // `hubos runs show <id>` prints its model and tool calls. Ended runs are kept 30 days, and at

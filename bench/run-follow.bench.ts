@@ -37,7 +37,7 @@ async function connections(redis: Redis, prefix: string): Promise<number> {
 }
 
 async function instance(store: PostgresStore, prefix: string) {
-  const bus = await RedisBus.open(REDIS_URL, { prefix, leaseMs: LEASE_MS });
+  const bus = await RedisBus.open(REDIS_URL, { prefix });
   const self = new Instance(store, LEASE_MS);
   await self.start();
   const engine = new RunEngine({ store, bus, instance: self, resolveAgent: () => undefined });

@@ -59,7 +59,7 @@ export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS
 export type { ToolCallRequest } from './agent/tool-pipeline.ts';
 export type { RunInteraction } from './agent/tool-runner.ts';
 export type { ApprovalCursor, ApprovalQuery, ApprovalTable } from './approvals/approval-table.ts';
-export type { Bus, Job, LogEntry, WorkOptions } from './bus/bus.ts';
+export type { Bus, LogEntry } from './bus/bus.ts';
 export { LocalBus } from './bus/local.ts';
 export type { BusConfig } from './bus/open-bus.ts';
 export { CALL_SURFACES, type CallSurface } from './call-surface.ts';

@@ -6,21 +6,11 @@ export interface LogEntry {
   entry: StoreValue;
 }
 
-/** A unit of queued work: `id` is unique, so the same job enqueued twice runs once. */
-export interface Job {
-  id: string;
-  data: StoreValue;
-}
-
-export interface WorkOptions {
-  /** How many jobs of this queue this instance runs at once. */
-  concurrency: number;
-}
-
 /**
- * What joins instances of one service: messages, resumable logs (a run's events), fixed-window
- * counters (rate limits) and a work queue. `local` keeps it all in this process; `redis` shares it
- * between every instance on one Redis. Durable state (records, leases) lives in the Store, not here.
+ * What joins instances of one service: messages, resumable logs (a run's events) and fixed-window
+ * counters (rate limits). `local` keeps it all in this process; `redis` shares it between every
+ * instance on one Redis. Durable state (records, leases, queued runs) lives in the Store, not here:
+ * runs are claimed from their rows, so the bus has no job queue.
  */
 export interface Bus {
   /** `local` or `redis`. */
@@ -58,19 +48,6 @@ export interface Bus {
 
   /** Counts one hit on `key` in its current fixed window: the hits so far and the ms until it resets. */
   hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
-
-  /** Adds a job to `queue`; a job whose id is already queued or running is not added again. */
-  enqueue(queue: string, job: Job): Promise<void>;
-  /**
-   * Runs jobs of `queue` on this instance, `concurrency` at a time, until the returned stop is
-   * called. A job whose instance dies is handed to another instance once (its handler decides,
-   * from the durable record, whether to run or give it up); a failing handler does not retry.
-   */
-  work(
-    queue: string,
-    handler: (job: Job) => Promise<void>,
-    options: WorkOptions,
-  ): Promise<() => Promise<void>>;
 
   close(): Promise<void>;
 }

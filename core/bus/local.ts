@@ -1,6 +1,6 @@
 import { HubosError } from '../errors.ts';
 import type { StoreValue } from '../store/store.ts';
-import type { Bus, Job, LogEntry, WorkOptions } from './bus.ts';
+import type { Bus, LogEntry } from './bus.ts';
 import { compareLogIds, LOG_ID } from './log-id.ts';
 
 interface Log {
@@ -14,12 +14,6 @@ interface Log {
   expiry?: NodeJS.Timeout;
 }
 
-interface Queue {
-  jobs: Job[];
-  ids: Set<string>;
-  workers: { handler: (job: Job) => Promise<void>; concurrency: number; active: number }[];
-}
-
 const DEFAULT_MAX_LEN = 10_000;
 /** Ended logs kept at most (the oldest go first): a busy server's finished runs must not pile up. */
 const MAX_EXPIRING_LOGS = 1_000;
@@ -31,7 +25,6 @@ export class LocalBus implements Bus {
   readonly #channels = new Map<string, Set<(message: StoreValue) => void>>();
   readonly #logs = new Map<string, Log>();
   readonly #windows = new Map<string, { count: number; resetAt: number }>();
-  readonly #queues = new Map<string, Queue>();
   /** Logs with an expiry, oldest first. */
   readonly #expiring = new Set<string>();
 
@@ -146,34 +139,11 @@ export class LocalBus implements Bus {
     return { count: window.count, resetMs: window.resetAt - now };
   }
 
-  async enqueue(name: string, job: Job): Promise<void> {
-    const queue = this.#queue(name);
-    if (queue.ids.has(job.id)) return;
-    queue.ids.add(job.id);
-    queue.jobs.push(job);
-    this.#pump(queue);
-  }
-
-  async work(
-    name: string,
-    handler: (job: Job) => Promise<void>,
-    options: WorkOptions,
-  ): Promise<() => Promise<void>> {
-    const queue = this.#queue(name);
-    const worker = { handler, concurrency: Math.max(1, options.concurrency), active: 0 };
-    queue.workers.push(worker);
-    this.#pump(queue);
-    return async () => {
-      queue.workers = queue.workers.filter((w) => w !== worker);
-    };
-  }
-
   async close(): Promise<void> {
     for (const log of this.#logs.values()) clearTimeout(log.expiry);
     this.#logs.clear();
     this.#expiring.clear();
     this.#channels.clear();
-    this.#queues.clear();
   }
 
   #log(name: string): Log {
@@ -183,32 +153,6 @@ export class LocalBus implements Bus {
       this.#logs.set(name, log);
     }
     return log;
-  }
-
-  #queue(name: string): Queue {
-    let queue = this.#queues.get(name);
-    if (!queue) {
-      queue = { jobs: [], ids: new Set(), workers: [] };
-      this.#queues.set(name, queue);
-    }
-    return queue;
-  }
-
-  #pump(queue: Queue): void {
-    for (const worker of queue.workers) {
-      while (worker.active < worker.concurrency && queue.jobs.length > 0) {
-        const job = queue.jobs.shift()!;
-        worker.active++;
-        void worker
-          .handler(job)
-          .catch(() => undefined)
-          .finally(() => {
-            worker.active--;
-            queue.ids.delete(job.id);
-            this.#pump(queue);
-          });
-      }
-    }
   }
 }
 

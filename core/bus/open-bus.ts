@@ -15,8 +15,8 @@ export interface BusConfig {
   /** Prefix of every Redis key, so several services can share one Redis (default `hubos`). */
   prefix?: string;
   /**
-   * How long an instance that stops answering keeps its runs and jobs (ms, default 15 s): after
-   * that, its runs are `interrupted` and its queued jobs go to another instance.
+   * How long an instance that stops answering keeps its runs (ms, default 15 s): after that,
+   * another instance takes them over and resumes them (or ends them `interrupted`, with the reason).
    */
   leaseMs?: number;
 }
@@ -37,7 +37,7 @@ export const BUS_CONFIG_SCHEMA = {
 export const DEFAULT_LEASE_MS = 15_000;
 
 /** The packages only the Redis bus uses: optional peer dependencies of hubos, which an app installs. */
-const REDIS_BUS_PACKAGES = ['bullmq', 'ioredis'] as const;
+const REDIS_BUS_PACKAGES = ['ioredis'] as const;
 
 /** Opens the configured bus: local unless `redis` is asked for (or HUBOS_REDIS_URL is set). */
 export async function openBus(config: BusConfig = {}, env: NodeJS.ProcessEnv = process.env): Promise<Bus> {
@@ -53,8 +53,5 @@ export async function openBus(config: BusConfig = {}, env: NodeJS.ProcessEnv = p
   const { RedisBus } = await import('./redis.ts').catch((error: unknown) => {
     throw missingOptionalPackage(error, 'the Redis bus', REDIS_BUS_PACKAGES) ?? error;
   });
-  return RedisBus.open(url, {
-    prefix: config.prefix ?? 'hubos',
-    leaseMs: config.leaseMs ?? DEFAULT_LEASE_MS,
-  });
+  return RedisBus.open(url, { prefix: config.prefix ?? 'hubos' });
 }

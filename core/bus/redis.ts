@@ -1,19 +1,16 @@
 import type { Redis } from 'ioredis';
 import { HubosError } from '../errors.ts';
 import type { StoreValue } from '../store/store.ts';
-import type { Bus, Job, LogEntry, WorkOptions } from './bus.ts';
+import type { Bus, LogEntry } from './bus.ts';
 import { RedisChannels } from './redis-channels.ts';
 import { connectRedis } from './redis-connect.ts';
 import { followStream } from './redis-follow.ts';
-import { RedisJobs } from './redis-jobs.ts';
 import { decodeEntries, type RawEntries } from './redis-stream.ts';
 import { RedisTail } from './redis-tail.ts';
 
 export interface RedisBusOptions {
   /** Every key and channel is `<prefix>:<kind>:<name>`, so services can share one Redis. */
   prefix: string;
-  /** How long a dead instance's job stays locked before another instance gets it (ms). */
-  leaseMs: number;
 }
 
 const DEFAULT_MAX_LEN = 10_000;
@@ -51,8 +48,8 @@ type WithScripts = Redis & {
 };
 
 /**
- * The bus of instances that share one Redis: pub/sub for messages, streams for logs, a Lua counter
- * for windows and BullMQ for the work queue. Calls made while Redis is away wait for it to return.
+ * The bus of instances that share one Redis: pub/sub for messages, streams for logs and a Lua
+ * counter for windows. Calls made while Redis is away wait for it to return.
  */
 export class RedisBus implements Bus {
   readonly driver = 'redis';
@@ -60,7 +57,6 @@ export class RedisBus implements Bus {
   readonly #main: WithScripts;
   readonly #prefix: string;
   readonly #channels: RedisChannels;
-  readonly #jobs: RedisJobs;
   /** The one reader of every follow on this instance (one connection, whatever their number). */
   readonly #tail: RedisTail;
   #closing: Promise<void> | undefined;
@@ -70,17 +66,16 @@ export class RedisBus implements Bus {
     // Auto-pipelined: the commands of one turn of the event loop (a run's events appended as they
     // come, its end) go in one write and come back in one read, in order.
     const main = await connectRedis(url, options.prefix, { enableAutoPipelining: true });
-    return new RedisBus(main, url, options);
+    return new RedisBus(main, options);
   }
 
-  private constructor(main: Redis, url: string, options: RedisBusOptions) {
+  private constructor(main: Redis, options: RedisBusOptions) {
     main.defineCommand('hubosHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     main.defineCommand('hubosAppendAfterLast', { numberOfKeys: 1, lua: APPEND_AFTER_LAST_SCRIPT });
     this.#main = main as WithScripts;
     this.#prefix = options.prefix;
     this.#channels = new RedisChannels(main);
     this.#tail = new RedisTail(main, options.prefix);
-    this.#jobs = new RedisJobs({ url, prefix: `${options.prefix}:job`, leaseMs: options.leaseMs });
   }
 
   async publish(channel: string, message: StoreValue): Promise<void> {
@@ -139,23 +134,8 @@ export class RedisBus implements Bus {
     return { count, resetMs };
   }
 
-  async enqueue(queue: string, job: Job): Promise<void> {
-    this.#assertOpen();
-    await this.#jobs.enqueue(queue, job);
-  }
-
-  async work(
-    queue: string,
-    handler: (job: Job) => Promise<void>,
-    options: WorkOptions,
-  ): Promise<() => Promise<void>> {
-    this.#assertOpen();
-    return this.#jobs.work(queue, handler, options);
-  }
-
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await this.#jobs.close();
       this.#channels.close();
       this.#tail.close();
       this.#main.disconnect();

@@ -37,7 +37,7 @@ const HEAVY = [
   /^node_modules\/@a2a-js\//,
   /^node_modules\/@ag-ui\//,
   /^node_modules\/@bufbuild\//,
-  /^node_modules\/(zod|jose|execa|bullmq|ioredis|pg)\//,
+  /^node_modules\/(zod|jose|execa|ioredis|pg)\//,
   /^plugins\/(mcp|cosmos|stars|workflows|subagent)\//,
   /^plugins\/hubos\/(a2a|agui)\/(?!index\.ts$)/,
 ];

@@ -45,7 +45,8 @@ describe("HubOS's engines and its dependencies'", () => {
     expect(pkg.engines.node).toBe(NODE_ENGINES);
     const packages = appPackages();
     expect(packages).toContain('node_modules/undici');
-    expect(packages).toContain('node_modules/bullmq');
+    expect(packages).toContain('node_modules/ioredis');
+    expect(packages).not.toContain('node_modules/bullmq');
     const narrower = packages
       .filter((path) => {
         const range = lock.packages[path]!.engines?.node;

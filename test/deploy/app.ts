@@ -84,6 +84,6 @@ export function driverPackages(): Record<string, string> {
   const repo = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     devDependencies: Record<string, string>;
   };
-  const { bullmq, ioredis, pg } = repo.devDependencies;
-  return { bullmq: bullmq!, ioredis: ioredis!, pg: pg! };
+  const { ioredis, pg } = repo.devDependencies;
+  return { ioredis: ioredis!, pg: pg! };
 }

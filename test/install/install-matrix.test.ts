@@ -76,9 +76,9 @@ describe.each(versions)('Node.js %s', (version) => {
       expect(readFileSync(join(app, '.npmrc'), 'utf8')).toContain('engine-strict=true');
       // A later install checks every installed package's engines against this Node.js (engine-strict).
       await npm('npm install ms (engine-strict)', ['install', 'ms']);
-      // An app on SQLite has no native addon: BullMQ's msgpack one comes only with the Redis bus.
+      // An app on SQLite installs no native addon, nor the clients of PostgreSQL and Redis.
       expect(nativeAddons(app), `Node.js ${version}: native addons`).toEqual([]);
-      expect(existsSync(join(app, 'node_modules/bullmq'))).toBe(false);
+      expect(existsSync(join(app, 'node_modules/ioredis'))).toBe(false);
       expect(existsSync(join(app, 'node_modules/pg'))).toBe(false);
       const test = await npm('npm test', ['test']);
       expect(test.stdout).toMatch(/pass 2\n/);
@@ -97,7 +97,18 @@ describe.each(versions)('Node.js %s', (version) => {
         env: { ...env, HUBOS_REDIS_URL: 'redis://127.0.0.1:1' },
       });
       expect(redis.code).toBe(1);
-      expect(redis.stderr).toContain('npm install bullmq ioredis');
+      expect(redis.stderr).toContain('npm install ioredis');
+      // What it names is all it needs: with ioredis alone the bus loads and tries Redis (none there).
+      await npm('npm install ioredis', ['install', 'ioredis']);
+      expect(nativeAddons(app), `Node.js ${version}: native addons with ioredis`).toEqual([]);
+      expect(existsSync(join(app, 'node_modules/bullmq'))).toBe(false);
+      const withClient = await run('npx', ['--no', 'hubos', 'validate'], {
+        cwd: app,
+        env: { ...env, HUBOS_REDIS_URL: 'redis://127.0.0.1:1' },
+      });
+      expect(withClient.code).toBe(1);
+      expect(withClient.stderr).toContain('[BUS_FAILED]');
+      expect(withClient.stderr).not.toContain('npm install');
       // The PostgreSQL store without pg: the same, naming its one package.
       const postgres = await run('npx', ['--no', 'hubos', 'validate'], {
         cwd: app,

@@ -1,8 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Bus, Job, LogEntry } from '../../core/bus/bus.ts';
+import type { Bus, LogEntry } from '../../core/bus/bus.ts';
 import { LocalBus } from '../../core/bus/local.ts';
 import { logId } from '../../core/bus/log-id.ts';
 import { openBus } from '../../core/bus/open-bus.ts';
@@ -12,7 +10,6 @@ import type { StoreValue } from '../../core/store/store.ts';
 import { REDIS_URL, uniqueName } from './env.ts';
 
 const PREFIX = uniqueName('hubos_bus_test');
-const LEASE_MS = 1_500;
 const opened: Bus[] = [];
 
 /** How a test gets a bus, and a second instance of the same service. */
@@ -24,7 +21,7 @@ interface Driver {
 }
 
 async function openRedis(): Promise<Bus> {
-  const bus = await RedisBus.open(REDIS_URL, { prefix: PREFIX, leaseMs: LEASE_MS });
+  const bus = await RedisBus.open(REDIS_URL, { prefix: PREFIX });
   opened.push(bus);
   return bus;
 }
@@ -290,157 +287,14 @@ describe.each(drivers)('$name bus', (driver) => {
       expect((await b.hit(key, 400)).count).toBe(1);
     });
   });
-
-  describe('work queue', () => {
-    it('runs a job enqueued twice under one id once; a finished id can come again', async () => {
-      const a = await driver.open();
-      const b = await driver.peer(a);
-      const queue = uniqueName('queue');
-      const ran: Job[] = [];
-      // Ids BullMQ refuses as they are (an integer, a colon) must work too.
-      await a.enqueue(queue, { id: '42', data: { n: 1 } });
-      await b.enqueue(queue, { id: '42', data: { n: 2 } });
-      await a.enqueue(queue, { id: 'run:1', data: null });
-      await b.work(
-        queue,
-        async (job) => {
-          ran.push(job);
-        },
-        { concurrency: 2 },
-      );
-      await waitFor(() => ran.length === 2, 'both jobs');
-      await sleep(300);
-      expect(ran.sort((x, y) => x.id.localeCompare(y.id))).toEqual([
-        { id: '42', data: { n: 1 } },
-        { id: 'run:1', data: null },
-      ]);
-
-      await a.enqueue(queue, { id: '42', data: { n: 3 } });
-      await waitFor(() => ran.length === 3, 'the id again');
-      expect(ran[2]).toEqual({ id: '42', data: { n: 3 } });
-    });
-
-    it('never runs more than concurrency jobs at once', async () => {
-      const bus = await driver.open();
-      const queue = uniqueName('queue');
-      let running = 0;
-      let most = 0;
-      let done = 0;
-      await bus.work(
-        queue,
-        async () => {
-          running++;
-          most = Math.max(most, running);
-          await sleep(60);
-          running--;
-          done++;
-        },
-        { concurrency: 3 },
-      );
-      for (let n = 0; n < 10; n++) await bus.enqueue(queue, { id: `job-${n}`, data: n });
-      await waitFor(() => done === 10, 'ten jobs');
-      expect(most).toBeLessThanOrEqual(3);
-      expect(most).toBeGreaterThan(1);
-    });
-
-    it("spreads jobs over every instance's workers", async () => {
-      const a = await driver.open();
-      const b = await driver.peer(a);
-      const queue = uniqueName('queue');
-      const ranBy: Record<string, string[]> = { a: [], b: [] };
-      const handler = (name: string) => async (job: Job) => {
-        await sleep(100);
-        ranBy[name]!.push(job.id);
-      };
-      await a.work(queue, handler('a'), { concurrency: 2 });
-      await b.work(queue, handler('b'), { concurrency: 2 });
-      for (let n = 0; n < 10; n++) await a.enqueue(queue, { id: `job-${n}`, data: n });
-      await waitFor(() => ranBy.a!.length + ranBy.b!.length === 10, 'ten jobs');
-      expect(ranBy.a!.length).toBeGreaterThan(0);
-      expect(ranBy.b!.length).toBeGreaterThan(0);
-      expect(new Set([...ranBy.a!, ...ranBy.b!]).size).toBe(10);
-    });
-
-    it('fails a throwing handler without retrying; its id can come again', async () => {
-      const bus = await driver.open();
-      const queue = uniqueName('queue');
-      let calls = 0;
-      await bus.work(
-        queue,
-        async () => {
-          calls++;
-          throw new Error('boom');
-        },
-        { concurrency: 1 },
-      );
-      await bus.enqueue(queue, { id: 'doomed', data: null });
-      await waitFor(() => calls === 1, 'the first call');
-      await sleep(1_000);
-      expect(calls).toBe(1);
-
-      await bus.enqueue(queue, { id: 'doomed', data: null });
-      await waitFor(() => calls === 2, 'the id again');
-    });
-
-    it('takes no job once stopped; another worker gets it', async () => {
-      const bus = await driver.open();
-      const queue = uniqueName('queue');
-      const first: string[] = [];
-      const second: string[] = [];
-      const stop = await bus.work(queue, async (job) => void first.push(job.id), { concurrency: 1 });
-      await stop();
-      await stop(); // a second call is harmless
-      await bus.enqueue(queue, { id: 'later', data: null });
-      await sleep(200);
-      expect(first).toEqual([]);
-      await bus.work(queue, async (job) => void second.push(job.id), { concurrency: 1 });
-      await waitFor(() => second.length === 1, 'the other worker');
-      expect(first).toEqual([]);
-    });
-  });
 });
 
 describe('redis bus only', () => {
-  it('hands the job of a worker killed mid-run to another instance after about a lease', async () => {
-    const bus = await openRedis();
-    const queue = uniqueName('queue');
-    await bus.enqueue(queue, { id: 'orphan', data: { n: 1 } });
-    const fixture = fileURLToPath(new URL('./fixtures/redis-worker.ts', import.meta.url));
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [fixture, REDIS_URL, PREFIX, queue, String(LEASE_MS)],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    try {
-      let output = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      await waitFor(() => output.includes('started orphan'), 'the child to take the job', 20_000);
-      child.kill('SIGKILL');
-      const killedAt = Date.now();
-
-      const ran: Job[] = [];
-      await bus.work(queue, async (job) => void ran.push(job), { concurrency: 1 });
-      await waitFor(() => ran.length === 1, 'the job to come back', LEASE_MS * 4 + 5_000);
-      const elapsed = Date.now() - killedAt;
-      expect(ran).toEqual([{ id: 'orphan', data: { n: 1 } }]);
-      // Not before the lock the dead worker renewed could lapse, and within a few leases.
-      expect(elapsed).toBeGreaterThanOrEqual(LEASE_MS / 4);
-      expect(elapsed).toBeLessThanOrEqual(LEASE_MS * 3 + 1_000);
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
-
   it('fails fast with BUS_FAILED when Redis is unreachable, without telling its password', async () => {
     const started = Date.now();
-    const error = await RedisBus.open('redis://user:s3cret-pass@127.0.0.1:1/0', {
-      prefix: PREFIX,
-      leaseMs: LEASE_MS,
-    }).catch((e: unknown) => e);
+    const error = await RedisBus.open('redis://user:s3cret-pass@127.0.0.1:1/0', { prefix: PREFIX }).catch(
+      (e: unknown) => e,
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(HubosError.is(error, 'BUS_FAILED')).toBe(true);
     const message = (error as HubosError).message;
@@ -455,11 +309,8 @@ describe('redis bus only', () => {
     const b = await openRedis();
     const channel = uniqueName('chan');
     const log = uniqueName('log');
-    const queue = uniqueName('queue');
     const messages: StoreValue[] = [];
-    const ran: string[] = [];
     await b.subscribe(channel, (message) => messages.push(message));
-    await b.work(queue, async (job) => void ran.push(job.id), { concurrency: 1 });
     const controller = new AbortController();
     const reading = follow(b, log, undefined, controller.signal);
     await a.append(log, 'before');
@@ -488,14 +339,12 @@ describe('redis bus only', () => {
     expect((await a.hit(uniqueName('hits'), 1_000)).count).toBe(1);
     await a.append(log, 'after');
     await waitFor(() => reading.entries.length === 2, 'an entry after the drop');
-    await a.enqueue(queue, { id: 'after-drop', data: null });
-    await waitFor(() => ran.length === 1, 'a job after the drop');
     controller.abort();
     await reading.done;
   });
 
   it('is what openBus opens for a redis URL', async () => {
-    const bus = await openBus({ url: REDIS_URL, prefix: PREFIX, leaseMs: LEASE_MS }, {});
+    const bus = await openBus({ url: REDIS_URL, prefix: PREFIX }, {});
     opened.push(bus);
     expect(bus).toBeInstanceOf(RedisBus);
     expect(bus.driver).toBe('redis');

@@ -15,7 +15,7 @@ const opened: Bus[] = [];
 const admin = new Redis(REDIS_URL);
 
 async function openRedis(): Promise<RedisBus> {
-  const bus = await RedisBus.open(REDIS_URL, { prefix: PREFIX, leaseMs: 1_500 });
+  const bus = await RedisBus.open(REDIS_URL, { prefix: PREFIX });
   opened.push(bus);
   return bus;
 }
