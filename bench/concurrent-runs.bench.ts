@@ -5,8 +5,11 @@
  * hand), and on `hubos serve` with the same one-agent config (SQLite store), answered as JSON and
  * as SSE. Each server is its own process, the load another (bench/concurrent-runs/load.ts), the fake
  * model this one. Per side: memory per in-flight run (the peak during the load, RSS and V8 heap,
- * minus the idle figure after a GC, divided by RUNS), the median and p99 run, GET /health's p99
- * timed every 50 ms during the load (B2 has a trivial one), and the server's CPU per run (/proc).
+ * minus the idle figure after a GC, divided by RUNS; and the heap the runs hold, after a GC with
+ * every run in flight: a pause each side takes), the median and p99 run, GET /health's p99 timed
+ * every 50 ms during the load (B2 has a trivial one), the server's own event-loop delay (p99
+ * and max, from perf_hooks in the server), and its CPU per run (/proc). The machine's load moves
+ * the run times and /health most: the CPU per run and the memory are the steadier figures.
  * The sides alternate for ROUNDS rounds (HUBOS_BENCH_ROUNDS, default 2); ratios are to B2 of the
  * same round, and each figure is printed as the range over rounds. For profiling:
  * HUBOS_BENCH_SIDES=sse (or json, b2; comma-separated) runs only those sides, and
@@ -108,7 +111,8 @@ async function measure(side: Side) {
   server.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   const samples: { rss: number; heapUsed: number }[] = [];
   server.on('message', (m) => {
-    if (typeof m === 'object') samples.push(m as { rss: number; heapUsed: number });
+    if (typeof m === 'object' && m !== null && 'rss' in m)
+      samples.push(m as { rss: number; heapUsed: number });
   });
   let load: ChildProcess | undefined;
   try {
@@ -147,20 +151,44 @@ async function measure(side: Side) {
     samples.length = 0;
     const cpuBefore = cpuMicros(server.pid!);
     load.send('go');
-    const result = (await message(load, (m) => typeof m === 'object')) as {
+    // Once the model has every run's first call, every run is in flight (none ends before its
+    // second call is answered): a collection then says what they hold.
+    const firstCalls = fake.calls.first + RUNS;
+    let loaded = false;
+    const held = (async () => {
+      while (fake.calls.first < firstCalls) {
+        if (loaded) throw new Error(`the model had ${fake.calls.first} first calls of ${firstCalls}`);
+        await sleep(20);
+      }
+      server.send('held');
+      return (await message(server, (m) => typeof m === 'object' && m !== null && 'heldHeap' in m)) as {
+        heldRss: number;
+        heldHeap: number;
+      };
+    })();
+    const result = (await message(load, (m) => typeof m === 'object').finally(() => (loaded = true))) as {
       durations: number[];
       healthMs: number[];
     };
     const cpu = (cpuMicros(server.pid!) - cpuBefore) / RUNS;
+    const { heldHeap } = await held;
+    server.send('loop');
+    const loop = (await message(server, (m) => typeof m === 'object' && m !== null && 'loopP99' in m)) as {
+      loopP99: number;
+      loopMax: number;
+    };
     const peak = (key: 'rss' | 'heapUsed') => Math.max(...samples.map((s) => s[key])) - idle[key];
     const durations = result.durations.sort((a, b) => a - b);
     const health = result.healthMs.sort((a, b) => a - b);
     return {
       rssKB: peak('rss') / 1024 / RUNS,
       heapKB: peak('heapUsed') / 1024 / RUNS,
+      heldKB: (heldHeap - idle.heapUsed) / 1024 / RUNS,
       median: quantile(durations, 0.5),
       p99: quantile(durations, 0.99),
       healthP99: quantile(health, 0.99),
+      loopP99: loop.loopP99,
+      loopMax: loop.loopMax,
       cpuMs: cpu / 1000,
     };
   } catch (error) {
@@ -186,9 +214,12 @@ const b2 = results.get(allSides[0]!.name);
 const columns: [keyof Figures, string, number, string][] = [
   ['rssKB', 'KB RSS per run', 0, ''],
   ['heapKB', 'KB heap per run', 0, ''],
+  ['heldKB', 'KB heap held per run', 1, ''],
   ['median', 'ms median run', 0, ''],
   ['p99', 'ms p99 run', 0, ''],
   ['healthP99', 'ms /health p99', 0, ''],
+  ['loopP99', 'ms event-loop delay p99', 0, ''],
+  ['loopMax', 'ms max', 0, ''],
   ['cpuMs', 'ms CPU per run', 2, ''],
 ];
 console.log(
