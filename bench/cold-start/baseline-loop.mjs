@@ -5,7 +5,9 @@ import { Hono } from 'hono';
 import { Agent, request } from 'undici';
 
 const base = process.env.FAKE_URL;
-const dispatcher = new Agent({ connections: 64 });
+// BENCH_MODEL_CONNECTIONS=0: no cap (the global fetch's pool), for benches with many calls in flight.
+const cap = Number(process.env.BENCH_MODEL_CONNECTIONS ?? 64);
+const dispatcher = new Agent({ connections: cap > 0 ? cap : null });
 const tools = [
   {
     type: 'function',
@@ -41,6 +43,8 @@ const work = () => {
 };
 
 const app = new Hono();
+// The least a health route does, for benches that time one beside the runs.
+app.get('/health', (c) => c.json({ status: 'ok' }));
 app.post('/run', async (c) => {
   if (workUs > 0) work();
   const { input } = await c.req.json();

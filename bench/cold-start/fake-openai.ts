@@ -2,6 +2,7 @@
  * The cold-start bench's model: a local OpenAI Chat Completions server (streamed or not, as the
  * request asks) that answers every conversation the same way: a tool call `echo {text:'tick'}`,
  * then, once the request carries a tool message, the text `done`. It counts the calls it answers.
+ * With `delayMs`, each answer comes that long after its request (a model that takes its time).
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,7 +28,8 @@ async function readJson(req: IncomingMessage): Promise<ChatBody> {
   return JSON.parse(text) as ChatBody;
 }
 
-export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(options: { delayMs?: number } = {}): Promise<FakeOpenAI> {
+  const delayMs = options.delayMs ?? 0;
   const calls = { total: 0, first: 0, second: 0, streamed: 0 };
   let seq = 0;
   const server = createServer(async (req, res) => {
@@ -43,6 +45,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     if (text) {
       if (tool.some((m) => JSON.stringify(m.content).includes('tick'))) calls.second++;
     } else calls.first++;
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const toolCalls = text
       ? []
       : [{ id: `call_${++seq}`, type: 'function', function: { name: 'echo', arguments: '{"text":"tick"}' } }];

@@ -153,16 +153,18 @@ export class Agent implements AgentHandle {
    * Runs to the end. Resolves when completed or cancelled; rejects with a HubosError when the run
    * fails (its `details.result` holds the run). `onEvent` sees each event as `stream()` would yield it.
    */
-  async run(
+  run(
     input: string,
     options: RunOptions & { onEvent?: (event: AgentEvent) => void } = {},
   ): Promise<RunResult> {
-    const result = await this.#start(input, options, options.onEvent ?? (() => undefined));
-    if (result.status === 'failed') {
-      const code = result.error!.code as HubosErrorCode;
-      throw new HubosError(code, result.error!.message, { details: { result } });
-    }
-    return result;
+    // Not an async function: a run holds an async frame for as long as it runs, and #start has one.
+    return this.#start(input, options, options.onEvent ?? (() => undefined)).then((result) => {
+      if (result.status === 'failed') {
+        const code = result.error!.code as HubosErrorCode;
+        throw new HubosError(code, result.error!.message, { details: { result } });
+      }
+      return result;
+    });
   }
 
   /** The run's events as they happen; stopping the iteration early cancels the run. */
@@ -260,7 +262,10 @@ export class Agent implements AgentHandle {
           ...(options.toolResults ?? []),
           ...(input.trim() !== '' ? [{ role: 'user' as const, content: input }] : []),
         ];
-    const clientNames = new Set(options.clientTools?.map((tool) => tool.name));
+    // Made only for a run with client tools: most runs have none.
+    const clientNames = options.clientTools?.length
+      ? new Set(options.clientTools.map((tool) => tool.name))
+      : undefined;
     const definitions = options.clientTools?.length
       ? [...tools.definitions, ...options.clientTools]
       : tools.definitions;
@@ -397,8 +402,8 @@ export class Agent implements AgentHandle {
         text = response.message.content || text;
         const calls = response.message.toolCalls ?? [];
         // Client tools are not run here: the caller runs them and answers next run.
-        pendingToolCalls = calls.filter((call) => clientNames.has(call.name));
-        const serverCalls = calls.filter((call) => !clientNames.has(call.name));
+        pendingToolCalls = clientNames ? calls.filter((call) => clientNames.has(call.name)) : [];
+        const serverCalls = clientNames ? calls.filter((call) => !clientNames.has(call.name)) : [...calls];
         // Kept before the tools run: an instance resuming the run knows which calls were in flight.
         if (serverCalls.length > 0) {
           await checkpoint(step, [response.message]);

@@ -9,8 +9,8 @@ interface Log {
   /** The position and n of the last id given (kept when trimming empties the log, as Redis does). */
   position: number;
   n: number;
-  /** Readers waiting for the next entry. */
-  wake: Set<() => void>;
+  /** Readers waiting for the next entry (made for the first: most logs are never followed). */
+  wake?: Set<() => void>;
   expiry?: NodeJS.Timeout;
 }
 
@@ -66,7 +66,7 @@ export class LocalBus implements Bus {
     log.entries.push({ id, entry });
     const max = options?.maxLen ?? DEFAULT_MAX_LEN;
     if (log.entries.length > max) log.entries.splice(0, log.entries.length - max);
-    if (log.wake.size > 0) {
+    if (log.wake && log.wake.size > 0) {
       for (const wake of log.wake) wake();
       log.wake.clear();
     }
@@ -98,9 +98,10 @@ export class LocalBus implements Bus {
       await new Promise<void>((resolve) => {
         const done = () => {
           signal.removeEventListener('abort', done);
-          log.wake.delete(done);
+          log.wake?.delete(done);
           resolve();
         };
+        log.wake ??= new Set();
         log.wake.add(done);
         signal.addEventListener('abort', done, { once: true });
       });
@@ -122,7 +123,7 @@ export class LocalBus implements Bus {
     clearTimeout(log?.expiry);
     this.#expiring.delete(name);
     // A reader still waiting on it keeps it; it goes with the reader.
-    if (log && log.wake.size === 0) this.#logs.delete(name);
+    if (log && !log.wake?.size) this.#logs.delete(name);
   }
 
   async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
@@ -149,7 +150,7 @@ export class LocalBus implements Bus {
   #log(name: string): Log {
     let log = this.#logs.get(name);
     if (!log) {
-      log = { entries: [], position: 0, n: 0, wake: new Set() };
+      log = { entries: [], position: 0, n: 0 };
       this.#logs.set(name, log);
     }
     return log;

@@ -86,7 +86,8 @@ interface LiveRun {
   record: RunRecord;
   controller: AbortController;
   done: Promise<void>;
-  listeners: Set<RunListener>;
+  /** Hears each event (the caller's `listener`: one at most). */
+  listener: RunListener | undefined;
   seq: number;
   steps: StepRecorder;
   /** Finished steps not yet written: they go with the run's next write (its end, for a quick run). */
@@ -247,7 +248,7 @@ export class RunEngine {
     };
     this.#listen();
     const live = this.#open(record, options.signal);
-    if (options.listener) live.listeners.add(options.listener);
+    live.listener = options.listener;
     try {
       // No run starts without its record: a store that is away answers the caller (503), not later.
       if (!(await (this.#table ?? (await this.table())).insert(record))) throw exists(record.id);
@@ -362,7 +363,7 @@ export class RunEngine {
     };
     this.#listen();
     const live = this.#open(reopened, options.signal);
-    if (options.listener) live.listeners.add(options.listener);
+    live.listener = options.listener;
     const close = () => {
       this.#live.delete(record.id);
       live.release?.();
@@ -613,7 +614,7 @@ export class RunEngine {
     const live: LiveRun = {
       record,
       controller,
-      listeners: new Set(),
+      listener: undefined,
       done: Promise.resolve(),
       seq: 0,
       steps: new StepRecorder(record.id),
@@ -642,7 +643,7 @@ export class RunEngine {
     try {
       const onEvent = (event: AgentEvent) => {
         const seq = ++live.seq;
-        for (const listener of live.listeners) listener(event, seq);
+        live.listener?.(event, seq);
         this.#events.append(record.id, { seq, event: event as unknown as StoreValue });
         const finished = live.steps.see(event);
         if (finished.length > 0) this.#keepSteps(live, table, finished);
@@ -759,12 +760,14 @@ export class RunEngine {
   }
 
   /** Resolves with the record once the run has ended, wherever it runs. */
-  async wait(id: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
+  wait(id: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
     const live = this.#live.get(id);
-    if (live) {
-      await live.done;
-      return live.record;
-    }
+    // Not an async function: a run route waits here for the whole run, and an async frame is held as long.
+    if (live) return live.done.then(() => live.record);
+    return this.#waitStored(id, signal);
+  }
+
+  async #waitStored(id: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
     const record = await this.get(id);
     if (!record || isFinal(record.status)) return record;
     for await (const entry of this.follow(id, 0, signal)) if ('end' in entry) return entry.end;

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
@@ -12,6 +12,7 @@ import { routeDocsOf } from './kit/route-doc.ts';
 import { apiKeyAuth } from './middleware/auth.ts';
 import { bodyTypeCheck } from './middleware/body-type-check.ts';
 import { hostCheck } from './middleware/host-check.ts';
+import { inSequence } from './middleware/in-sequence.ts';
 import { originCheck } from './middleware/origin-check.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { isPublicPath } from './public-paths.ts';
@@ -24,7 +25,7 @@ import { uiRoutes } from './ui/index.ts';
 
 /**
  * Middleware in order (errors, headers, host check, CORS, origin check, body type check, shutdown,
- * auth, rate limit, body limit), then the routes.
+ * auth, rate limit, body limit: the checks after CORS as one), then the routes.
  */
 const A2A_RPC_PATH = /^\/a2a\/[^/]+\/?$/;
 
@@ -45,16 +46,19 @@ export async function buildApp(hubos: HubOS): Promise<void> {
       mediaSrc: ["'self'", 'data:'],
     },
   });
-  app.use('*', async (c, next) => {
+  app.use('*', (c, next) => {
     if (c.req.path === '/' || c.req.path.startsWith('/ui/')) return pageHeaders(c, next);
     // Set before the route answers: headers added afterwards make Hono rebuild the Response and
     // @hono/node-server fall off its fast path.
     c.header('x-content-type-options', 'nosniff');
-    await next();
+    return next();
   });
+  // The checks below only pass a request on or refuse it: one middleware, run in sequence (CORS,
+  // which adds headers after the route, stands between the host check and the others).
+  const checks: MiddlewareHandler<HubOSEnv>[] = [hostCheck(hubos.allowedHosts)];
   // Before CORS: a rebound name gets no preflight answer either.
-  app.use('*', hostCheck(hubos.allowedHosts));
-  if (options.cors)
+  if (options.cors) {
+    app.use('*', inSequence(checks.splice(0)));
     app.use(
       '*',
       cors({
@@ -71,13 +75,11 @@ export async function buildApp(hubos: HubOS): Promise<void> {
         exposeHeaders: ['Mcp-Session-Id'],
       }),
     );
-  app.use('*', originCheck(hubos.originPolicy));
+  }
+  checks.push(originCheck(hubos.originPolicy));
   // A2A's JSON-RPC posts are refused by the A2A route itself, in the shape A2A clients read.
-  app.use(
-    '*',
-    bodyTypeCheck((c) => c.req.method === 'POST' && A2A_RPC_PATH.test(c.req.path)),
-  );
-  app.use('*', async (c, next) => {
+  checks.push(bodyTypeCheck((c) => c.req.method === 'POST' && A2A_RPC_PATH.test(c.req.path)));
+  checks.push((c, next) => {
     if (hubos.stopping && !hubos.passesWhileStopping(c)) {
       throw HUBOS_ERROR_CODES.create('SHUTTING_DOWN', 'the server is shutting down');
     }
@@ -90,8 +92,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   // On a shared bus (Redis) the limits are one for all instances.
   const bus = options.bus ?? options.kernel?.bus;
   const warn = (message: string) => options.kernel?.logger.warn(message);
-  app.use(
-    '*',
+  checks.push(
     apiKeyAuth(hubos.apiKeys, {
       open: isPublicPath,
       failures: { windowMs, max: limits.maxAuthFailures ?? 20 },
@@ -101,7 +102,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
     }),
   );
   if (options.rateLimit !== false)
-    app.use('*', rateLimit({ windowMs, max: limits.max ?? 600, trustProxy, bus, warn }));
+    checks.push(rateLimit({ windowMs, max: limits.max ?? 600, trustProxy, bus, warn }));
   const maxSize = options.bodyLimit ?? 1024 * 1024;
   const tooLarge = () =>
     HUBOS_ERROR_CODES.create('PAYLOAD_TOO_LARGE', `the request body is larger than ${maxSize} bytes`);
@@ -113,7 +114,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
       throw tooLarge();
     },
   });
-  app.use('*', (c, next) => {
+  checks.push((c, next) => {
     const length = c.req.header('content-length');
     if (length !== undefined) {
       if (Number(length) > maxSize) throw tooLarge();
@@ -123,6 +124,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
     // the node adapter a full Request; a GET or HEAD gets no body from it, so there is none to count.
     return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : countChunked(c, next);
   });
+  app.use('*', inSequence(checks));
   // The server's own routes are sub-apps, as a plugin's are: described with describeRoute, documented
   // with the paths they are mounted at. (Not through `hubos.mount`: /health is served without a key.)
   const mountOwn = (path: string, routes: Hono<HubOSEnv>) => {

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
-import { type Agent, type AgentEvent, HubosError } from '../../../core/index.ts';
+import { type Agent, HubosError } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import { onClientGone } from '../kit/client-gone.ts';
 import { RunFailedError } from '../kit/http-error.ts';
 import type { HubOSEnv } from '../kit/principal.ts';
 import { readBody } from '../kit/read-body.ts';
 import { describeRoute } from '../kit/route-doc.ts';
+import { sseBatch } from '../kit/sse-batch.ts';
 
 export const RUN_BODY = {
   type: 'object',
@@ -105,30 +105,26 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
         }
         if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
           const disconnected = new AbortController();
-          // Events come before the stream opens; they wait here, in order, and are sent once it has.
-          const pending: { event: AgentEvent; seq: number }[] = [];
-          let send: ((event: AgentEvent, seq: number) => void) | undefined;
+          const sse = sseBatch(() => disconnected.abort(new Error('the client disconnected')));
           // Started before the response: a store that is away answers 503 JSON, not an empty 200 stream.
+          // Events are framed as they come and go out once the response does, in order.
           const record = await hubos.runs.start(agent, body.input, {
             principal,
             sessionId: body.sessionId,
             signal: disconnected.signal,
             run: { via: 'rest' },
-            listener: (event, seq) => (send ? send(event, seq) : pending.push({ event, seq })),
-          });
-          return streamSSE(c, async (stream) => {
-            stream.onAbort(() => disconnected.abort(new Error('the client disconnected')));
-            const writes: Promise<void>[] = [];
             // Numbered, so a client that loses the stream resumes at GET /runs/:id/events with Last-Event-ID.
-            send = (event, seq) => {
-              writes.push(
-                stream.writeSSE({ id: String(seq), event: event.type, data: JSON.stringify(event) }),
-              );
-            };
-            for (const { event, seq } of pending.splice(0)) send(event, seq);
-            await hubos.runs.wait(record.id);
-            await Promise.all(writes);
+            listener: (event, seq) =>
+              sse.send({ id: String(seq), event: event.type, data: JSON.stringify(event) }),
           });
+          hubos.runs.wait(record.id).then(
+            () => sse.close(),
+            (error: unknown) => {
+              console.error(error);
+              sse.close();
+            },
+          );
+          return sse.respond(c);
         }
         // One controller for both ends: the client leaving and the request timing out.
         const stop = new AbortController();
