@@ -1006,7 +1006,8 @@ function ended(record: RunRecord): HubosError {
 
 function whyNotResumed(record: RunRecord, served: boolean): string {
   if (!record.resumable)
-    return "it cannot resume (it is not an agent run, or it depends on its caller's client tools)";
+    // An instance under 'sync' may find the run of one under 'exit': that is a reason too.
+    return "it cannot resume (it is not an agent run, it depends on its caller's client tools, or it was started under runs.durability 'exit')";
   if (!served) return `this instance serves no agent "${record.agent}" to resume it`;
   if (!record.input) return 'its input was not kept';
   return `it was already resumed ${MAX_RESUMES} times`;

@@ -197,35 +197,41 @@ describe('runs.durability', () => {
     expect(done.resumable).toBeUndefined();
   });
 
-  it("under 'exit' a run whose instance died ends interrupted, naming the setting, its tools not run again", async () => {
-    const path = join(dir, 'hubos.db');
-    const first = await serveOn(path, script, 'exit');
-    const { runId, callId } = await startAndPause(first.url);
-    const copy = await killedCopy(path, first.kernel.instance.id, 'killed.db');
-    await stop(first.url, runId);
-    ran.lookup = ran.charge = 0;
-    // Another instance, on what the dead one left: it sweeps at start, and finds the run orphaned.
-    const { url } = await serveOn(copy, ['never asked'], 'exit');
-    const ended = await until(
-      () => runOf(url, runId),
-      (record) => record.status !== 'running',
-    );
-    expect(ended).toMatchObject({ status: 'interrupted', error: { code: 'RUN_INTERRUPTED' } });
-    expect(ended.error!.message).toContain(EXIT_REASON);
-    expect(ended.resumes).toBeUndefined();
-    expect(ran).toEqual({ lookup: 0, charge: 0 });
-    // A decision arriving now is answered with the run as it stands.
-    const late = await fetch(`${url}/api/runs/${runId}/approvals/${callId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ approved: true }),
-    });
-    expect(late.status).toBe(409);
-    const answer = (await late.json()) as { approval: { status: string; reason: string } };
-    expect(answer.approval.status).toBe('cancelled');
-    expect(answer.approval.reason).toContain(EXIT_REASON);
-    expect(ran.charge).toBe(0);
-  });
+  it.each([
+    ['exit', EXIT_REASON],
+    ['sync', "it was started under runs.durability 'exit'"],
+  ] as const)(
+    "under 'exit' a run whose instance died ends interrupted, found under '%s' saying why, its tools not run again",
+    async (finder, reason) => {
+      const path = join(dir, 'hubos.db');
+      const first = await serveOn(path, script, 'exit');
+      const { runId, callId } = await startAndPause(first.url);
+      const copy = await killedCopy(path, first.kernel.instance.id, 'killed.db');
+      await stop(first.url, runId);
+      ran.lookup = ran.charge = 0;
+      // Another instance, on what the dead one left: it sweeps at start, and finds the run orphaned.
+      const { url } = await serveOn(copy, ['never asked'], finder);
+      const ended = await until(
+        () => runOf(url, runId),
+        (record) => record.status !== 'running',
+      );
+      expect(ended).toMatchObject({ status: 'interrupted', error: { code: 'RUN_INTERRUPTED' } });
+      expect(ended.error!.message).toContain(reason);
+      expect(ended.resumes).toBeUndefined();
+      expect(ran).toEqual({ lookup: 0, charge: 0 });
+      // A decision arriving now is answered with the run as it stands.
+      const late = await fetch(`${url}/api/runs/${runId}/approvals/${callId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ approved: true }),
+      });
+      expect(late.status).toBe(409);
+      const answer = (await late.json()) as { approval: { status: string; reason: string } };
+      expect(answer.approval.status).toBe('cancelled');
+      expect(answer.approval.reason).toContain(reason);
+      expect(ran.charge).toBe(0);
+    },
+  );
 
   it("under 'exit' a cancel of a run whose instance died answers RUN_ENDED, interrupted, naming the setting", async () => {
     const path = join(dir, 'hubos.db');
