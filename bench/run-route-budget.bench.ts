@@ -4,8 +4,9 @@
  * amount of busy work added to each run, then `hubos serve` on the same one-agent config. Each
  * line gives req/s as a ratio to B2 in this run and the server's CPU per run (read from /proc).
  * The B2-with-work lines say how much CPU a run may cost beyond the bare loop at a given ratio,
- * on this machine: the budget a framework's records, checks and spans have to fit in. A last
- * line serves the same config with the store in memory: the SQLite run records' share, by difference.
+ * on this machine: the budget a framework's records, checks and spans have to fit in. Two last
+ * lines serve the same config with `runs.durability: 'exit'` (no journal: what resume costs per run,
+ * by difference) and with the store in memory (the SQLite run records' share, by difference).
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -32,6 +33,12 @@ const config = readFileSync(fixture('hubos.config.mjs'), 'utf8');
 const inMemory = config.replace('rateLimit: false },', "rateLimit: false },\n  store: { driver: 'memory' },");
 if (inMemory === config) throw new Error('hubos.config.mjs changed: update the memory-store variant');
 writeFileSync(join(dir, 'memory.config.mjs'), inMemory);
+// The same config without the journal: what keeping runs resumable costs, by difference.
+const noJournal = config.replace(
+  'rateLimit: false },',
+  "rateLimit: false },\n  runs: { durability: 'exit' },",
+);
+writeFileSync(join(dir, 'exit.config.mjs'), noJournal);
 
 /** User + system CPU of a process so far, in µs. */
 function cpuMicros(pid: number): number {
@@ -82,6 +89,13 @@ for (const us of WORK_US)
   rows.push(await measure(`B2 + ${us} µs of work per run`, b2Args, '/run', { BENCH_WORK_US: String(us) }));
 const route = '/api/agents/bench/run';
 rows.push(await measure('hubos serve', [hubosBin, 'serve', '--config', 'hubos.config.mjs'], route));
+rows.push(
+  await measure(
+    "hubos serve, runs.durability 'exit'",
+    [hubosBin, 'serve', '--config', 'exit.config.mjs'],
+    route,
+  ),
+);
 rows.push(
   await measure('hubos serve, store in memory', [hubosBin, 'serve', '--config', 'memory.config.mjs'], route),
 );

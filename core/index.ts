@@ -229,7 +229,7 @@ export {
   type RunState,
   type RunSurface,
 } from './runs/run-record.ts';
-export type { RunRetention, RunsConfig } from './runs/run-retention.ts';
+export type { RunDurability, RunRetention, RunsConfig } from './runs/run-retention.ts';
 export type { JournalEntry, RunClaim, RunQuery, RunStep, RunTable } from './runs/run-table.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';

@@ -302,6 +302,7 @@ export class Kernel {
       onError: warn,
       retention: this.#config.runs?.retention,
       eventsTtlMs: this.#config.runs?.eventsTtlMs,
+      durability: this.#config.runs?.durability,
     });
     tendBesideRuns(runs, {
       approvals: () => approvals,

@@ -12,7 +12,7 @@ import { RunEvents, type RunFollow, type RunLogEntry } from './run-events.ts';
 import { RunHandedOver } from './run-handed-over.ts';
 import { newRunId } from './run-id.ts';
 import { isFinal, type RunRecord, type RunSurface } from './run-record.ts';
-import { PRUNE_BATCH, pruneRuns, type RunRetention } from './run-retention.ts';
+import { PRUNE_BATCH, pruneRuns, type RunDurability, type RunRetention } from './run-retention.ts';
 import type { JournalEntry, RunQuery, RunStep, RunTable } from './run-table.ts';
 import { StepRecorder } from './step-recorder.ts';
 
@@ -77,6 +77,11 @@ export interface RunEngineOptions {
   eventsTtlMs?: number;
   /** How long ended runs are kept (`runs.retention`): applied by instances that `work`, a batch a minute. */
   retention?: RunRetention | undefined;
+  /**
+   * What an agent's run keeps while it goes (`runs.durability`): `sync` (default) journals each
+   * step, so another instance resumes it; `exit` journals nothing, and the run is not resumable.
+   */
+  durability?: RunDurability | undefined;
   onError?: (message: string) => void;
 }
 
@@ -108,6 +113,9 @@ interface LiveRun {
 const QUEUED_CHANNEL = 'runs:queued';
 /** Tells the instance running a run that a cancel was asked (the record's flag says it too). */
 const CANCEL_CHANNEL = 'runs:cancel';
+/** Why the orphaned run of an agent does not resume under `runs.durability: 'exit'`. */
+const EXIT_NOT_RESUMED =
+  "runs.durability is 'exit': a run does not resume on another instance (set it to 'sync' to resume runs)";
 /** A run whose instances keep dying while running it is stopped after this many resumes. */
 const MAX_RESUMES = 3;
 
@@ -180,7 +188,11 @@ export class RunEngine {
   async start(agent: Agent, input: string, options: RunStartOptions): Promise<RunRecord> {
     // A run with client tools or answers to them depends on its caller: it cannot go on without it.
     const run = options.run;
-    const resumable = !run?.clientTools?.length && !run?.toolResults?.length && !run?.interaction;
+    const resumable =
+      this.#options.durability !== 'exit' &&
+      !run?.clientTools?.length &&
+      !run?.toolResults?.length &&
+      !run?.interaction;
     return this.#record({ ...options, name: agent.id, input }, resumable, (ctx) =>
       this.#runAgent(agent, input, ctx, { ...options, via: options.via ?? 'rest' }),
     );
@@ -307,7 +319,8 @@ export class RunEngine {
       steps: 0,
       input,
       createdAt: new Date().toISOString(),
-      resumable: true,
+      // Not resumable means not journalled: the instance that takes it runs it without a journal.
+      ...(this.#options.durability === 'exit' ? {} : { resumable: true }),
     };
     await (await this.table()).insert(record);
     // A doorbell only: an instance that misses it finds the run at its next look.
@@ -481,7 +494,7 @@ export class RunEngine {
     const agent = this.#agentFor(record.agent);
     const resumes = record.resumes ?? 0;
     if (!record.resumable || !agent || resumes >= MAX_RESUMES || !record.input)
-      return this.#interrupt(record, whyNotResumed(record, agent !== undefined));
+      return this.#interrupt(record, this.#whyNotResumed(record, agent !== undefined));
     const table = await this.table();
     // Calls that were waiting for a human had not started: read before the run is ours, so a
     // decision arriving from now on is one the resumed run acts on.
@@ -877,8 +890,12 @@ export class RunEngine {
    */
   async #cancelOrphan(record: RunRecord): Promise<RunRecord> {
     const table = await this.table();
-    if (!record.resumable || (record.resumes ?? 0) >= MAX_RESUMES)
-      throw ended((await this.#interrupt(record)) ?? (await table.get(record.id)) ?? record);
+    if (!record.resumable || (record.resumes ?? 0) >= MAX_RESUMES) {
+      const why = record.resumable
+        ? `it was already resumed ${MAX_RESUMES} times`
+        : this.#whyNotResumed(record, true);
+      throw ended((await this.#interrupt(record, why)) ?? (await table.get(record.id)) ?? record);
+    }
     const now = new Date().toISOString();
     const cancelled: RunRecord = { ...record, status: 'cancelled', finishedAt: now, updatedAt: now };
     if (!(await table.finish(cancelled, { status: 'running', instance: record.instance }, []))) {
@@ -888,6 +905,13 @@ export class RunEngine {
     }
     await this.#ended(cancelled);
     return cancelled;
+  }
+
+  // Why an orphan does not resume: under `exit` an agent's run is not journalled, and says so.
+  #whyNotResumed(record: RunRecord, served: boolean): string {
+    if (!record.resumable && this.#options.durability === 'exit' && !this.#resumerOf(record.agent))
+      return EXIT_NOT_RESUMED;
+    return whyNotResumed(record, served);
   }
 
   #abort(id: string): void {
@@ -982,7 +1006,8 @@ function ended(record: RunRecord): HubosError {
 
 function whyNotResumed(record: RunRecord, served: boolean): string {
   if (!record.resumable)
-    return "it cannot resume (it is not an agent run, or it depends on its caller's client tools)";
+    // An instance under 'sync' may find the run of one under 'exit': that is a reason too.
+    return "it cannot resume (it is not an agent run, it depends on its caller's client tools, or it was started under runs.durability 'exit')";
   if (!served) return `this instance serves no agent "${record.agent}" to resume it`;
   if (!record.input) return 'its input was not kept';
   return `it was already resumed ${MAX_RESUMES} times`;

@@ -45,8 +45,9 @@ export interface RunRecord {
   result?: RunResult;
   error?: { code: string; message: string };
   /**
-   * Whether another instance may resume it when its instance dies: an agent's run may; a run with
-   * client tools, or one that is not an agent's (a Stars team run), ends `interrupted` instead.
+   * Whether another instance may resume it when its instance dies: an agent's run may (unless
+   * `runs.durability` is `exit`: then none keeps a journal); a run with client tools, or one that is
+   * not an agent's (a Stars team run), ends `interrupted` instead.
    */
   resumable?: boolean;
   /** How many times it was resumed after its instance died. */

@@ -22,8 +22,17 @@ export const RUN_RETENTION_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/**
+ * What a run keeps while it goes: `sync` keeps each step's messages (its journal) before the run
+ * goes on, so another instance resumes the run of one that died; `exit` keeps none, and such a run
+ * ends `interrupted`. Its record and its step rows are written either way.
+ */
+export type RunDurability = 'sync' | 'exit';
+
 /** `runs` in the config. */
 export interface RunsConfig {
+  /** Whether runs of an instance that died resume on another (`sync`, the default) or end `interrupted` (`exit`). */
+  durability?: RunDurability;
   /** How long ended runs and their steps are kept (default: for ever). */
   retention?: RunRetention;
   /**
@@ -35,8 +44,14 @@ export interface RunsConfig {
 
 export const RUNS_CONFIG_SCHEMA = {
   type: 'object',
-  description: 'The run engine: how long ended runs and their events are kept.',
+  description:
+    'The run engine: what a run keeps while it goes, how long ended runs and their events are kept.',
   properties: {
+    durability: {
+      enum: ['sync', 'exit'],
+      description:
+        "What a run keeps while it goes. 'sync' (default): each step is kept before the run goes on, and the runs of an instance that died resume on another. 'exit': no journal (two store writes fewer per tool-using step); such a run ends interrupted. Records and steps are written either way.",
+    },
     retention: RUN_RETENTION_SCHEMA,
     eventsTtlMs: {
       type: 'integer',

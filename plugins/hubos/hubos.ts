@@ -88,6 +88,7 @@ export class HubOS {
       onError: warn,
       retention: kernel?.config.runs?.retention,
       eventsTtlMs: kernel?.config.runs?.eventsTtlMs,
+      durability: kernel?.config.runs?.durability,
     });
     // As the kernel's engine does: approvals an interrupted run waited for are abandoned, decided
     // ones and idle sessions pruned at its tick.

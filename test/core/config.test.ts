@@ -135,6 +135,19 @@ describe('validateConfig: core keys', () => {
       );
   });
 
+  it("takes runs.durability 'sync' or 'exit', and refuses another value naming the key and both", () => {
+    expect(validateConfig({ runs: { durability: 'exit' } }, new Map(), FILE).runs?.durability).toBe('exit');
+    expect(validateConfig({ runs: { durability: 'sync' } }, new Map(), FILE).runs?.durability).toBe('sync');
+    for (const durability of ['async', 'EXIT', true, 1]) {
+      const error = expectHubosError(
+        () => validateConfig({ runs: { durability } } as never, new Map(), FILE),
+        'CONFIG_INVALID',
+      );
+      expect(error.message).toContain('"runs.durability" must be one of "sync", "exit"');
+      expect(error.message).toContain(FILE);
+    }
+  });
+
   it('keeps plugin objects (and their functions) as they are', () => {
     const plugin = { name: 'p', apply() {} };
     const validated = validateConfig({ plugins: [plugin, false, ['./x.ts', { a: 1 }]] }, new Map(), FILE);
