@@ -10,6 +10,13 @@ export function sessionTables(dialect: 'sqlite' | 'postgres'): string {
   const text = dialect === 'sqlite' ? 'TEXT' : 'text COLLATE "C"';
   const time = dialect === 'sqlite' ? 'INTEGER' : 'bigint';
   const int = dialect === 'sqlite' ? 'INTEGER' : 'integer';
+  // On PostgreSQL a delete of sessions sees the messages of its snapshot only; an append committed
+  // meanwhile would leave its messages behind. The cascade reads them as they stand at its end.
+  // (SQLite's writers take turns, so there a delete sees every message.)
+  const cascade =
+    dialect === 'postgres'
+      ? ',\n  FOREIGN KEY (agent, session_id) REFERENCES hubos_sessions (agent, session_id) ON DELETE CASCADE'
+      : '';
   return `
 CREATE TABLE hubos_sessions (
   agent ${text} NOT NULL,
@@ -28,7 +35,7 @@ CREATE TABLE hubos_session_messages (
   seq ${int} NOT NULL,
   message ${text} NOT NULL,
   append_id ${text},
-  PRIMARY KEY (agent, session_id, seq)
+  PRIMARY KEY (agent, session_id, seq)${cascade}
 );
 CREATE UNIQUE INDEX hubos_session_messages_append ON hubos_session_messages (agent, session_id, append_id)
   WHERE append_id IS NOT NULL;`;

@@ -111,4 +111,34 @@ describe('PostgreSQL sessions table', () => {
       ),
     ).toMatch(/hubos_session_messages_pkey/);
   });
+
+  it("erases an owner's sessions with every message, while appends to them go on from another instance", async () => {
+    const schema = newSchema();
+    const table = await openSessionTable(await open(schema));
+    const writer = await openSessionTable(await open(schema));
+    const said: Message = { role: 'user', content: 'hi' };
+    // A few rounds: the race (an append committed between the delete's snapshot and its lock) is narrow.
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 200; i++) await writer.append('a', `s${i}`, 'ada', [said]);
+      let stop = false;
+      const appends = (async () => {
+        while (!stop)
+          await Promise.all(
+            [0, 1, 2, 3].map(() =>
+              writer.append('a', `s${Math.floor(Math.random() * 200)}`, 'ada', [said, said]),
+            ),
+          );
+      })();
+      for (let batch = 500; batch === 500; ) batch = (await table.deleteOwned('ada', 500)).sessions;
+      stop = true;
+      await appends;
+      // Every message left belongs to a session row: none was left behind by the erasure.
+      const { rows } = await admin.query(
+        `SELECT count(*)::int AS n FROM "${schema}".hubos_session_messages m WHERE NOT EXISTS
+           (SELECT 1 FROM "${schema}".hubos_sessions s WHERE s.agent = m.agent AND s.session_id = m.session_id)`,
+      );
+      expect(rows[0].n, `round ${round}`).toBe(0);
+      for (let batch = 500; batch === 500; ) batch = (await table.deleteOwned('ada', 500)).sessions;
+    }
+  }, 120_000);
 });
