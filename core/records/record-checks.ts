@@ -3,7 +3,9 @@ import type { RowQuery } from './record-rows.ts';
 import type { RecordCursor, RecordFilter, RecordQuery } from './record-table.ts';
 
 /** Longest key, owner or tag: long enough for a path of ids, short enough for an index. */
-const MAX_TEXT = 512;
+const MAX_TEXT = 512; // bytes, in UTF-8
+// With the u flag a pair is one code point: only a surrogate standing alone matches.
+const LONE_SURROGATE = /\p{Cs}/u;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
 
 const invalid = (table: string, what: string) =>
@@ -19,12 +21,22 @@ export function checkName(name: string): string {
   return name;
 }
 
-/** A key, an owner, a tag or a prefix: a string of 1 to 512 characters without NUL (PostgreSQL refuses it). */
+/**
+ * A key, an owner, a tag or a prefix: 1 to 512 bytes of well-formed text without NUL. PostgreSQL
+ * refuses a NUL; a lone surrogate would be stored as U+FFFD, one key for two; and the bytes keep an
+ * index entry (name, owner or tag, time, key) under PostgreSQL's 2,704.
+ */
 export function checkText(table: string, what: string, text: unknown): string {
-  if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT || text.includes('\u0000'))
+  if (
+    typeof text !== 'string' ||
+    text.length === 0 ||
+    Buffer.byteLength(text) > MAX_TEXT ||
+    text.includes('\u0000') ||
+    LONE_SURROGATE.test(text)
+  )
     throw invalid(
       table,
-      `${what} ${JSON.stringify(text)?.slice(0, 80)} is not a string of 1 to ${MAX_TEXT} characters without NUL`,
+      `${what} ${JSON.stringify(text)?.slice(0, 80)} is not 1 to ${MAX_TEXT} bytes of text (UTF-8) without NUL or a lone surrogate`,
     );
   return text;
 }

@@ -69,7 +69,8 @@ export function recordWhere(
   }
   if (filter.prefix !== undefined && filter.prefix !== '') {
     parts.push('substr(key, 1, ?) = ?');
-    values.push(filter.prefix.length, filter.prefix);
+    // Both databases count characters (code points), where `length` counts UTF-16 units.
+    values.push([...filter.prefix].length, filter.prefix);
   }
   if (page?.after) {
     parts.push(`(time, key) ${page.order === 'newest' ? '<' : '>'} (?, ?)`);

@@ -238,18 +238,22 @@ export function stepToRow(step: RunStep): unknown[] {
     step.runId,
     step.seq,
     step.kind,
-    step.name,
+    noNul(step.name),
     step.step,
-    step.callId ?? null,
+    step.callId === undefined ? null : noNul(step.callId),
     Date.parse(step.startedAt),
     Date.parse(step.finishedAt),
     step.status,
     step.usage === undefined ? null : JSON.stringify(step.usage),
-    step.finishReason ?? null,
+    step.finishReason === undefined ? null : noNul(step.finishReason),
     step.error === undefined ? null : JSON.stringify(step.error),
     step.detail === undefined ? null : JSON.stringify(step.detail),
   ];
 }
+
+// A step's name, call id and finish reason come from the model's answer, and PostgreSQL's text
+// cannot hold a NUL: one would refuse the run's whole end. (JSON columns escape it.)
+const noNul = (text: string): string => text.replaceAll('\u0000', '\uFFFD');
 
 export interface JournalRow {
   run_id: string;

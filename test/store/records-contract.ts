@@ -110,6 +110,10 @@ export function recordsContract(kind: string, stores: RecordsContractStores): vo
       expect((await all({ prefix: 'a/', limit: 4 })).every((key) => key.startsWith('a/'))).toBe(true);
       expect(await all({ prefix: 'a/', limit: 4 })).toHaveLength(15);
       expect(await notes.count()).toBe(31);
+      // A prefix beyond the BMP: one character to the database, two UTF-16 units to JavaScript.
+      await notes.put('😀/1', { text: '', state: 'kept', at: 1 });
+      expect(await all({ prefix: '😀/', limit: 4 })).toEqual(['😀/1']);
+      await notes.delete('😀/1');
       expect(await notes.count({ owner: 'bob' })).toBe(10);
       expect(await notes.count({ tag: ['draft'], before: 1_000 })).toBe(1);
     });
@@ -158,9 +162,13 @@ export function recordsContract(kind: string, stores: RecordsContractStores): vo
       expect(() => notesOf(store, '../x')).toThrow(/RECORD_INVALID|a name is 1 to 100/);
       const notes = notesOf(store);
       const note: Note = { text: '', state: 'draft', at: 0 };
-      expect(await codeOf(notes.put('', note))).toMatch(/^RECORD_INVALID .*key "" is not a string/);
+      expect(await codeOf(notes.put('', note))).toMatch(/^RECORD_INVALID .*key "" is not 1 to 512 bytes/);
       expect(await codeOf(notes.get('a\u0000b'))).toMatch(/^RECORD_INVALID .*key/);
       expect(await codeOf(notes.put('x'.repeat(513), note))).toMatch(/^RECORD_INVALID/);
+      // Counted in bytes: 200 characters of 3 bytes each keep an index entry within PostgreSQL's limit.
+      expect(await codeOf(notes.put('漢'.repeat(200), note))).toMatch(/^RECORD_INVALID/);
+      // A lone surrogate would be stored as U+FFFD: two keys would be one row.
+      expect(await codeOf(notes.put('a\uD800', note))).toMatch(/^RECORD_INVALID .*lone surrogate/);
       expect(await codeOf(notes.put('k', { ...note, at: Number.NaN }))).toMatch(
         /^RECORD_INVALID .*time of "k" NaN/,
       );

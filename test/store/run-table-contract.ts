@@ -277,13 +277,17 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
         result: { text: 'ü done' } as never,
       };
       expect(
-        await table.finish(done, { status: 'running', instance: 'i-b' }, [step(1, 'a'), step(2, 'b\'"')]),
+        await table.finish(done, { status: 'running', instance: 'i-b' }, [
+          step(1, 'a'),
+          step(2, 'b\'"\u0000'),
+        ]),
       ).toBe(true);
       expect(await table.get(run.id)).toEqual(done);
       const steps = await table.steps(run.id);
       expect(steps.map((s) => [s.seq, s.name, s.callId, s.usage])).toEqual([
         [1, 'a', 'c1', { inputTokens: 1, outputTokens: 2 }],
-        [2, 'b\'"', 'c2', { inputTokens: 1, outputTokens: 2 }],
+        // A NUL from the model (PostgreSQL's text cannot hold one) does not stop the end.
+        [2, 'b\'"\uFFFD', 'c2', { inputTokens: 1, outputTokens: 2 }],
       ]);
       expect(await table.readJournal(run.id)).toEqual([]);
       // Written once: the same end again finds the run ended and changes nothing.

@@ -107,6 +107,7 @@ export class HubOSTaskStore implements TaskStore {
 
   /** The run serving the task's current turn, if any. */
   async runOf(taskId: string): Promise<string | undefined> {
+    if (!isTaskId(taskId)) return undefined;
     return (await (await this.#tables).runs.get(this.#prefix + taskId))?.runId;
   }
 
@@ -140,7 +141,8 @@ export class HubOSTaskStore implements TaskStore {
   }
 
   async #get(taskId: string): Promise<StoredTask | undefined> {
-    return (await this.#tables).tasks.get(this.#prefix + taskId);
+    // An id no task can have (too long, a NUL) is one the client made up: no such task.
+    return isTaskId(taskId) ? (await this.#tables).tasks.get(this.#prefix + taskId) : undefined;
   }
 
   /**
@@ -200,13 +202,16 @@ export class HubOSTaskStore implements TaskStore {
     const mayChange = this.#lookups.runRecord || this.#lookups.pendingOf ? OPEN_STATE_NAMES : [];
     const tags = state ? [...new Set([state, ...mayChange])] : undefined;
     // One more than a page: whether a next page exists is known without a page of its own.
-    const tasks: Task[] = [];
+    // Each with where it stands in the index: the next page starts there, whatever the task now says
+    // of its time (a task read as it stands may have changed since it was stored).
+    const tasks: { task: Task; at: Cursor }[] = [];
     let after = cursor && { time: cursor.time, key: this.#prefix + cursor.id };
     while (tasks.length <= pageSize) {
       const page = await table.list({ ...filter, tag: tags, after, limit: Math.min(1000, pageSize + 1) });
       for (const entry of page.entries) {
         const task = await this.#listed(entry, caller, params.contextId, state);
-        if (task && tasks.length <= pageSize) tasks.push(task);
+        const at = { time: entry.time, id: entry.key.slice(this.#prefix.length) };
+        if (task && tasks.length <= pageSize) tasks.push({ task, at });
       }
       if (!page.next) break;
       after = page.next;
@@ -214,8 +219,8 @@ export class HubOSTaskStore implements TaskStore {
     const page = tasks.slice(0, pageSize);
     const last = page.at(-1);
     return {
-      tasks: page.map((task) => (params.includeArtifacts ? task : { ...task, artifacts: [] })),
-      nextPageToken: last && tasks.length > page.length ? encodeCursor(cursorOf(last)) : '',
+      tasks: page.map(({ task }) => (params.includeArtifacts ? task : { ...task, artifacts: [] })),
+      nextPageToken: last && tasks.length > page.length ? encodeCursor(last.at) : '',
       pageSize,
       totalSize: params.contextId
         ? await this.#countInContext(filter, params.contextId, caller, state)
@@ -268,9 +273,12 @@ function endsTurn(task: Task, since: string): boolean {
   return state !== undefined && FINAL_STATES.has(state) && (timestamp ?? '') >= since;
 }
 
-function cursorOf(task: Task): Cursor {
-  const time = Date.parse(task.status?.timestamp ?? '');
-  return { time: Number.isNaN(time) ? 0 : time, id: task.id };
+/**
+ * Whether `id` can name a task here: what the SDK makes is a UUID; one a client sends must be at
+ * most 256 bytes of text without NUL, so with the agent's prefix it is always a key the table takes.
+ */
+function isTaskId(id: string): boolean {
+  return id !== '' && Buffer.byteLength(id) <= 256 && !id.includes('\u0000') && !/\p{Cs}/u.test(id);
 }
 
 // Opaque to clients; a cursor (not an offset) so tasks added meanwhile don't shift the pages.
@@ -286,7 +294,7 @@ function decodeCursor(token: string): Cursor {
     const { id } = cursor;
     // A token of a release before the tasks' table named the status's timestamp.
     const time = typeof cursor.timestamp === 'string' ? Date.parse(cursor.timestamp || '0') : cursor.time;
-    if (typeof id === 'string' && id !== '' && id.length <= 256 && Number.isSafeInteger(time))
+    if (typeof id === 'string' && isTaskId(id) && Number.isSafeInteger(time))
       return { time: time as number, id };
   } catch {
     // reported below

@@ -5,7 +5,8 @@ import type { HubOS } from '../hubos.ts';
 import type { HubOSEnv } from '../kit/principal.ts';
 import { describeRoute } from '../kit/route-doc.ts';
 
-const OWNER = /^[A-Za-z0-9._:~-]{1,200}$/;
+// Every id a principal can have: a key's configured `id` may hold `@` (an e-mail address).
+const OWNER = /^[A-Za-z0-9._:~@-]{1,200}$/;
 
 /**
  * `DELETE /owners/:id`: an admin erases everything one principal owns (its runs, sessions, approvals,
@@ -18,7 +19,7 @@ export function ownerRoutes(hubos: HubOS): Hono<HubOSEnv> {
       summary:
         'Erase everything a principal owns: its ended runs and their steps, its sessions and their messages (with every agent), its approvals and A2A tasks (an admin key only); answers what went',
       tags: ['runs'],
-      params: { id: "The principal's id (an API key's `id`): letters, digits, . _ : ~ -" },
+      params: { id: "The principal's id (an API key's `id`): letters, digits, . _ : ~ @ -" },
       errors: {
         INVALID_BODY: 'Not a principal id',
         FORBIDDEN: 'The key is not an admin key',
@@ -35,7 +36,7 @@ export function ownerRoutes(hubos: HubOS): Hono<HubOSEnv> {
       if (!OWNER.test(owner))
         throw HUBOS_ERROR_CODES.create(
           'INVALID_BODY',
-          `"${owner.slice(0, 80)}" is not a principal id (letters, digits, . _ : ~ -)`,
+          `"${owner.slice(0, 80)}" is not a principal id (letters, digits, . _ : ~ @ -)`,
         );
       // Every agent's sessions, those of agents since removed from the config too.
       return c.json(await eraseOwner(hubos.runs.store, owner));

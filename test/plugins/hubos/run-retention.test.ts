@@ -238,5 +238,13 @@ describe('DELETE /api/owners/:id', () => {
 
     const bad = await request(served, 'DELETE', `/api/owners/${encodeURIComponent('../x y')}`, ROOT);
     expect(bad.status).toBe(400);
+    // A key's id may be an e-mail address: erasable like any other.
+    const mail = await request(
+      served,
+      'DELETE',
+      `/api/owners/${encodeURIComponent('ada@example.com')}`,
+      ROOT,
+    );
+    expect(mail).toMatchObject({ status: 200, body: { owner: 'ada@example.com', runs: 0 } });
   });
 });

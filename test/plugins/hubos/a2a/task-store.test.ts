@@ -115,4 +115,49 @@ describe('HubOSTaskStore in the store', () => {
     expect(await table.count({ tag: 'TASK_STATE_FAILED' })).toBe(2);
     expect((await table.list({ limit: 1 })).entries[0]?.time).toBe(Date.parse('2026-01-02T00:00:00.000Z'));
   });
+
+  it('pages on from where a task stands in the index, though it reads as changed since it was stored', async () => {
+    const store = new MemoryStore();
+    // Every question was answered elsewhere: an input-required task reads as working, stamped now.
+    const tasks = new HubOSTaskStore(store, 'assistant', { pendingOf: async () => [] });
+    for (let i = 0; i < 5; i++) {
+      const asking = Task.fromJSON({
+        id: `t${i}`,
+        contextId: 'ctx',
+        status: {
+          state: 'TASK_STATE_INPUT_REQUIRED',
+          timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+        },
+        metadata: { hubos: { pending: ['c1'] } },
+      });
+      await tasks.save(asking, as(ada));
+      await tasks.link(`t${i}`, `run-${i}`);
+    }
+    const seen: string[] = [];
+    let pageToken = '';
+    for (let pages = 0; pages < 6; pages++) {
+      const page = await tasks.list(
+        {
+          tenant: '',
+          contextId: '',
+          pageSize: 2,
+          pageToken,
+          historyLength: 0,
+          includeArtifacts: false,
+        } as never,
+        as(ada),
+      );
+      seen.push(...page.tasks.map((listed) => listed.id));
+      pageToken = page.nextPageToken;
+      if (!pageToken) break;
+    }
+    expect(seen).toEqual(['t4', 't3', 't2', 't1', 't0']);
+  });
+
+  it('finds no task under an id no task can have, rather than failing', async () => {
+    const tasks = new HubOSTaskStore(new MemoryStore(), 'assistant');
+    for (const id of ['x'.repeat(600), 'a\u0000b', 'a\uD800'])
+      for (const read of [tasks.load(id, as(ada)), tasks.loadAny(id), tasks.runOf(id)])
+        await expect(read).resolves.toBeUndefined();
+  });
 });
