@@ -1,4 +1,5 @@
 import { describeVerdict, type Policy } from '../permissions.ts';
+import { RunHandedOver } from '../runs/run-handed-over.ts';
 import type { ToolResult } from '../tools/execute.ts';
 import type { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
@@ -59,6 +60,9 @@ export async function gateToolCall(
     run.signal,
     emit,
   );
+  // Taken over by another instance, which waits on this same request: nothing of it is said here
+  // (a refusal would reach the session beside the new holder's real result).
+  if (run.signal.reason instanceof RunHandedOver) throw run.signal.reason;
   return outcome(final, deps.policy.approvalTimeoutMs);
 }
 

@@ -4,6 +4,7 @@ import { errorMessage } from '../errors.ts';
 import { runWrapHook } from '../hook-utils.ts';
 import type { KernelHooks, KernelToolCallContext } from '../hooks.ts';
 import type { Policy } from '../permissions.ts';
+import { RunHandedOver } from '../runs/run-handed-over.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import type { Store } from '../store/store.ts';
 import { contentToText, isToolOutput } from '../tools/content.ts';
@@ -117,6 +118,11 @@ export async function runToolPipeline(
   try {
     result = await decideAndRun(deps, request, ctx);
   } catch (error) {
+    // The run went to another instance: this call has no outcome here, and the run stops.
+    if (error instanceof RunHandedOver) {
+      span.end();
+      throw error;
+    }
     // A hook tap that throws fails this call, not the run.
     result = { ok: false, error: { code: 'TOOL_FAILED', message: errorMessage(error) } };
   }
