@@ -252,13 +252,21 @@ export class PostgresRunTable implements RunTable {
     return rows.map(stepFromRow);
   }
 
-  async journal(entry: JournalEntry): Promise<void> {
-    await this.#query(
-      `INSERT INTO ${this.#journal} (run_id, seq, step, messages) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (run_id, seq) DO NOTHING`,
-      [entry.runId, entry.seq, entry.step, JSON.stringify(entry.messages)],
+  async journal(entry: JournalEntry, holder: string): Promise<boolean> {
+    // The run's row is share-locked: a takeover (which updates it) waits for this write, or this
+    // look sees the row it wrote and writes nothing. A statement run again finds its entry there.
+    const { rows } = await this.#query<{ held: boolean }>(
+      `WITH held AS (
+         SELECT id FROM ${this.#runs} WHERE id = $1 AND status = 'running' AND instance = $5 FOR SHARE),
+       kept AS (
+         INSERT INTO ${this.#journal} (run_id, seq, step, messages)
+         SELECT id, $2, $3, $4 FROM held
+         ON CONFLICT (run_id, seq) DO NOTHING)
+       SELECT EXISTS (SELECT 1 FROM held) AS held`,
+      [entry.runId, entry.seq, entry.step, JSON.stringify(entry.messages), holder],
       true,
     );
+    return rows[0]?.held === true;
   }
 
   async readJournal(runId: string): Promise<JournalEntry[]> {

@@ -554,12 +554,12 @@ export class RunEngine {
   // Keeps what a step of the run added, before the run goes on: another instance resumes from it.
   async #keep(live: LiveRun, entry: RunCheckpoint): Promise<void> {
     const table = this.#table ?? (await this.table());
-    await table.journal({
-      runId: live.record.id,
-      seq: ++live.kept,
-      step: entry.step,
-      messages: entry.messages,
-    });
+    const kept = await table.journal(
+      { runId: live.record.id, seq: ++live.kept, step: entry.step, messages: entry.messages },
+      this.instanceId,
+    );
+    // Another instance took the run over while this one looked dead: it stops before acting.
+    if (!kept) throw new RunHandedOver(live.record.id);
   }
 
   /** Takes queued runs while this instance has room; one claim at a time, again if asked meanwhile. */

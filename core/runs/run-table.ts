@@ -110,8 +110,11 @@ export interface RunTable {
   /** Ids of the runs `instance` is running, as the table says (a run taken over is not among them). */
   runningOn(instance: string): Promise<string[]>;
   steps(runId: string): Promise<RunStep[]>;
-  /** Keeps entries of a run's journal (resolves once they are durable). */
-  journal(entry: JournalEntry): Promise<void>;
+  /**
+   * Keeps an entry of a run's journal (resolves once durable), only while the run is running on
+   * `holder`: false when another instance has taken it over (nothing written; the run must stop).
+   */
+  journal(entry: JournalEntry, holder: string): Promise<boolean>;
   /** A run's journal, in order. */
   readJournal(runId: string): Promise<JournalEntry[]>;
   /** Drops a run's journal (it ended: nothing is left to resume). */

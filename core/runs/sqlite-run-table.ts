@@ -51,6 +51,7 @@ export class SqliteRunTable implements RunTable {
   readonly #endedBeforeOf: StatementSync;
   readonly #idAtRank: StatementSync;
   readonly #addJournal: StatementSync;
+  readonly #held: StatementSync;
   readonly #journal: StatementSync;
   readonly #dropJournal: StatementSync;
   readonly #lists = new Map<string, StatementSync>();
@@ -113,6 +114,9 @@ export class SqliteRunTable implements RunTable {
     );
     this.#idAtRank = db.prepare('SELECT id FROM hubos_runs ORDER BY id DESC LIMIT 1 OFFSET ?');
     this.#steps = db.prepare(`SELECT ${STEP_COLUMNS} FROM hubos_run_steps WHERE run_id = ? ORDER BY seq`);
+    this.#held = db.prepare(
+      "SELECT 1 AS held FROM hubos_runs WHERE id = ? AND status = 'running' AND instance = ?",
+    );
     this.#addJournal = db.prepare(
       'INSERT INTO hubos_run_journal (run_id, seq, step, messages) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING',
     );
@@ -264,10 +268,13 @@ export class SqliteRunTable implements RunTable {
     return (this.#run(() => this.#runningOn.all(instance)) as { id: string }[]).map((row) => row.id);
   }
 
-  journal(entry: JournalEntry): Promise<void> {
+  journal(entry: JournalEntry, holder: string): Promise<boolean> {
     const messages = JSON.stringify(entry.messages);
+    // Writers take turns on the file: the look and the write are one with the takeover's replace.
     return this.#write(() => {
+      if (this.#held.get(entry.runId, holder) === undefined) return false;
       this.#addJournal.run(entry.runId, entry.seq, entry.step, messages);
+      return true;
     });
   }
 

@@ -163,10 +163,14 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
         toolCalls: [{ id: 'c1', name: 'x', input: { a: [1] } }],
       };
       const answered = { role: 'tool' as const, toolCallId: 'c1', name: 'x', content: 'ok' };
-      await table.journal({ runId: run.id, seq: 2, step: 1, messages: [answered] });
-      await table.journal({ runId: run.id, seq: 1, step: 1, messages: [user, asked] });
+      expect(await table.journal({ runId: run.id, seq: 2, step: 1, messages: [answered] }, 'i-dead')).toBe(
+        true,
+      );
+      expect(await table.journal({ runId: run.id, seq: 1, step: 1, messages: [user, asked] }, 'i-dead')).toBe(
+        true,
+      );
       // An entry written twice (a write retried) stays one.
-      await table.journal({ runId: run.id, seq: 1, step: 1, messages: [user, asked] });
+      await table.journal({ runId: run.id, seq: 1, step: 1, messages: [user, asked] }, 'i-dead');
       expect(await table.readJournal(run.id)).toEqual([
         { runId: run.id, seq: 1, step: 1, messages: [user, asked] },
         { runId: run.id, seq: 2, step: 1, messages: [answered] },
@@ -179,9 +183,12 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
         await table.replace({ ...taken, instance: 'i-other' }, { status: 'running', instance: 'i-dead' }),
       ).toBe(false);
       expect(await table.get(run.id)).toMatchObject({ instance: 'i-alive', resumes: 1, resumable: true });
+      // The instance it was taken from writes nothing more, and learns so: it stops the run.
+      expect(await table.journal({ runId: run.id, seq: 3, step: 2, messages: [user] }, 'i-dead')).toBe(false);
+      expect(await table.readJournal(run.id)).toHaveLength(2);
       await table.dropJournal(run.id);
       expect(await table.readJournal(run.id)).toEqual([]);
-      await table.journal({ runId: run.id, seq: 3, step: 2, messages: [user] });
+      expect(await table.journal({ runId: run.id, seq: 3, step: 2, messages: [user] }, 'i-alive')).toBe(true);
       await table.replace({ ...taken, status: 'completed' }, { status: 'running', instance: 'i-alive' });
       expect(await table.delete(run.id)).toBe(true);
       expect(await table.readJournal(run.id)).toEqual([]);
@@ -238,7 +245,10 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
       const table = await open();
       const run = runAt(Date.now(), { status: 'running', instance: 'i-a', resumable: true, steps: 0 });
       await table.insert(run);
-      await table.journal({ runId: run.id, seq: 1, step: 1, messages: [{ role: 'user', content: 'go' }] });
+      await table.journal(
+        { runId: run.id, seq: 1, step: 1, messages: [{ role: 'user', content: 'go' }] },
+        'i-a',
+      );
       const at = new Date(Date.now() + 5).toISOString();
       const step = (seq: number, name: string) => ({
         runId: run.id,

@@ -105,7 +105,7 @@ async function leftBehind(path: string, left: Left): Promise<void> {
   };
   await table.insert(run);
   for (const [i, messages] of left.journal.entries())
-    await table.journal({ runId: 'r-1', seq: i + 1, step: 1, messages });
+    await table.journal({ runId: 'r-1', seq: i + 1, step: 1, messages }, ghost);
   for (const [i, message] of (left.session ?? []).entries())
     await store.set(
       'sessions:helper',
