@@ -105,10 +105,14 @@ export class PostgresRunTable implements RunTable {
     return (rowCount ?? 0) > 0;
   }
 
-  // One statement: the steps go in and the journal goes only if the record was written.
+  // One statement: the steps go in and the journal goes only if the record was written. Run again
+  // (the store's retry, its first answer lost after the commit), it finds this very end written.
   async finish(record: RunRecord, from: RunClaim, steps: readonly RunStep[]): Promise<boolean> {
     const { rows } = await this.#query<{ ended: number | string }>(
       `WITH ended AS (UPDATE ${this.#runs} ${REPLACE_SET_WHERE} RETURNING 1),
+         already AS (
+           SELECT 1 FROM ${this.#runs} WHERE id = $10 AND status = $1
+             AND instance IS NOT DISTINCT FROM $2 AND finished_at IS NOT DISTINCT FROM $8),
          steps AS (
            INSERT INTO ${this.#steps} (${STEP_COLUMNS})
            SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET, 13)}
@@ -116,7 +120,7 @@ export class PostgresRunTable implements RunTable {
            ON CONFLICT (run_id, seq) DO NOTHING
          ),
          journal AS (DELETE FROM ${this.#journal} WHERE run_id = $10 AND EXISTS (SELECT 1 FROM ended))
-       SELECT count(*) AS ended FROM ended`,
+       SELECT (SELECT count(*) FROM ended) + (SELECT count(*) FROM already) AS ended`,
       [...replaceValues(record, from), stepsJson(steps)],
       true,
     );

@@ -82,6 +82,7 @@ export interface RunTable {
    * Writes a run's end in one write, all or nothing: its final `record` if the run is still as
    * `from` says, its `steps` not yet written, and drops its journal (nothing is left to resume);
    * false, writing nothing, when the run was not as `from` says (another instance took it over).
+   * True, writing nothing more, when the run already ended as `record` says (the same end told again).
    */
   finish(record: RunRecord, from: RunClaim, steps: readonly RunStep[]): Promise<boolean>;
   /** Takes up to `limit` queued runs, oldest first, for `instance`: each is taken by one instance only. */

@@ -52,6 +52,7 @@ export class SqliteRunTable implements RunTable {
   readonly #idAtRank: StatementSync;
   readonly #addJournal: StatementSync;
   readonly #held: StatementSync;
+  readonly #endedAs: StatementSync;
   readonly #journal: StatementSync;
   readonly #dropJournal: StatementSync;
   readonly #lists = new Map<string, StatementSync>();
@@ -114,6 +115,9 @@ export class SqliteRunTable implements RunTable {
     );
     this.#idAtRank = db.prepare('SELECT id FROM hubos_runs ORDER BY id DESC LIMIT 1 OFFSET ?');
     this.#steps = db.prepare(`SELECT ${STEP_COLUMNS} FROM hubos_run_steps WHERE run_id = ? ORDER BY seq`);
+    this.#endedAs = db.prepare(
+      'SELECT 1 AS ended FROM hubos_runs WHERE id = ? AND status = ? AND instance IS ? AND finished_at IS ?',
+    );
     this.#held = db.prepare(
       "SELECT 1 AS held FROM hubos_runs WHERE id = ? AND status = 'running' AND instance = ?",
     );
@@ -250,7 +254,12 @@ export class SqliteRunTable implements RunTable {
     const rows = steps.map((step) => stepToRow(step) as never[]);
     // One apply, so one transaction: the steps and the journal follow the record, or nothing does.
     return this.#write(() => {
-      if (Number(this.#replace.run(...values).changes) === 0) return false;
+      // This very end, written already (an end told twice), is told written, and written once.
+      if (Number(this.#replace.run(...values).changes) === 0)
+        return (
+          this.#endedAs.get(record.id, record.status, record.instance ?? null, values[7] ?? null) !==
+          undefined
+        );
       for (const row of rows) this.#addStep.run(...row);
       this.#dropJournal.run(record.id);
       return true;

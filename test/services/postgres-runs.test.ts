@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRunTable, openSessionTable } from '../../core/runs/open-run-table.ts';
+import { type PostgresQuery, PostgresRunTable } from '../../core/runs/postgres-run-table.ts';
 import { PostgresStore } from '../../core/store/postgres.ts';
 import { POSTGRES_MIGRATIONS } from '../../core/store/postgres-migrations.ts';
 import { runAt, runTableContract } from '../store/run-table-contract.ts';
@@ -31,6 +32,38 @@ async function freshStore(): Promise<PostgresStore> {
 runTableContract('PostgreSQL', async () => openRunTable(await freshStore()));
 
 describe('PostgreSQL runs table', () => {
+  it("tells a run's end written when the store ran its statement again (its first answer lost after the commit)", async () => {
+    const store = await freshStore();
+    await openRunTable(store);
+    // Every statement run twice, as the store's retry does when the connection drops after a commit.
+    const twice: PostgresQuery = async <R>(sql: string, params: unknown[], prepared?: boolean) => {
+      await store.query(sql, params, prepared);
+      return store.query(sql, params, prepared) as unknown as Promise<{ rows: R[]; rowCount: number | null }>;
+    };
+    const table = new PostgresRunTable(twice, store.schema);
+    const at = new Date().toISOString();
+    const run = runAt(Date.now(), { status: 'running', instance: 'i-a', startedAt: at });
+    await table.insert(run);
+    const step = {
+      runId: run.id,
+      seq: 1,
+      kind: 'model' as const,
+      name: 'm',
+      step: 1,
+      startedAt: at,
+      finishedAt: at,
+      durationMs: 0,
+      status: 'ok' as const,
+    };
+    const done = { ...run, status: 'completed' as const, finishedAt: at, updatedAt: at };
+    expect(await table.finish(done, { status: 'running', instance: 'i-a' }, [step])).toBe(true);
+    expect(await table.get(run.id)).toMatchObject({ status: 'completed', instance: 'i-a' });
+    expect(await table.steps(run.id)).toHaveLength(1);
+    // Another end of the same run is still refused.
+    const other = { ...done, status: 'failed' as const };
+    expect(await table.finish(other, { status: 'running', instance: 'i-a' }, [])).toBe(false);
+  });
+
   it('gives each of 200 queued runs to exactly one of 4 instances claiming at once', async () => {
     const first = await freshStore();
     const table = await openRunTable(first);

@@ -300,11 +300,14 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
         [2, 'b\'"\uFFFD', 'c2', { inputTokens: 1, outputTokens: 2 }],
       ]);
       expect(await table.readJournal(run.id)).toEqual([]);
-      // Written once: the same end again finds the run ended and changes nothing.
-      expect(await table.finish(done, { status: 'running', instance: 'i-b' }, [step(3, 'again')])).toBe(
-        false,
-      );
+      // Written once: the same end again (told twice) is told written, and changes nothing.
+      expect(await table.finish(done, { status: 'running', instance: 'i-b' }, [step(3, 'again')])).toBe(true);
       expect(await table.steps(run.id)).toHaveLength(2);
+      // Another end is refused.
+      expect(
+        await table.finish({ ...done, status: 'failed' }, { status: 'running', instance: 'i-b' }, []),
+      ).toBe(false);
+      expect(await table.get(run.id)).toEqual(done);
       // An end with no steps left to write (a run that kept none).
       const other = runAt(Date.now(), { status: 'running', instance: 'i-a' });
       await table.insert(other);
