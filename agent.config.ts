@@ -129,9 +129,14 @@ export default defineConfig(({ mode }) => ({
   // any of them, and the runs of an instance that dies are resumed by another one after leaseMs.
   bus: { leaseMs: 15_000 },
   // Every run is a row of the store's runs table: GET /api/runs and `hubos runs list` find it,
-  // `hubos runs show <id>` prints its model and tool calls. Ended runs are kept 30 days, and at
-  // most the newest 100,000 (`hubos prune` applies it now; `--owner <id>` erases one caller's data).
-  runs: { retention: { maxAgeDays: 30, maxRuns: 100_000 } },
+  // `hubos runs show <id>` prints its model and tool calls. Each step is kept before the run goes
+  // on (durability 'sync', the default), so a run whose instance dies resumes without making a
+  // tool call twice. Ended runs are kept 30 days, and at most the newest 100,000; conversations
+  // nobody wrote to for 90 days and A2A tasks over for 30 go too (`hubos prune` applies it now;
+  // `--owner <id>` erases one caller's data).
+  runs: { durability: 'sync', retention: { maxAgeDays: 30, maxRuns: 100_000 } },
+  sessions: { retention: { maxAgeDays: 90 } },
+  a2a: { retention: { maxAgeDays: 30 } },
   // No `sandbox` key: bash runs in bubblewrap wherever it works (no capabilities even as root, only
   // an allow-list of system folders and the workspace visible, only the workspace writable, no
   // network, nothing left running), and the server warns where it cannot, or leaves bash out when
