@@ -8,7 +8,6 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Message } from '../../../core/agent/messages.ts';
-import { defineTool, type Plugin } from '../../../core/index.ts';
 import { INSTANCES_NAMESPACE } from '../../../core/instance.ts';
 import { sessionKey } from '../../../core/principal.ts';
 import { openRunTable } from '../../../core/runs/open-run-table.ts';
@@ -16,6 +15,7 @@ import type { RunRecord } from '../../../core/runs/run-record.ts';
 import { SqliteStore } from '../../../core/store/sqlite.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
+import { ran, shopTools } from './shop-tools.ts';
 
 let dir: string;
 const closers: (() => Promise<void>)[] = [];
@@ -26,39 +26,6 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const ran = { lookup: 0, charge: 0 };
-const tools: Plugin = {
-  name: 'resume-tools',
-  apply(kernel) {
-    kernel.hooks.registerTools.tap('resume-tools', (registry) => {
-      registry.register(
-        defineTool({
-          name: 'lookup',
-          description: 'Reads a price: running it twice does no more than once.',
-          inputSchema: { type: 'object', properties: {} },
-          idempotent: true,
-          handler: () => {
-            ran.lookup++;
-            return { price: 42 };
-          },
-        }),
-      );
-      registry.register(
-        defineTool({
-          name: 'charge',
-          description: 'Charges a card: running it twice charges twice.',
-          inputSchema: { type: 'object', properties: {} },
-          permissions: ['card:charge'],
-          handler: () => {
-            ran.charge++;
-            return { charged: true };
-          },
-        }),
-      );
-    });
-  },
-};
 
 /** What a killed process leaves in the file: a fresh heartbeat of a pid that has exited. */
 async function ghostInstance(store: SqliteStore): Promise<string> {
@@ -134,7 +101,7 @@ async function serveOn(path: string, script: ScriptStep[]) {
   const model = new ScriptedModel(script);
   const kernel = await bootKernel({
     store: undefined,
-    plugins: [tools],
+    plugins: [shopTools],
     config: {
       store: { path },
       permissions: { ask: ['card:charge'] },
@@ -269,7 +236,7 @@ describe('a cancel reaching a resumable run whose instance died', () => {
     const store = new SqliteStore(path);
     const kernel = await bootKernel({
       store,
-      plugins: [tools],
+      plugins: [shopTools],
       config: { agents: { helper: { model: new ScriptedModel([]), tools: ['*'] } } },
     });
     closers.push(() => kernel.close());

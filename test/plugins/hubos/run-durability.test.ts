@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defineTool, HubosError, type Plugin, type RunDurability } from '../../../core/index.ts';
+import { HubosError, type RunDurability } from '../../../core/index.ts';
 import { INSTANCES_NAMESPACE } from '../../../core/instance.ts';
 import { openRunTable } from '../../../core/runs/open-run-table.ts';
 import { RunEngine } from '../../../core/runs/run-engine.ts';
@@ -16,6 +16,7 @@ import { SqliteStore } from '../../../core/store/sqlite.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
 import { expectHubosRejection } from '../../core/helpers.ts';
+import { ran, shopTools } from './shop-tools.ts';
 
 let dir: string;
 const closers: (() => Promise<void>)[] = [];
@@ -27,43 +28,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ran = { lookup: 0, charge: 0 };
-const tools: Plugin = {
-  name: 'durability-tools',
-  apply(kernel) {
-    kernel.hooks.registerTools.tap('durability-tools', (registry) => {
-      registry.register(
-        defineTool({
-          name: 'lookup',
-          description: 'Reads a price.',
-          inputSchema: { type: 'object', properties: {} },
-          idempotent: true,
-          handler: () => {
-            ran.lookup++;
-            return { price: 42 };
-          },
-        }),
-      );
-      registry.register(
-        defineTool({
-          name: 'charge',
-          description: 'Charges a card: it waits for a human first.',
-          inputSchema: { type: 'object', properties: {} },
-          permissions: ['card:charge'],
-          handler: () => {
-            ran.charge++;
-            return { charged: true };
-          },
-        }),
-      );
-    });
-  },
-};
-
 async function serveOn(path: string, script: ScriptStep[], durability?: RunDurability) {
   const kernel = await bootKernel({
     store: undefined,
-    plugins: [tools],
+    plugins: [shopTools],
     config: {
       store: { path },
       permissions: { ask: ['card:charge'] },
@@ -242,7 +210,7 @@ describe('runs.durability', () => {
     // An engine that neither sweeps nor takes runs: only the cancel finds the run orphaned.
     const kernel = await bootKernel({
       store: new SqliteStore(copy),
-      plugins: [tools],
+      plugins: [shopTools],
       config: { agents: { helper: { model: new ScriptedModel([]), tools: ['*'] } } },
     });
     closers.push(() => kernel.close());
