@@ -216,15 +216,32 @@ export class PostgresRunTable implements RunTable {
     return Number(rows[0]?.deleted ?? 0);
   }
 
-  async addSteps(steps: readonly RunStep[]): Promise<void> {
-    if (steps.length === 0) return;
-    await this.#query(
-      `INSERT INTO ${this.#steps} (${STEP_COLUMNS})
-       SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET)}
-       ON CONFLICT (run_id, seq) DO NOTHING`,
-      [stepsJson(steps)],
+  async addSteps(steps: readonly RunStep[], holder?: string): Promise<boolean> {
+    if (steps.length === 0) return true;
+    if (holder === undefined) {
+      await this.#query(
+        `INSERT INTO ${this.#steps} (${STEP_COLUMNS})
+         SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET)}
+         ON CONFLICT (run_id, seq) DO NOTHING`,
+        [stepsJson(steps)],
+        true,
+      );
+      return true;
+    }
+    // As a journal entry is: the run's row share-locked, so a takeover waits for it or is seen.
+    const { rows } = await this.#query<{ held: boolean }>(
+      `WITH held AS (
+         SELECT id FROM ${this.#runs} WHERE id = $2 AND status = 'running' AND instance = $3 FOR SHARE),
+       kept AS (
+         INSERT INTO ${this.#steps} (${STEP_COLUMNS})
+         SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET)}
+         WHERE EXISTS (SELECT 1 FROM held)
+         ON CONFLICT (run_id, seq) DO NOTHING)
+       SELECT EXISTS (SELECT 1 FROM held) AS held`,
+      [stepsJson(steps), steps[0]!.runId, holder],
       true,
     );
+    return rows[0]?.held === true;
   }
 
   async keepStep(step: RunStep, instance: string): Promise<boolean> {

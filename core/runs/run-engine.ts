@@ -735,7 +735,9 @@ export class RunEngine {
   #keepSteps(live: LiveRun, table: RunTable, steps: RunStep[]): void {
     if (live.unsaved.push(...steps) > steps.length) return;
     setImmediate(() => {
-      if (live.unsaved.length > 0) void this.#store(live, () => table.addSteps(live.unsaved.splice(0)));
+      // Only while the run is this instance's: one taken over has its steps written by its new holder.
+      if (live.unsaved.length > 0)
+        void this.#store(live, () => table.addSteps(live.unsaved.splice(0), this.instanceId));
     });
   }
 

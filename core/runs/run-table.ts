@@ -102,7 +102,11 @@ export interface RunTable {
   idAtRank(rank: number): Promise<string | undefined>;
   /** Deletes these runs and their steps; how many runs went. */
   deleteMany(ids: readonly string[]): Promise<number>;
-  addSteps(steps: readonly RunStep[]): Promise<void>;
+  /**
+   * Writes steps (of one run when `holder` is given); a step already there stays as it is. With
+   * `holder`, only while the run is running on that instance: false when it was taken over.
+   */
+  addSteps(steps: readonly RunStep[], holder?: string): Promise<boolean>;
   /**
    * Keeps one step of a run `instance` is running, numbered after the run's last (its `seq` is
    * ignored), durable when it resolves; false, writing nothing, when the run is not running there.

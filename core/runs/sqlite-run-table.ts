@@ -241,11 +241,13 @@ export class SqliteRunTable implements RunTable {
     );
   }
 
-  addSteps(steps: readonly RunStep[]): Promise<void> {
-    if (steps.length === 0) return Promise.resolve();
+  addSteps(steps: readonly RunStep[], holder?: string): Promise<boolean> {
+    if (steps.length === 0) return Promise.resolve(true);
     const rows = steps.map((step) => stepToRow(step) as never[]);
     return this.#write(() => {
+      if (holder !== undefined && this.#held.get(steps[0]!.runId, holder) === undefined) return false;
       for (const row of rows) this.#addStep.run(...row);
+      return true;
     });
   }
 

@@ -225,12 +225,16 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
       await table.replace({ ...run, instance: 'i-b', resumes: 1 }, { status: 'running', instance: 'i-a' });
       expect(await table.runningOn('i-a')).toEqual([]);
       expect(await table.keepStep(step('late', null), 'i-a')).toBe(false);
+      // Numbered steps too (an agent's model and tool calls): refused for the instance that lost it.
+      expect(await table.addSteps([{ ...step('stale', null), seq: 3 }], 'i-a')).toBe(false);
       expect(await table.keepStep(step('work', 'done'), 'i-b')).toBe(true);
+      expect(await table.addSteps([{ ...step('next', null), seq: 4 }], 'i-b')).toBe(true);
       const kept = await table.steps(run.id);
       expect(kept.map((s) => [s.seq, s.kind, s.name, s.detail])).toEqual([
         [1, 'step', 'fetch', { key: 'fetch', output: { rows: [1, 'ü'] } }],
         [2, 'decision', 'if', true],
         [3, 'step', 'work', 'done'],
+        [4, 'step', 'next', null],
       ]);
       // Ended: nothing more is kept.
       await table.replace(
@@ -238,7 +242,7 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
         { status: 'running', instance: 'i-b' },
       );
       expect(await table.keepStep(step('after', null), 'i-b')).toBe(false);
-      expect(await table.steps(run.id)).toHaveLength(3);
+      expect(await table.steps(run.id)).toHaveLength(4);
     });
 
     it("writes a run's end with its last steps and drops its journal in one write, or none of it for an instance that no longer holds the run", async () => {
