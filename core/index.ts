@@ -14,6 +14,7 @@ import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
 import type { RunsConfig } from './runs/run-retention.ts';
 import type { StoreConfig } from './store/open-store.ts';
+import type { TelemetryConfig } from './telemetry/telemetry-config.ts';
 
 export { Agent, type RunCheckpoint, type RunOptions } from './agent/agent.ts';
 export type {
@@ -255,6 +256,7 @@ export {
   type StoreWrite,
   writeAll,
 } from './store/store.ts';
+export type { TelemetryConfig } from './telemetry/telemetry-config.ts';
 export { ToolCalls } from './tool-calls.ts';
 export {
   type AudioContent,
@@ -333,6 +335,11 @@ export interface HubosConfig {
    * own `permissions` are checked first.
    */
   permissions?: PermissionsConfig;
+  /**
+   * OpenTelemetry: export every run's spans (`invoke_agent`, `chat`, `execute_tool`) to an OTLP/HTTP
+   * endpoint, and whether they carry prompts, answers and tool data (`includeContent`, default off).
+   */
+  telemetry?: TelemetryConfig;
 }
 
 /**

@@ -194,7 +194,14 @@ function describeError(error: ErrorObject, data: unknown, words: ProblemWords): 
   const at = segmentsToPath(segments);
   const where = sayWhere(at, words);
   const params = error.params as Record<string, unknown>;
-  const given = () => describeValue(valueAtPath(data, segments));
+  // A `writeOnly` value (a header that carries an API key) is named by its type, never shown.
+  const secret = (error.parentSchema as { writeOnly?: unknown } | undefined)?.writeOnly === true;
+  const given = () => {
+    const value = valueAtPath(data, segments);
+    if (!secret) return describeValue(value);
+    const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    return `${kind} (its value not shown: a secret)`;
+  };
   switch (error.keyword) {
     case 'required':
       return sayMissing(joinPath(at, String(params.missingProperty)), words);

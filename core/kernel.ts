@@ -3,6 +3,7 @@ import { Agent, SET_TOOLS } from './agent/agent.ts';
 import { Approvals } from './agent/approvals.ts';
 import { Sessions } from './agent/sessions.ts';
 import type { AgentSpec } from './agent/spec.ts';
+import { tracingChanged } from './agent/telemetry.ts';
 import { selectTools } from './agent/tool-select.ts';
 import type { Bus } from './bus/bus.ts';
 import { DEFAULT_LEASE_MS, openBus } from './bus/open-bus.ts';
@@ -32,6 +33,8 @@ import { openWorkspace, type Sandbox } from './sandbox/sandbox.ts';
 import { type ServiceName, type ServiceOf, Services } from './services.ts';
 import { openStore } from './store/open-store.ts';
 import type { Store } from './store/store.ts';
+import { startTraceExport, type TraceExport } from './telemetry/otlp-export.ts';
+import { otlpSettings } from './telemetry/telemetry-config.ts';
 import { ToolCalls } from './tool-calls.ts';
 import { Registry } from './tools/registry.ts';
 import type { Tool } from './tools/tool.ts';
@@ -110,6 +113,9 @@ export class Kernel {
   #sandbox: Sandbox | undefined;
   #approvals: Approvals | undefined;
   #runs: RunEngine | undefined;
+  #traceExport: TraceExport | undefined;
+  /** Whether this kernel's `telemetry` set how spans are made (undone at close). */
+  #tracing = false;
   #configPolicy: { config: HubosConfig; policy: Policy } | undefined;
   #closing: Promise<void> | undefined;
   #booting: Promise<unknown> = Promise.resolve();
@@ -207,6 +213,7 @@ export class Kernel {
     const config = (await this.hooks.config.promise(this.#config)) ?? this.#config;
     this.#config = validateConfig(config, owned, this.configFile);
     await this.hooks.configResolved.promise({ config: this.#config, configFile: this.configFile });
+    this.#startTelemetry();
     this.#store = this.#options.store ?? (await openStore(this.#config.store, baseDir));
     this.#bus = this.#options.bus ?? (await openBus(this.#config.bus));
     this.#instance = new Instance(this.#store, this.#config.bus?.leaseMs ?? DEFAULT_LEASE_MS);
@@ -449,6 +456,30 @@ export class Kernel {
       await this.#approvals?.close();
       if (!this.#options.bus) await this.#bus?.close();
       await this.#store?.close();
+      // Last: the spans of the runs stopped above are sent before the process may exit.
+      await this.#stopTelemetry();
+    }
+  }
+
+  /** `telemetry` in the config: spans with or without content, and exported over OTLP when asked. */
+  #startTelemetry(): void {
+    const telemetry = this.#config.telemetry;
+    const settings = otlpSettings(telemetry);
+    if (telemetry === undefined && !settings) return;
+    if (settings) this.#traceExport = startTraceExport(settings, this.logger);
+    this.#tracing = true;
+    tracingChanged({ includeContent: telemetry?.includeContent === true });
+  }
+
+  async #stopTelemetry(): Promise<void> {
+    if (!this.#tracing) return;
+    this.#tracing = false;
+    const running = this.#traceExport;
+    this.#traceExport = undefined;
+    try {
+      await running?.shutdown();
+    } finally {
+      tracingChanged({ includeContent: false });
     }
   }
 

@@ -11,9 +11,11 @@ export function missingOptionalPackage(
   packages: readonly string[],
 ): HubosError | undefined {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  // Node's message quotes the package: "Cannot find package 'pg' imported from ...".
+  // Node's message quotes the package: "Cannot find package 'pg' imported from ..." (import),
+  // "Cannot find module 'pg'" (require).
   const missing = packages.find((name) => String(message).includes(`'${name}'`));
-  if (code !== 'ERR_MODULE_NOT_FOUND' || missing === undefined) return undefined;
+  if ((code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') || missing === undefined)
+    return undefined;
   const needs =
     packages.length === 1
       ? `the package ${missing} (not installed)`

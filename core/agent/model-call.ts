@@ -5,7 +5,8 @@ import type { FinishReason, LanguageModel } from '../model/model.ts';
 import type { AgentHooks, ModelCallContext, ModelResponse } from './agent-hooks.ts';
 import type { AgentEvent } from './events.ts';
 import { addUsage, emptyUsage, type ToolCall } from './messages.ts';
-import { failSpan, SPAN_KIND, startSpan } from './telemetry.ts';
+import { inputMessages, outputMessages, textParts } from './span-content.ts';
+import { contentFor, failSpan, SPAN_KIND, startSpan } from './telemetry.ts';
 
 type Emit = (event: AgentEvent) => void;
 
@@ -32,6 +33,10 @@ export async function callModel(
     parent,
     SPAN_KIND.CLIENT, // a call to a model service, per the GenAI conventions
   );
+  if (contentFor(span)) {
+    span.setAttribute('gen_ai.input.messages', inputMessages(ctx.request.messages));
+    if (ctx.request.system) span.setAttribute('gen_ai.system_instructions', textParts(ctx.request.system));
+  }
   try {
     const response = await runWrapHook(hooks.wrapModelCall, ctx, (inner) => consume(model, inner, emit));
     span.setAttributes({
@@ -39,6 +44,8 @@ export async function callModel(
       'gen_ai.usage.output_tokens': response.usage.outputTokens,
       'gen_ai.response.finish_reasons': [response.finishReason],
     });
+    if (contentFor(span))
+      span.setAttribute('gen_ai.output.messages', outputMessages(response.message, response.finishReason));
     if (hooks.afterModelCall.isUsed()) await hooks.afterModelCall.promise({ ...ctx, response });
     return response;
   } catch (error) {

@@ -17,6 +17,23 @@ const STATUS_ERROR = 2 as SpanStatusCode.ERROR;
 
 let api: OpenTelemetryApi | undefined;
 let tracer: ReturnType<OpenTelemetryApi['trace']['getTracer']> | undefined;
+/** Whether spans carry prompts, answers and tool arguments and results (`telemetry.includeContent`). */
+let withContent = false;
+
+/**
+ * Set when the kernel registers or drops its tracer provider: the next span takes its tracer anew
+ * (the API's proxy keeps the first provider it reached), and content goes in only if asked for.
+ * @internal
+ */
+export function tracingChanged(options: { includeContent: boolean }): void {
+  tracer = undefined;
+  withContent = options.includeContent;
+}
+
+/** Whether a span may carry content: asked for, and the span is recorded. */
+export function contentFor(span: Span): boolean {
+  return withContent && span !== NOOP_SPAN && span.isRecording();
+}
 function registeredApi(): OpenTelemetryApi | undefined {
   if (api === undefined && (globalThis as Record<symbol, unknown>)[REGISTERED] !== undefined)
     api = createRequire(import.meta.url)('@opentelemetry/api') as OpenTelemetryApi;
@@ -77,12 +94,18 @@ export function startSpan(
   return { span, ctx: otel.trace.setSpan(from, span) };
 }
 
+/**
+ * Marks a span failed with the error's type. Its message and stack go in only with content: an
+ * error's message may quote a tool's input, a model's answer or a config value.
+ */
 export function failSpan(span: Span, error: unknown): void {
   if (span === NOOP_SPAN) return;
-  span.setAttribute(
-    'error.type',
-    HubosError.is(error) ? error.code : error instanceof Error ? error.name : 'error',
-  );
+  const type = HubosError.is(error) ? error.code : error instanceof Error ? error.name : 'error';
+  span.setAttribute('error.type', type);
+  if (!contentFor(span)) {
+    span.setStatus({ code: STATUS_ERROR, message: type });
+    return;
+  }
   if (error instanceof Error) span.recordException(error);
   span.setStatus({ code: STATUS_ERROR, message: errorMessage(error) });
 }

@@ -18,7 +18,8 @@ import { elicitInRun } from './elicit.ts';
 import type { AgentEvent } from './events.ts';
 import type { ToolCall, Usage } from './messages.ts';
 import { gateToolCall } from './permission-gate.ts';
-import { activeContext, failSpan, startSpan } from './telemetry.ts';
+import { contentJson } from './span-content.ts';
+import { activeContext, contentFor, failSpan, startSpan } from './telemetry.ts';
 
 /** One tool call, as its caller hands it to `kernel.tools.call()`. */
 export interface ToolCallRequest {
@@ -114,6 +115,7 @@ export async function runToolPipeline(
     },
     parent as Context,
   );
+  if (contentFor(span)) span.setAttribute('gen_ai.tool.call.arguments', contentJson(call.input));
   let result: ToolResult;
   try {
     result = await decideAndRun(deps, request, ctx);
@@ -133,6 +135,7 @@ export async function runToolPipeline(
     if (agentHooks?.toolError.isUsed()) await agentHooks.toolError.promise(failed).catch(nothing);
     if (deps.hooks.toolError.isUsed()) await deps.hooks.toolError.promise(failed).catch(told('toolError'));
   }
+  if (result.ok && contentFor(span)) span.setAttribute('gen_ai.tool.call.result', contentJson(result.output));
   span.end();
   const after = { ...ctx, result };
   if (agentHooks?.afterToolCall.isUsed()) await agentHooks.afterToolCall.promise(after).catch(nothing);

@@ -109,23 +109,37 @@ describe('telemetry (OpenTelemetry GenAI spans)', () => {
     expect(tool!.status.code).not.toBe(SpanStatusCode.ERROR);
   });
 
-  it('marks the span of a failing tool as an error', async () => {
+  const brokenTool = () =>
+    makeTool('broken', () => {
+      throw new Error('disk full');
+    });
+
+  it('marks the span of a failing tool as an error, by its type only: a message may quote content', async () => {
     const { agent } = await setup({
-      tools: [
-        makeTool('broken', () => {
-          throw new Error('disk full');
-        }),
-      ],
+      tools: [brokenTool()],
       script: [{ toolCalls: [{ id: 'call_x', name: 'broken' }] }, 'sorry'],
     });
     await agent.run('go');
     const [tool] = spanNamed(exporter.getFinishedSpans(), 'execute_tool broken');
-    expect(tool!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'tool "broken" failed: disk full' });
+    expect(tool!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'TOOL_FAILED' });
     expect(tool!.attributes['error.type']).toBe('TOOL_FAILED');
-    expect(tool!.events.map((e) => e.name)).toContain('exception');
+    expect(tool!.events).toEqual([]);
     // The run itself went on and completed.
     const [root] = spanNamed(exporter.getFinishedSpans(), 'invoke_agent assistant');
     expect(root!.status.code).not.toBe(SpanStatusCode.ERROR);
+  });
+
+  it('with telemetry.includeContent, a failing tool span carries the message and the exception', async () => {
+    const { agent } = await setup({
+      tools: [brokenTool()],
+      script: [{ toolCalls: [{ id: 'call_x', name: 'broken' }] }, 'sorry'],
+      config: { telemetry: { includeContent: true } },
+    });
+    await agent.run('go');
+    const [tool] = spanNamed(exporter.getFinishedSpans(), 'execute_tool broken');
+    expect(tool!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'tool "broken" failed: disk full' });
+    expect(tool!.events.map((e) => e.name)).toContain('exception');
+    expect(tool!.attributes['gen_ai.tool.call.arguments']).toBe('{}');
   });
 
   it('marks the run and chat spans as errors when the model fails', async () => {
@@ -134,7 +148,7 @@ describe('telemetry (OpenTelemetry GenAI spans)', () => {
     const spans = exporter.getFinishedSpans();
     const [root] = spanNamed(spans, 'invoke_agent assistant');
     const [chat] = spanNamed(spans, 'chat scripted');
-    expect(root!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'boom' });
+    expect(root!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'MODEL_HTTP_ERROR' });
     expect(root!.attributes['error.type']).toBe('MODEL_HTTP_ERROR');
     expect(chat!.status.code).toBe(SpanStatusCode.ERROR);
   });

@@ -102,7 +102,7 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace and permissions', () => {
+  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions and telemetry', () => {
     expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
       'plugins',
       'agents',
@@ -113,6 +113,7 @@ describe('validateConfig: core keys', () => {
       'runs',
       'workspace',
       'permissions',
+      'telemetry',
     ]);
     expect(CORE_CONFIG_SCHEMA.plugins).toMatchObject({ type: 'array' });
   });
@@ -175,7 +176,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions',
+      'unknown key "plugin" (did you mean "plugins"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry',
     );
     expect(error.message).toContain(FILE);
   });
@@ -190,11 +191,11 @@ describe('validateConfig: core keys', () => {
 
   it('does not suggest a key that is not close, but lists the known keys', () => {
     const error = expectHubosError(
-      () => validateConfig({ telemetry: true } as never, owned, FILE),
+      () => validateConfig({ metrics: true } as never, owned, FILE),
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "telemetry"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, weather',
+      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, weather',
     );
     expect(error.message).not.toContain('did you mean');
   });
@@ -218,7 +219,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);
