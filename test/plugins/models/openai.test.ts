@@ -235,6 +235,20 @@ describe('openai provider: streaming', () => {
     ]);
   });
 
+  it('reports the prompt tokens read from the cache, streamed with the usage chunk', async () => {
+    const { model } = await setup(
+      chatStream([
+        delta({ content: 'hi' }, 'stop'),
+        { ...usageChunk, usage: { ...usageChunk.usage, prompt_tokens_details: { cached_tokens: 8 } } },
+      ]),
+    );
+    expect(finish(await collect(model.stream(request())))).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      usage: { inputTokens: 12, outputTokens: 5, cachedInputTokens: 8 },
+    });
+  });
+
   it('maps length and content_filter', async () => {
     const { model } = await setup((_req, res, i) =>
       chatStream([delta({ content: 'x' }, i === 0 ? 'length' : 'content_filter')])(_req, res, i),
