@@ -15,6 +15,7 @@ import {
 import { permissionsSchema } from './permissions.ts';
 import { RUNS_CONFIG_SCHEMA } from './runs/run-retention.ts';
 import { STORE_CONFIG_SCHEMA } from './store/open-store.ts';
+import { PRICING_CONFIG_SCHEMA } from './usage/pricing-config.ts';
 
 /** The keys the kernel itself owns. Plugins add theirs through `configSchema`. */
 export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
@@ -38,6 +39,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   runs: RUNS_CONFIG_SCHEMA,
   workspace: { type: 'string', minLength: 1, description: 'The folder tools act in (default ./workspace).' },
   permissions: permissionsSchema(true),
+  pricing: PRICING_CONFIG_SCHEMA,
 };
 
 export interface OwnedKey {

@@ -14,6 +14,7 @@ import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
 import type { RunsConfig } from './runs/run-retention.ts';
 import type { StoreConfig } from './store/open-store.ts';
+import type { PriceTable } from './usage/model-prices.ts';
 
 export { Agent, type RunCheckpoint, type RunOptions } from './agent/agent.ts';
 export type {
@@ -300,6 +301,9 @@ export {
   type ToolSpec,
 } from './tools/tool.ts';
 export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';
+export { costOf, roundUsd } from './usage/cost-of.ts';
+export { BUILT_IN_PRICES, type ModelPrice, type PriceTable, priceTable } from './usage/model-prices.ts';
+export { priceOf } from './usage/price-of.ts';
 export { hubosVersion } from './version.ts';
 
 // The two interfaces plugins augment are declared here, in the module `'hubos'` names, and nowhere
@@ -333,6 +337,11 @@ export interface HubosConfig {
    * own `permissions` are checked first.
    */
   permissions?: PermissionsConfig;
+  /**
+   * Model prices, USD per million tokens (`{ 'gpt-4.1': { input: 2, output: 8, cachedInput: 0.5 } }`),
+   * over the built-in list prices: what the usage and steps routes count as cost.
+   */
+  pricing?: PriceTable;
 }
 
 /**
