@@ -232,6 +232,7 @@ export {
 } from './runs/run-record.ts';
 export type { RunDurability, RunRetention, RunsConfig } from './runs/run-retention.ts';
 export type { JournalEntry, RunClaim, RunQuery, RunStep, RunTable } from './runs/run-table.ts';
+export type { UsageGroupBy, UsageQuery, UsageRow } from './runs/run-usage-query.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';
