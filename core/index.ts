@@ -305,6 +305,18 @@ export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';
 export { costOf, roundUsd } from './usage/cost-of.ts';
 export { BUILT_IN_PRICES, type ModelPrice, type PriceTable, priceTable } from './usage/model-prices.ts';
 export { priceOf } from './usage/price-of.ts';
+export { type RunUsageTotals, runTotals } from './usage/run-totals.ts';
+export {
+  parseUsageQuery,
+  USAGE_BUCKETS,
+  USAGE_BY,
+  type UsageBucket,
+  type UsageBy,
+  type UsageParams,
+  type UsageRequest,
+} from './usage/usage-params.ts';
+export { type UsageBucketTotals, type UsageReport, usageReport } from './usage/usage-report.ts';
+export type { UsageTotals } from './usage/usage-totals.ts';
 export { hubosVersion } from './version.ts';
 
 // The two interfaces plugins augment are declared here, in the module `'hubos'` names, and nowhere

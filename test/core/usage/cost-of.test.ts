@@ -23,6 +23,10 @@ describe('priceOf', () => {
     const table = priceTable({ 'gpt-4.1': { input: 1, output: 4 }, local: { input: 0, output: 0 } });
     expect(priceOf('gpt-4.1-2025-04-14', table)).toEqual({ input: 1, output: 4 });
     expect(priceOf('local', table)).toEqual({ input: 0, output: 0 });
+    // A price for one provider's model only, by the step's `provider:id`.
+    const byProvider = priceTable({ 'azure:gpt-4o': { input: 3, output: 12 } });
+    expect(priceOf('azure:gpt-4o', byProvider)).toEqual({ input: 3, output: 12 });
+    expect(priceOf('openai:gpt-4o', byProvider)).toEqual(BUILT_IN_PRICES['gpt-4o']);
     expect(priceOf('gpt-4o', table)).toEqual(BUILT_IN_PRICES['gpt-4o']);
   });
 });
