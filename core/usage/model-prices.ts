@@ -1,6 +1,8 @@
 /** What a model's tokens cost: USD per million tokens. */
 export interface ModelPrice {
+  /** Prompt tokens (those not read from the cache). */
   input: number;
+  /** Answer tokens. */
   output: number;
   /** Prompt tokens read from the provider's cache (default: the `input` price). */
   cachedInput?: number;
