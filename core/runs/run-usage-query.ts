@@ -51,7 +51,7 @@ export interface UsageSqlRow {
 
 /**
  * The one statement of a usage query, with `?` placeholders: model steps joined to their runs,
- * read by a run-id range (ids are time-ordered, so it is a primary-key range), summed per run and
+ * both read by a run-id range (ids are time-ordered, so it is a primary-key range), summed per run and
  * model, then per bucket, group and model. Each run is marked under one of its models (the first
  * by name), so totals over models count it once.
  */
@@ -66,8 +66,10 @@ export function usageSql(
       ? `COALESCE(json_extract(s.usage, '$.${key}'), 0)`
       : `COALESCE((s.usage::jsonb ->> '${key}')::numeric, 0)`;
   const group = query.groupBy === 'none' ? "''" : `r.${query.groupBy}`;
-  const where = ['r.id >= ?', 'r.id < ?', "s.kind = 'model'"];
-  const values: unknown[] = [idAt(query.from), idAt(query.to)];
+  // The range on both tables: steps are keyed by (run_id, seq), so they are read by a key range too,
+  // not scanned whole for a join (PostgreSQL would hash-join every step of every run otherwise).
+  const where = ['r.id >= ?', 'r.id < ?', 's.run_id >= ?', 's.run_id < ?', "s.kind = 'model'"];
+  const values: unknown[] = [idAt(query.from), idAt(query.to), idAt(query.from), idAt(query.to)];
   // A whole number of ms, written in: both dialects then divide integers.
   const size = Math.max(1, Math.trunc(query.bucketMs));
   for (const key of ['owner', 'agent', 'via'] as const) {
