@@ -360,7 +360,12 @@ describe('openai provider: non-streaming', () => {
               finish_reason: 'tool_calls',
             },
           ],
-          usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+          usage: {
+            prompt_tokens: 3,
+            completion_tokens: 4,
+            total_tokens: 7,
+            prompt_tokens_details: { cached_tokens: 2 },
+          },
         }),
       { stream: false },
     );
@@ -375,7 +380,11 @@ describe('openai provider: non-streaming', () => {
       { type: 'tool-call-delta', id: 'c2', delta: '{"path":"b"}' },
       { type: 'tool-call', id: 'c1', name: 'read', input: { path: 'a' } },
       { type: 'tool-call', id: 'c2', name: 'read', input: { path: 'b' } },
-      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 3, outputTokens: 4 } },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 3, outputTokens: 4, cachedInputTokens: 2 },
+      },
     ]);
   });
   it('asks for the whole answer when the request says nobody reads it as it comes', async () => {
