@@ -34,6 +34,7 @@ const COMMANDS = {
     since: { type: 'string' },
     until: { type: 'string' },
     limit: { type: 'string' },
+    out: { type: 'string' },
   },
 } as const;
 
@@ -162,7 +163,12 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
       if (typeof values.session === 'string') filters.sessionId = values.session;
       return (await import('./commands/runs.ts')).runsCommand(
         positionals,
-        { ...kernelFlags, json: values.json === true, filters },
+        {
+          ...kernelFlags,
+          json: values.json === true,
+          filters,
+          ...(typeof values.out === 'string' ? { out: values.out } : {}),
+        },
         io,
       );
     }

@@ -89,12 +89,13 @@ const HELP: Record<string, CommandHelp> = {
     config: true,
   },
   runs: {
-    synopsis: 'hubos runs list [filters] [--json] | show <id> [--json]',
+    synopsis: 'hubos runs list [filters] [--json] | show <id> [--json] | export <id> [--out <file>]',
     summary:
-      "Lists the runs in the config's store, newest first, or shows one run and its model and tool calls as a tree with durations and tokens. Reads the store directly: no server needed.",
+      "Lists the runs in the config's store, newest first, shows one run and its model and tool calls as a tree with durations, tokens and cost, or exports one (record, steps, totals) as JSON. Reads the store directly: no server needed.",
     arguments: [
       ['list', 'the runs, newest first'],
-      ['show <id>', 'one run and its steps'],
+      ['show <id>', 'one run and its steps, with tokens and cost'],
+      ['export <id>', 'one run, its steps and its token and cost totals as JSON'],
     ],
     options: [
       ['--agent <name>', "only this agent's runs"],
@@ -105,8 +106,13 @@ const HELP: Record<string, CommandHelp> = {
       ['--until <time>', 'runs before this time'],
       ['--limit <n>', 'at most n runs (1-200, default 50)'],
       ['--json', 'print JSON'],
+      ['--out <file>', 'export: write the JSON to this file instead of stdout'],
     ],
-    examples: ['hubos runs list --status failed', 'hubos runs show 019ac3f2-…'],
+    examples: [
+      'hubos runs list --status failed',
+      'hubos runs show 019ac3f2-…',
+      'hubos runs export 019ac3f2-… --out run.json',
+    ],
     config: true,
   },
   prune: {

@@ -16,7 +16,9 @@ Commands:
                               continue a run that did not complete (after a crash, a failure, Ctrl-C)
   runs list [--agent <a>] [--status <s>] [--via <v>] [--session <id>] [--since <t>] [--limit <n>] [--json]
                               list the store's runs, newest first
-  runs show <id> [--json]     show a run and its model and tool calls as a tree, with durations and tokens
+  runs show <id> [--json]     show a run and its model and tool calls as a tree, with durations, tokens and cost
+  runs export <id> [--out <file>]
+                              write a run, its steps and its token and cost totals as JSON
   prune [--owner <id>] [--json]
                               apply runs, sessions and a2a retention now; with --owner, erase everything that principal owns
   mcp                         serve the config's tools to an MCP client over stdin/stdout

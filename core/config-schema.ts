@@ -16,6 +16,7 @@ import { permissionsSchema } from './permissions.ts';
 import { RUNS_CONFIG_SCHEMA } from './runs/run-retention.ts';
 import { STORE_CONFIG_SCHEMA } from './store/open-store.ts';
 import { TELEMETRY_CONFIG_SCHEMA } from './telemetry/telemetry-config.ts';
+import { PRICING_CONFIG_SCHEMA } from './usage/pricing-config.ts';
 
 /** The keys the kernel itself owns. Plugins add theirs through `configSchema`. */
 export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
@@ -40,6 +41,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   workspace: { type: 'string', minLength: 1, description: 'The folder tools act in (default ./workspace).' },
   permissions: permissionsSchema(true),
   telemetry: TELEMETRY_CONFIG_SCHEMA,
+  pricing: PRICING_CONFIG_SCHEMA,
 };
 
 export interface OwnedKey {

@@ -111,6 +111,8 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   RUN_TIMEOUT: 504,
   // A list of runs asked with a filter, limit or cursor that makes no sense.
   RUN_QUERY_INVALID: 400,
+  // Usage asked with a time, bucket, grouping or filter that makes no sense.
+  USAGE_QUERY_INVALID: 400,
   APPROVAL_NOT_FOUND: 404,
   // A list of approvals asked with a limit or cursor that makes no sense.
   APPROVAL_QUERY_INVALID: 400,

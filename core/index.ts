@@ -15,6 +15,7 @@ import type { PluginOption } from './plugin.ts';
 import type { RunsConfig } from './runs/run-retention.ts';
 import type { StoreConfig } from './store/open-store.ts';
 import type { TelemetryConfig } from './telemetry/telemetry-config.ts';
+import type { PriceTable } from './usage/model-prices.ts';
 
 export { Agent, type RunCheckpoint, type RunOptions } from './agent/agent.ts';
 export type {
@@ -232,6 +233,7 @@ export {
 } from './runs/run-record.ts';
 export type { RunDurability, RunRetention, RunsConfig } from './runs/run-retention.ts';
 export type { JournalEntry, RunClaim, RunQuery, RunStep, RunTable } from './runs/run-table.ts';
+export type { UsageGroupBy, UsageQuery, UsageRow } from './runs/run-usage-query.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';
@@ -302,6 +304,21 @@ export {
   type ToolSpec,
 } from './tools/tool.ts';
 export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';
+export { costOf, roundUsd } from './usage/cost-of.ts';
+export { BUILT_IN_PRICES, type ModelPrice, type PriceTable, priceTable } from './usage/model-prices.ts';
+export { priceOf } from './usage/price-of.ts';
+export { type RunUsageTotals, runTotals } from './usage/run-totals.ts';
+export {
+  parseUsageQuery,
+  USAGE_BUCKETS,
+  USAGE_BY,
+  type UsageBucket,
+  type UsageBy,
+  type UsageParams,
+  type UsageRequest,
+} from './usage/usage-params.ts';
+export { type UsageBucketTotals, type UsageReport, usageReport } from './usage/usage-report.ts';
+export type { UsageTotals } from './usage/usage-totals.ts';
 export { hubosVersion } from './version.ts';
 
 // The two interfaces plugins augment are declared here, in the module `'hubos'` names, and nowhere
@@ -340,6 +357,11 @@ export interface HubosConfig {
    * endpoint, and whether they carry prompts, answers and tool data (`includeContent`, default off).
    */
   telemetry?: TelemetryConfig;
+  /**
+   * Model prices, USD per million tokens (`{ 'gpt-4.1': { input: 2, output: 8, cachedInput: 0.5 } }`),
+   * over the built-in list prices: what the usage and steps routes count as cost.
+   */
+  pricing?: PriceTable;
 }
 
 /**

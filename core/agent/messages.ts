@@ -26,8 +26,11 @@ export type Message =
 
 /** Tokens a model call (or a whole run) took in and gave out. */
 export interface Usage {
+  /** The whole prompt, cached part included. */
   inputTokens: number;
   outputTokens: number;
+  /** The part of `inputTokens` the provider read from its prompt cache, when it says (priced lower). */
+  cachedInputTokens?: number;
 }
 
 /**
@@ -41,8 +44,12 @@ export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0 });
  * @internal
  */
 export function addUsage(total: Usage, more: Partial<Usage> | undefined): Usage {
-  return {
+  const sum: Usage = {
     inputTokens: total.inputTokens + (more?.inputTokens ?? 0),
     outputTokens: total.outputTokens + (more?.outputTokens ?? 0),
   };
+  // Stays absent until some call reports it, so providers that never do keep their usage as it was.
+  if (total.cachedInputTokens !== undefined || more?.cachedInputTokens !== undefined)
+    sum.cachedInputTokens = (total.cachedInputTokens ?? 0) + (more?.cachedInputTokens ?? 0);
+  return sum;
 }

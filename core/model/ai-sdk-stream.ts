@@ -127,16 +127,28 @@ function incomplete(ctx: StreamContext): HubosError {
   );
 }
 
-/** v2 counts tokens as numbers, v3 and later as `{ total, ... }` objects: HubOS takes the totals. */
+/**
+ * v2 counts tokens as numbers (cached ones in `cachedInputTokens`), v3 and later as `{ total,
+ * cacheRead, ... }` objects: HubOS takes the totals, and the prompt tokens read from the cache.
+ */
 function toUsage(usage: unknown): Partial<Usage> | undefined {
   if (typeof usage !== 'object' || usage === null) return undefined;
-  const { inputTokens, outputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown };
+  const { inputTokens, outputTokens, cachedInputTokens } = usage as {
+    inputTokens?: unknown;
+    outputTokens?: unknown;
+    cachedInputTokens?: unknown;
+  };
   const input = tokenCount(inputTokens);
   const output = tokenCount(outputTokens);
   if (input === undefined && output === undefined) return undefined;
+  const cacheRead =
+    typeof inputTokens === 'object' && inputTokens !== null
+      ? (inputTokens as { cacheRead?: unknown }).cacheRead
+      : cachedInputTokens;
   return {
     ...(input !== undefined && { inputTokens: input }),
     ...(output !== undefined && { outputTokens: output }),
+    ...(typeof cacheRead === 'number' && Number.isFinite(cacheRead) && { cachedInputTokens: cacheRead }),
   };
 }
 

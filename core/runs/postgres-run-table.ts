@@ -19,6 +19,13 @@ import {
   stepToRow,
   toRow,
 } from './run-table.ts';
+import {
+  type UsageQuery,
+  type UsageRow,
+  type UsageSqlRow,
+  usageFromRow,
+  usageSql,
+} from './run-usage-query.ts';
 
 /**
  * Runs one statement (retried by the store while PostgreSQL is unreachable). `prepared`: a statement
@@ -271,6 +278,12 @@ export class PostgresRunTable implements RunTable {
       [runId],
     );
     return rows.map(stepFromRow);
+  }
+
+  async usage(query: UsageQuery): Promise<UsageRow[]> {
+    const { sql, values } = usageSql('postgres', this.#runs, this.#steps, query);
+    const { rows } = await this.#query<UsageSqlRow>(numbered(sql), values);
+    return rows.map(usageFromRow);
   }
 
   async journal(entry: JournalEntry, holder: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 import type { Message, Usage } from '../agent/messages.ts';
 import type { RunRecord, RunState, RunSurface } from './run-record.ts';
+import type { UsageQuery, UsageRow } from './run-usage-query.ts';
 
 /**
  * One finished step of a run, with its timing and usage: an agent's model call or tool call, or a
@@ -115,6 +116,11 @@ export interface RunTable {
   /** Ids of the runs `instance` is running, as the table says (a run taken over is not among them). */
   runningOn(instance: string): Promise<string[]>;
   steps(runId: string): Promise<RunStep[]>;
+  /**
+   * The tokens of the model calls of runs created in [query.from, query.to), summed per bucket,
+   * group and model (one statement), in that order.
+   */
+  usage(query: UsageQuery): Promise<UsageRow[]>;
   /**
    * Keeps an entry of a run's journal (resolves once durable), only while the run is running on
    * `holder`: false when another instance has taken it over (nothing written; the run must stop).

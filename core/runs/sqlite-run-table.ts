@@ -22,6 +22,13 @@ import {
   stepToRow,
   toRow,
 } from './run-table.ts';
+import {
+  type UsageQuery,
+  type UsageRow,
+  type UsageSqlRow,
+  usageFromRow,
+  usageSql,
+} from './run-usage-query.ts';
 
 /**
  * The runs tables in a SQLite file (or in memory): prepared statements on the store's connection.
@@ -331,6 +338,15 @@ export class SqliteRunTable implements RunTable {
   async steps(runId: string): Promise<RunStep[]> {
     this.#flush();
     return (this.#run(() => this.#steps.all(runId)) as unknown as StepRow[]).map(stepFromRow);
+  }
+
+  async usage(query: UsageQuery): Promise<UsageRow[]> {
+    this.#flush();
+    const { sql, values } = usageSql('sqlite', 'hubos_runs', 'hubos_run_steps', query);
+    const rows = this.#run(() =>
+      this.#db.prepare(sql).all(...(values as never[])),
+    ) as unknown as UsageSqlRow[];
+    return rows.map(usageFromRow);
   }
 
   #run<T>(operation: () => T): T {

@@ -21,6 +21,7 @@ import { approvalRoutes } from './routes/approvals.ts';
 import { ownerRoutes } from './routes/owners.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
+import { usageRoutes } from './routes/usage.ts';
 import { uiRoutes } from './ui/index.ts';
 
 /**
@@ -134,6 +135,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   mountOwn('/', systemRoutes(hubos));
   mountOwn(hubos.apiPrefix, agentRoutes(hubos));
   mountOwn(hubos.apiPrefix, runRoutes(hubos));
+  mountOwn(hubos.apiPrefix, usageRoutes(hubos));
   mountOwn(hubos.apiPrefix, ownerRoutes(hubos));
   approvalRoutes(app, hubos);
   await a2aRoutes(app, hubos);

@@ -362,6 +362,9 @@ function toUsage(usage: WireUsage): Partial<Usage> {
       usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
   }
   if (typeof usage.output_tokens === 'number') out.outputTokens = usage.output_tokens;
+  // The part read from the cache (cache writes are counted as plain input).
+  if (typeof usage.cache_read_input_tokens === 'number')
+    out.cachedInputTokens = usage.cache_read_input_tokens;
   return out;
 }
 

@@ -242,6 +242,7 @@ interface Choice {
 interface WireUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
 }
 
 interface ChatChunk {
@@ -340,6 +341,10 @@ function toUsage(usage: WireUsage): Partial<Usage> {
   return {
     ...(typeof usage.prompt_tokens === 'number' && { inputTokens: usage.prompt_tokens }),
     ...(typeof usage.completion_tokens === 'number' && { outputTokens: usage.completion_tokens }),
+    // Part of prompt_tokens, read from OpenAI's prompt cache.
+    ...(typeof usage.prompt_tokens_details?.cached_tokens === 'number' && {
+      cachedInputTokens: usage.prompt_tokens_details.cached_tokens,
+    }),
   };
 }
 

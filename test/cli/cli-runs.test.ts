@@ -1,4 +1,6 @@
 // `hubos runs list|show`: the runs `hubos run` recorded in the config's store, read with no server.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hubos, tempDir, writeFiles } from '../helpers/run.ts';
 
@@ -54,6 +56,66 @@ describe('hubos runs', () => {
     expect(shown.stdout).toContain('answer: echo returned: {"echoed":"first"}');
     const json = JSON.parse((await hubos(['runs', 'show', runs[1]!.id, '--json'], dir, OFFLINE)).stdout);
     expect(json.steps.map((step: { kind: string }) => step.kind)).toEqual(['model', 'tool', 'model']);
+  }, 60_000);
+
+  it('shows tokens and cost per model call and for the run, and exports the run as JSON to stdout or a file', async () => {
+    const dir = await tempDir('hubos-runs-');
+    // The offline model priced by the config at $1 a prompt token and $2 an answer token.
+    await writeFiles(dir, {
+      'agent.config.ts': CONFIG.replace(
+        "store: { path: 'data/hubos.db' },",
+        "store: { path: 'data/hubos.db' }, pricing: { offline: { input: 1e6, output: 2e6 } },",
+      ),
+    });
+    expect((await hubos(['run', 'helper', '/echo {"text":"priced"}'], dir, OFFLINE)).code).toBe(0);
+    const id = (
+      JSON.parse((await hubos(['runs', 'list', '--json'], dir, OFFLINE)).stdout) as { id: string }[]
+    )[0]!.id;
+
+    const exported = await hubos(['runs', 'export', id], dir, OFFLINE);
+    expect(exported.code, exported.stderr).toBe(0);
+    const doc = JSON.parse(exported.stdout);
+    expect(doc.run).toMatchObject({ id, agent: 'helper', status: 'completed' });
+    expect(doc.steps.map((step: { kind: string }) => step.kind)).toEqual(['model', 'tool', 'model']);
+    const models = doc.steps.filter((step: { kind: string }) => step.kind === 'model');
+    const input = models.reduce(
+      (sum: number, step: { usage: { inputTokens: number } }) => sum + step.usage.inputTokens,
+      0,
+    );
+    const output = models.reduce(
+      (sum: number, step: { usage: { outputTokens: number } }) => sum + step.usage.outputTokens,
+      0,
+    );
+    expect(input).toBeGreaterThan(0);
+    expect(doc.totals).toEqual({
+      inputTokens: input,
+      outputTokens: output,
+      cachedInputTokens: 0,
+      cost: input + 2 * output,
+    });
+
+    const shown = await hubos(['runs', 'show', id], dir, OFFLINE);
+    expect(shown.stdout).toContain(`· ${input} in / ${output} out tokens · $${input + 2 * output}\n`);
+    const first = models[0].usage;
+    expect(shown.stdout).toContain(
+      `├─ model offline (step 1) · ${first.inputTokens} in / ${first.outputTokens} out · $${first.inputTokens + 2 * first.outputTokens} · tool-calls`,
+    );
+
+    const written = await hubos(['runs', 'export', id, '--out', 'run.json'], dir, OFFLINE);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stdout).toBe('');
+    expect(written.stderr).toContain(`wrote run ${id} (3 steps) to ${join(dir, 'run.json')}`);
+    expect(await readFile(join(dir, 'run.json'), 'utf8')).toBe(exported.stdout);
+
+    const missing = await hubos(['runs', 'export', 'nope'], dir, OFFLINE);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no run "nope"');
+    const noId = await hubos(['runs', 'export'], dir, OFFLINE);
+    expect(noId.code).toBe(2);
+    expect(noId.stderr).toContain('runs export: which run?');
+    const outOnList = await hubos(['runs', 'list', '--out', 'x.json'], dir, OFFLINE);
+    expect(outOnList.code).toBe(2);
+    expect(outOnList.stderr).toContain('--out is for');
   }, 60_000);
 
   it('says what was wrong with a filter, a subcommand or an id', async () => {

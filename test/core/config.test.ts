@@ -102,7 +102,7 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions and telemetry', () => {
+  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry and pricing', () => {
     expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
       'plugins',
       'agents',
@@ -114,6 +114,7 @@ describe('validateConfig: core keys', () => {
       'workspace',
       'permissions',
       'telemetry',
+      'pricing',
     ]);
     expect(CORE_CONFIG_SCHEMA.plugins).toMatchObject({ type: 'array' });
   });
@@ -145,6 +146,27 @@ describe('validateConfig: core keys', () => {
         'CONFIG_INVALID',
       );
       expect(error.message).toContain('"runs.durability" must be one of "sync", "exit"');
+      expect(error.message).toContain(FILE);
+    }
+  });
+
+  it('takes pricing by model id, and refuses a price that is missing, negative or not a number, naming it', () => {
+    const pricing = {
+      'my-model': { input: 1, output: 2 },
+      'gpt-4.1': { input: 1.5, output: 6, cachedInput: 0.4 },
+    };
+    expect(validateConfig({ pricing }, new Map(), FILE).pricing).toEqual(pricing);
+    for (const [price, says] of [
+      [{ input: 1 }, 'output'],
+      [{ input: -1, output: 2 }, 'pricing.m.input'],
+      [{ input: '1', output: 2 }, 'pricing.m.input'],
+      [{ input: 1, output: 2, cached: 1 }, 'cached'],
+    ] as const) {
+      const error = expectHubosError(
+        () => validateConfig({ pricing: { m: price } } as never, new Map(), FILE),
+        'CONFIG_INVALID',
+      );
+      expect(error.message).toContain(says);
       expect(error.message).toContain(FILE);
     }
   });
@@ -195,7 +217,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, weather',
+      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, weather',
     );
     expect(error.message).not.toContain('did you mean');
   });
@@ -219,7 +241,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);

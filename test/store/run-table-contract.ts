@@ -108,6 +108,96 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
       expect(ids(await table.list({ owner, until: base + 1, limit: 10 }))).toEqual([runs[0]!.id]);
     });
 
+    it('sums model calls per bucket, group and model over a run-id range, counting each run once', async () => {
+      const table = await open();
+      // A day of its own in 2001-2028 (a day's start, so 1- and 2-hour buckets start at it), far from other tests' runs.
+      const hour = 3_600_000;
+      const base = 978_307_200_000 + Math.floor(Math.random() * 10_000) * 24 * hour;
+      const owner = `usage-${Math.random().toString(36).slice(2)}`;
+      const model = (run: RunRecord, seq: number, name: string, usage: object | undefined) => ({
+        runId: run.id,
+        seq,
+        kind: 'model' as const,
+        name,
+        step: seq,
+        startedAt: run.createdAt,
+        finishedAt: run.createdAt,
+        durationMs: 0,
+        status: 'ok' as const,
+        ...(usage && { usage: usage as never }),
+      });
+      const a = runAt(base + 10, { owner, agent: 'a', status: 'completed' });
+      const b = runAt(base + 20, { owner, agent: 'b', status: 'completed', via: 'cli' });
+      const c = runAt(base + hour + 5, { owner, agent: 'a', status: 'completed' });
+      const other = runAt(base + 30, { owner: `${owner}-other`, agent: 'a', status: 'completed' });
+      const outside = runAt(base + 2 * hour, { owner, agent: 'a', status: 'completed' });
+      for (const run of [a, b, c, other, outside]) await table.insert(run);
+      await table.addSteps([
+        model(a, 1, 'gpt-4.1', { inputTokens: 100, outputTokens: 10, cachedInputTokens: 60 }),
+        { ...model(a, 2, 'echo', undefined), kind: 'tool' as const, callId: 'c1' },
+        model(a, 3, 'gpt-4.1', { inputTokens: 200, outputTokens: 20 }),
+        model(a, 4, 'claude-sonnet-4', { inputTokens: 7, outputTokens: 3 }),
+        model(b, 1, 'gpt-4.1', { inputTokens: 1, outputTokens: 2 }),
+        // A call that failed before the provider told its usage still counts as a call.
+        model(b, 2, 'gpt-4.1', undefined),
+        model(c, 1, 'gpt-4.1', { inputTokens: 5, outputTokens: 5, cachedInputTokens: 1 }),
+        model(other, 1, 'gpt-4.1', { inputTokens: 1000, outputTokens: 1000 }),
+        model(outside, 1, 'gpt-4.1', { inputTokens: 1000, outputTokens: 1000 }),
+      ]);
+      const range = { owner, from: base, to: base + 2 * hour, bucketMs: hour };
+      expect(await table.usage({ ...range, groupBy: 'none' })).toEqual([
+        {
+          bucket: base,
+          group: '',
+          model: 'claude-sonnet-4',
+          runs: 1,
+          firstRuns: 1,
+          modelCalls: 1,
+          inputTokens: 7,
+          outputTokens: 3,
+          cachedInputTokens: 0,
+        },
+        {
+          bucket: base,
+          group: '',
+          model: 'gpt-4.1',
+          runs: 2,
+          firstRuns: 1,
+          modelCalls: 4,
+          inputTokens: 301,
+          outputTokens: 32,
+          cachedInputTokens: 60,
+        },
+        {
+          bucket: base + hour,
+          group: '',
+          model: 'gpt-4.1',
+          runs: 1,
+          firstRuns: 1,
+          modelCalls: 1,
+          inputTokens: 5,
+          outputTokens: 5,
+          cachedInputTokens: 1,
+        },
+      ]);
+      const byAgent = await table.usage({ ...range, groupBy: 'agent', bucketMs: 2 * hour });
+      expect(byAgent.map((row) => [row.group, row.model, row.runs, row.modelCalls, row.inputTokens])).toEqual(
+        [
+          ['a', 'claude-sonnet-4', 1, 1, 7],
+          ['a', 'gpt-4.1', 2, 3, 305],
+          ['b', 'gpt-4.1', 1, 2, 1],
+        ],
+      );
+      const filtered = await table.usage({ ...range, groupBy: 'owner', via: 'cli', agent: 'b' });
+      expect(filtered.map((row) => [row.group, row.model, row.modelCalls])).toEqual([[owner, 'gpt-4.1', 2]]);
+      // Everyone's (no owner): the other owner's run is in the range too.
+      const all = await table.usage({ from: base, to: base + hour, bucketMs: hour, groupBy: 'owner' });
+      expect(all.map((row) => row.group)).toEqual([owner, owner, `${owner}-other`]);
+      expect(
+        await table.usage({ ...range, from: base + 3 * hour, to: base + 4 * hour, groupBy: 'none' }),
+      ).toEqual([]);
+    });
+
     it("keeps a run's steps in order and deletes them with the run", async () => {
       const table = await open();
       const run = runAt(Date.now(), { status: 'completed' });

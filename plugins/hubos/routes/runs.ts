@@ -1,6 +1,14 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { encodeCursor, HubosError, parseRunQuery, RUN_STATES, RUN_SURFACES } from '../../../core/index.ts';
+import {
+  encodeCursor,
+  HubosError,
+  parseRunQuery,
+  priceTable,
+  RUN_STATES,
+  RUN_SURFACES,
+  runTotals,
+} from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import type { HubOSEnv } from '../kit/principal.ts';
 import { describeRoute } from '../kit/route-doc.ts';
@@ -52,7 +60,8 @@ export function runRoutes(hubos: HubOS): Hono<HubOSEnv> {
     .get(
       '/runs/:id/steps',
       describeRoute({
-        summary: "A run's finished model and tool calls, in order, with their timings and token usage",
+        summary:
+          "A run's finished model and tool calls, in order, with their timings and token usage, and the run's token and cost totals",
         tags,
         params: runParam,
         errors: { ...noRun, ...storeAway },
@@ -60,7 +69,8 @@ export function runRoutes(hubos: HubOS): Hono<HubOSEnv> {
       async (c) => {
         const steps = await hubos.runs.steps(c.req.param('id'), c.get('principal'));
         if (!steps) throw new HubosError('RUN_NOT_FOUND', `no run "${c.req.param('id')}"`);
-        return c.json({ steps });
+        const prices = priceTable(hubos.options.kernel?.config.pricing);
+        return c.json({ steps, totals: runTotals(steps, prices) });
       },
     )
     .delete(

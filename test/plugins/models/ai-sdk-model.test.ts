@@ -167,6 +167,29 @@ describe('fromAiSdk: the stream', () => {
     expect(error.message).toContain('mock.chat');
   });
 
+  it('reads the prompt tokens read from the cache: v3 inputTokens.cacheRead, v2 cachedInputTokens', async () => {
+    const cached = usage(12, 5);
+    cached.inputTokens.cacheRead = 8;
+    const model = mockModel([...text('hi'), finish('stop', cached)]);
+    expect((await collect(fromAiSdk(model).stream(request()))).at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      usage: { inputTokens: 12, outputTokens: 5, cachedInputTokens: 8 },
+    });
+    const v2 = v2Model([
+      {
+        type: 'finish',
+        finishReason: 'stop',
+        usage: { inputTokens: 9, outputTokens: 1, totalTokens: 10, cachedInputTokens: 4 },
+      },
+    ]);
+    expect((await collect(fromAiSdk(v2.model).stream(request()))).at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      usage: { inputTokens: 9, outputTokens: 1, cachedInputTokens: 4 },
+    });
+  });
+
   it('reads a spec v2 model: string finish reasons and flat usage', async () => {
     const v2 = v2Model([
       { type: 'text-delta', id: 't', delta: 'old' },

@@ -221,7 +221,7 @@ describe('anthropic provider: streaming', () => {
     expect(chunks.at(-1)).toEqual({
       type: 'finish',
       finishReason: 'length',
-      usage: { inputTokens: 115, outputTokens: 3 },
+      usage: { inputTokens: 115, outputTokens: 3, cachedInputTokens: 100 },
     });
   });
 

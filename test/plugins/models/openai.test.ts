@@ -235,6 +235,20 @@ describe('openai provider: streaming', () => {
     ]);
   });
 
+  it('reports the prompt tokens read from the cache, streamed with the usage chunk', async () => {
+    const { model } = await setup(
+      chatStream([
+        delta({ content: 'hi' }, 'stop'),
+        { ...usageChunk, usage: { ...usageChunk.usage, prompt_tokens_details: { cached_tokens: 8 } } },
+      ]),
+    );
+    expect(finish(await collect(model.stream(request())))).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      usage: { inputTokens: 12, outputTokens: 5, cachedInputTokens: 8 },
+    });
+  });
+
   it('maps length and content_filter', async () => {
     const { model } = await setup((_req, res, i) =>
       chatStream([delta({ content: 'x' }, i === 0 ? 'length' : 'content_filter')])(_req, res, i),
@@ -346,7 +360,12 @@ describe('openai provider: non-streaming', () => {
               finish_reason: 'tool_calls',
             },
           ],
-          usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+          usage: {
+            prompt_tokens: 3,
+            completion_tokens: 4,
+            total_tokens: 7,
+            prompt_tokens_details: { cached_tokens: 2 },
+          },
         }),
       { stream: false },
     );
@@ -361,7 +380,11 @@ describe('openai provider: non-streaming', () => {
       { type: 'tool-call-delta', id: 'c2', delta: '{"path":"b"}' },
       { type: 'tool-call', id: 'c1', name: 'read', input: { path: 'a' } },
       { type: 'tool-call', id: 'c2', name: 'read', input: { path: 'b' } },
-      { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 3, outputTokens: 4 } },
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        usage: { inputTokens: 3, outputTokens: 4, cachedInputTokens: 2 },
+      },
     ]);
   });
   it('asks for the whole answer when the request says nobody reads it as it comes', async () => {
