@@ -137,6 +137,14 @@ export default defineConfig(({ mode }) => ({
   runs: { durability: 'sync', retention: { maxAgeDays: 30, maxRuns: 100_000 } },
   sessions: { retention: { maxAgeDays: 90 } },
   a2a: { retention: { maxAgeDays: 30 } },
+  // What a model call costs, in USD per million tokens, over the built-in list prices of the
+  // OpenAI and Anthropic models: GET /api/usage and `hubos runs show` count it (the offline demo
+  // model is free; a model with no price shows its tokens without a cost).
+  pricing: { offline: { input: 0, output: 0 } },
+  // Traces: set OTEL_EXPORTER_OTLP_ENDPOINT (e.g. http://localhost:4318 for Jaeger or Tempo), or
+  // `telemetry: { otlp: { endpoint } }` here, and every run's spans go there (after
+  // `npm install @opentelemetry/sdk-trace-base @opentelemetry/resources
+  // @opentelemetry/exporter-trace-otlp-http`); prompts and tool data only with `includeContent: true`.
   // No `sandbox` key: bash runs in bubblewrap wherever it works (no capabilities even as root, only
   // an allow-list of system folders and the workspace visible, only the workspace writable, no
   // network, nothing left running), and the server warns where it cannot, or leaves bash out when
