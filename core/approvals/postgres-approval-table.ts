@@ -1,4 +1,5 @@
 import type { ApprovalRecord } from '../agent/approvals.ts';
+import { numbered } from '../db/postgres-placeholders.ts';
 import type { PostgresQuery } from '../runs/postgres-run-table.ts';
 import {
   APPROVAL_COLUMNS,
@@ -9,12 +10,6 @@ import {
   approvalListFilter,
   approvalToRow,
 } from './approval-table.ts';
-
-/** `?` placeholders as PostgreSQL numbers them. */
-function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
 
 /** The approvals table on PostgreSQL: every write one statement, a decision one conditional UPDATE. */
 export class PostgresApprovalTable implements ApprovalTable {

@@ -1,3 +1,4 @@
+import { numbered } from '../db/postgres-placeholders.ts';
 import type { PostgresQuery } from '../runs/postgres-run-table.ts';
 import {
   deleteOrder,
@@ -9,12 +10,6 @@ import {
   recordWhere,
 } from './record-rows.ts';
 import type { RecordFilter } from './record-table.ts';
-
-/** `?` placeholders as PostgreSQL numbers them, from `first`. */
-function numbered(sql: string, first = 1): string {
-  let n = first - 1;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
 
 /** A row as PostgreSQL returns it: a bigint comes back as a string. */
 const asRow = (row: RecordRow): RecordRow => ({ ...row, time: Number(row.time) });

@@ -1,3 +1,4 @@
+import { numbered } from '../db/postgres-placeholders.ts';
 import type { RunRecord } from './run-record.ts';
 import {
   fromRow,
@@ -47,12 +48,6 @@ function stepsJson(steps: readonly RunStep[]): string {
   return JSON.stringify(
     steps.map((step) => Object.fromEntries(stepToRow(step).map((value, i) => [names[i], value]))),
   );
-}
-
-/** `?` placeholders as PostgreSQL numbers them, from `$first`. */
-function numbered(sql: string, first = 1): string {
-  let n = first - 1;
-  return sql.replace(/\?/g, () => `$${++n}`);
 }
 
 /**
