@@ -20,6 +20,7 @@ export { matchesAnyGlob } from './glob.ts';
 export { createAjv, describeErrors, type ProblemWords, SchemaCompilers } from './json-schema.ts';
 export { parseModelRef } from './model/model.ts';
 export { createPolicy, describeVerdict } from './permissions.ts';
+export { isRecordText } from './records/record-checks.ts';
 export { type BesideRuns, tendBesideRuns } from './runs/beside-runs.ts';
 export { openApprovalTable, openRunTable, openSessionTable } from './runs/open-run-table.ts';
 export { pacedBatches } from './runs/paced-batches.ts';

@@ -22,18 +22,26 @@ export function checkName(name: string): string {
 }
 
 /**
+ * Whether `text` is a key, an owner, a tag or a prefix a record table takes (see `checkText`).
+ * @internal
+ */
+export function isRecordText(text: unknown): text is string {
+  return (
+    typeof text === 'string' &&
+    text.length > 0 &&
+    Buffer.byteLength(text) <= MAX_TEXT &&
+    !text.includes('\u0000') &&
+    !LONE_SURROGATE.test(text)
+  );
+}
+
+/**
  * A key, an owner, a tag or a prefix: 1 to 512 bytes of well-formed text without NUL. PostgreSQL
  * refuses a NUL; a lone surrogate would be stored as U+FFFD, one key for two; and the bytes keep an
  * index entry (name, owner or tag, time, key) under PostgreSQL's 2,704.
  */
 export function checkText(table: string, what: string, text: unknown): string {
-  if (
-    typeof text !== 'string' ||
-    text.length === 0 ||
-    Buffer.byteLength(text) > MAX_TEXT ||
-    text.includes('\u0000') ||
-    LONE_SURROGATE.test(text)
-  )
+  if (!isRecordText(text))
     throw invalid(
       table,
       `${what} ${JSON.stringify(text)?.slice(0, 80)} is not 1 to ${MAX_TEXT} bytes of text (UTF-8) without NUL or a lone surrogate`,

@@ -1,4 +1,5 @@
 import { readEntries, type Store, type StoreValue, writeAll } from '../../core/index.ts';
+import { isRecordText } from '../../core/internal.ts';
 import type { StoredTask, TaskTables } from './a2a-task-records.ts';
 
 /** Where HubOS kept tasks (`<agent>/<taskId>`) and their runs as key/value entries before their tables. */
@@ -20,7 +21,8 @@ export async function importStoredTasks(store: Store, tables: TaskTables): Promi
   const tasks = await readEntries(store, STORED_TASKS);
   for (let start = 0; start < tasks.length; start += BATCH) {
     const batch = tasks.slice(start, start + BATCH);
-    const valid = batch.filter(({ key }) => fitsKey(key));
+    // A key the tables refuse (too long to be `<agent>/<task id>`) is dropped, not kept failing every open.
+    const valid = batch.filter(({ key }) => isRecordText(key));
     moved += await tables.tasks.insertMany(
       valid.map(({ key, value }) => ({ key, value: asStoredTask(value) })),
     );
@@ -33,7 +35,7 @@ export async function importStoredTasks(store: Store, tables: TaskTables): Promi
   for (let start = 0; start < runs.length; start += BATCH) {
     const batch = runs
       .slice(start, start + BATCH)
-      .filter(({ key, value }) => fitsKey(key) && typeof value === 'string' && value);
+      .filter(({ key, value }) => isRecordText(key) && typeof value === 'string' && value);
     await tables.runs.insertMany(batch.map(({ key, value }) => ({ key, value: { runId: value as string } })));
     await writeAll(
       store,
@@ -53,8 +55,6 @@ export async function importStoredTasks(store: Store, tables: TaskTables): Promi
   return moved;
 }
 
-/** A key the tables take; one they refuse (too long to be `<agent>/<task id>`) is dropped, not kept failing every open. */
-const fitsKey = (key: string) => key.length > 0 && key.length <= 512 && !key.includes('\u0000');
 
 /** An old entry as a stored task: one stored before owners were kept is its bare JSON, nobody's. */
 function asStoredTask(json: StoreValue): StoredTask {

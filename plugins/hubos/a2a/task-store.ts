@@ -10,6 +10,7 @@ import {
   type Store,
   type StoreValue,
 } from '../../../core/index.ts';
+import { isRecordText } from '../../../core/internal.ts';
 import { type StoredTask, type TaskTables, taskTables } from '../a2a-task-records.ts';
 import { asksNow } from './asks-now.ts';
 import { callerOf } from './caller.ts';
@@ -278,7 +279,7 @@ function endsTurn(task: Task, since: string): boolean {
  * most 256 bytes of text without NUL, so with the agent's prefix it is always a key the table takes.
  */
 function isTaskId(id: string): boolean {
-  return id !== '' && Buffer.byteLength(id) <= 256 && !id.includes('\u0000') && !/\p{Cs}/u.test(id);
+  return Buffer.byteLength(id) <= 256 && isRecordText(id);
 }
 
 // Opaque to clients; a cursor (not an offset) so tasks added meanwhile don't shift the pages.
