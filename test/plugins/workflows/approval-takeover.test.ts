@@ -3,7 +3,7 @@
 // listed at GET /api/approvals; deciding it there lets the run complete, the tool having run once.
 // Without autoResume the run ends interrupted, and the approval says it will never be acted on:
 // the kernel's engine does that, with or without a server.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { SqliteStore } from '../../../core/index.ts';
 import { openApprovalTable, openRunTable } from '../../../core/internal.ts';
 import { defineWorkflow } from '../../../plugins/workflows/index.ts';
 import { HUBOS_BIN, tempDir, writeFiles } from '../../helpers/run.ts';
+import { serveProcess } from '../../helpers/serve-process.ts';
 import { bootWorkflows } from './helpers.ts';
 
 // `charge` leaves a mark in a file each time it runs: a second charge would show.
@@ -58,22 +59,9 @@ afterEach(() => {
 });
 
 async function serve(dir: string) {
-  const child = spawn(process.execPath, [HUBOS_BIN, 'serve', '--port', '0'], { cwd: dir, env: process.env });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (data: Buffer) => {
-    stdout += data;
-  });
-  child.stderr!.on('data', (data: Buffer) => {
-    stderr += data;
-  });
-  await expect
-    .poll(() => /listening on (\S+)/.test(stdout) || child.exitCode !== null, { timeout: 15_000 })
-    .toBe(true);
-  const url = /listening on (\S+)/.exec(stdout)?.[1];
-  if (!url) throw new Error(`hubos serve did not start: ${stderr}`);
-  return { child, url };
+  const served = await serveProcess(process.execPath, [HUBOS_BIN], { cwd: dir, env: process.env });
+  children.push(served.child);
+  return served;
 }
 
 const post = (url: string, body: unknown = {}) =>
