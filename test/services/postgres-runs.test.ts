@@ -1,33 +1,14 @@
 // The runs tables on PostgreSQL: the same contract as on SQLite, claims by instances at once, and
 // a schema written by the key/value-only release (runs as JSON records) moved into the tables.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openRunTable, openSessionTable } from '../../core/runs/open-run-table.ts';
 import { type PostgresQuery, PostgresRunTable } from '../../core/runs/postgres-run-table.ts';
-import { PostgresStore } from '../../core/store/postgres.ts';
 import { POSTGRES_MIGRATIONS } from '../../core/store/postgres-migrations.ts';
 import { runAt, runTableContract } from '../store/run-table-contract.ts';
-import { DATABASE_URL, uniqueName } from './env.ts';
+import { pgSchemas } from './helpers/pg-schemas.ts';
 
-const base = uniqueName('pgruns');
-const schemas: string[] = [];
-const stores: PostgresStore[] = [];
-const admin = new pg.Client({ connectionString: DATABASE_URL });
-
-beforeAll(() => admin.connect());
-afterAll(async () => {
-  for (const store of stores) await store.close();
-  for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-});
-
-async function freshStore(): Promise<PostgresStore> {
-  const schema = `${base}_${schemas.length + 1}`;
-  schemas.push(schema);
-  const store = await PostgresStore.open(DATABASE_URL, { schema });
-  stores.push(store);
-  return store;
-}
+const { admin, open, newSchema } = pgSchemas('pgruns');
+const freshStore = () => open(newSchema());
 
 runTableContract('PostgreSQL', async () => openRunTable(await freshStore()));
 
@@ -69,9 +50,7 @@ describe('PostgreSQL runs table', () => {
     const table = await openRunTable(first);
     const others = await Promise.all(
       [1, 2, 3].map(async () => {
-        const store = await PostgresStore.open(DATABASE_URL, { schema: first.schema });
-        stores.push(store);
-        return openRunTable(store);
+        return openRunTable(await open(first.schema));
       }),
     );
     const start = Date.now() - 60_000;
@@ -91,8 +70,7 @@ describe('PostgreSQL runs table', () => {
 
   it('moves runs a schema kept as key/value records into the tables, with nothing lost', async () => {
     // What the key/value-only release left: its one migration, and runs as JSON records.
-    const schema = `${base}_legacy`;
-    schemas.push(schema);
+    const schema = newSchema();
     await admin.query(`CREATE SCHEMA "${schema}"`);
     await admin.query(
       `CREATE TABLE "${schema}".hubos_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
@@ -121,11 +99,7 @@ describe('PostgreSQL runs table', () => {
     await put('sessions:helper', 's/1', { role: 'user', content: 'kept' });
 
     // Two instances open it at once: one migrates, both see the same runs.
-    const [a, b] = await Promise.all([
-      PostgresStore.open(DATABASE_URL, { schema }),
-      PostgresStore.open(DATABASE_URL, { schema }),
-    ]);
-    stores.push(a, b);
+    const [a, b] = await Promise.all([open(schema), open(schema)]);
     const [ta, tb] = await Promise.all([openRunTable(a), openRunTable(b)]);
     expect(await ta.get(ended.id)).toEqual(ended);
     expect(await tb.get(queued.id)).toEqual({ ...queued, input: 'still to do' });
