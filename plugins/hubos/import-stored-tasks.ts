@@ -55,7 +55,6 @@ export async function importStoredTasks(store: Store, tables: TaskTables): Promi
   return moved;
 }
 
-
 /** An old entry as a stored task: one stored before owners were kept is its bare JSON, nobody's. */
 function asStoredTask(json: StoreValue): StoredTask {
   if (typeof json === 'object' && json !== null && !Array.isArray(json) && json.task !== undefined)
