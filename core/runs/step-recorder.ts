@@ -28,7 +28,8 @@ export class StepRecorder {
     if (event.runId === this.#runId) return this.#seeOwn(event);
     // A Stars team run's members: their events come with who they are.
     const { member, role } = event as { member?: unknown; role?: unknown };
-    if (typeof member !== 'string') return [];
+    // A team's own events (a delegation, a message) belong to no member's run.
+    if (typeof member !== 'string' || typeof event.runId !== 'string') return [];
     return this.seeChild(event, { runId: event.runId, kind: 'member', label: `${member} (${String(role)})` });
   }
 

@@ -63,6 +63,28 @@ export function stepTraceContract(name: string, open: () => Promise<RunTable>): 
       expect(await table.step('no-run', 1)).toBeUndefined();
     });
 
+    it("previews a workflow step's output and a condition's answer from their records", async () => {
+      const table = await open();
+      const run = runAt(Date.now(), { status: 'completed' });
+      await table.insert(run);
+      const at = new Date().toISOString();
+      const base = {
+        runId: run.id,
+        step: 0,
+        startedAt: at,
+        finishedAt: at,
+        durationMs: 0,
+        status: 'ok' as const,
+      };
+      await table.addSteps([
+        { ...base, seq: 1, kind: 'step', name: 'fetch', detail: { key: 'fetch', output: { rows: 3 } } },
+        { ...base, seq: 2, kind: 'decision', name: 'big', detail: true },
+      ]);
+      const steps = await table.steps(run.id);
+      expect(steps.map((s) => s.preview)).toEqual([{ output: '{"rows":3}' }, { output: 'true' }]);
+      expect((await table.step(run.id, 1))?.payload).toBeNull();
+    });
+
     it('keeps the payload of a step a run keeps itself (numbered after the last)', async () => {
       const table = await open();
       const run = runAt(Date.now(), { status: 'running', instance: 'i-a' });

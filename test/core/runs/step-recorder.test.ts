@@ -201,7 +201,8 @@ describe('StepRecorder', () => {
 
   it("keeps a Stars member's steps on a track named by member and role, as they finish", () => {
     const recorder = new StepRecorder('stars-run');
-    const member = (event: AgentEvent) => ({ ...event, member: 'writer', role: 'worker' }) as unknown as AgentEvent;
+    const member = (event: AgentEvent) =>
+      ({ ...event, member: 'writer', role: 'worker' }) as unknown as AgentEvent;
     const steps = feed(recorder, [start('m1'), ...step('m1', 1, 'drafted')].map(member));
     expect(steps).toHaveLength(1);
     expect(steps[0]).toMatchObject({
@@ -212,6 +213,15 @@ describe('StepRecorder', () => {
     });
     // Events of another run with no member (not this run's) are not its steps.
     expect(feed(recorder, step('stranger', 1, 'x'))).toEqual([]);
+    // Nor are the team's own events, which name a member but no run.
+    const delegation = {
+      type: 'stars-delegation',
+      member: 'lead',
+      role: 'leader',
+      worker: 'writer',
+      task: 't',
+    };
+    expect(recorder.see(delegation as unknown as AgentEvent)).toEqual([]);
   });
 
   it('numbers what children finished when the run ends in the middle of a step', () => {
