@@ -109,6 +109,9 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   RUN_EXISTS: 409,
   RUN_INTERRUPTED: 503,
   RUN_TIMEOUT: 504,
+  // A run's step asked by a number that is not one (a seq is a whole number from 1).
+  STEP_SEQ_INVALID: 400,
+  STEP_NOT_FOUND: 404,
   // A list of runs asked with a filter, limit or cursor that makes no sense.
   RUN_QUERY_INVALID: 400,
   // Usage asked with a time, bucket, grouping or filter that makes no sense.

@@ -53,6 +53,7 @@ export type {
   ToolProgressEvent,
 } from './agent/events.ts';
 export type { Message, ToolCall, Usage } from './agent/messages.ts';
+export type { ToolPermission } from './agent/permission-gate.ts';
 export type { RunResume } from './agent/resume.ts';
 export { sampleModel } from './agent/sample.ts';
 export type { SessionRetention } from './agent/session-retention.ts';
@@ -232,8 +233,19 @@ export {
   type RunSurface,
 } from './runs/run-record.ts';
 export type { RunDurability, RunRetention, RunsConfig } from './runs/run-retention.ts';
-export type { JournalEntry, RunClaim, RunQuery, RunStep, RunTable } from './runs/run-table.ts';
+export type {
+  JournalEntry,
+  RunClaim,
+  RunQuery,
+  RunStep,
+  RunTable,
+  StepApproval,
+  StepTrack,
+  StoredStep,
+} from './runs/run-table.ts';
 export type { UsageGroupBy, UsageQuery, UsageRow } from './runs/run-usage-query.ts';
+export type { StepDetail } from './runs/step-detail.ts';
+export type { StepPayload } from './runs/step-payload.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';

@@ -310,6 +310,7 @@ export class Kernel {
       retention: this.#config.runs?.retention,
       eventsTtlMs: this.#config.runs?.eventsTtlMs,
       durability: this.#config.runs?.durability,
+      recordSteps: this.#config.runs?.recordSteps,
     });
     tendBesideRuns(runs, {
       approvals: () => approvals,

@@ -32,6 +32,8 @@ export interface ApprovalRecord {
   expiresAt: string;
   status: ApprovalStatus;
   decidedAt?: string;
+  /** Who decided it (`ApprovalDecision.by`: a principal's id), when the decision said so. */
+  decidedBy?: string;
   reason?: string;
   /** The answer to `question`, schema defaults filled in (when approved). */
   answer?: Record<string, unknown>;
@@ -46,6 +48,8 @@ export interface ApprovalQuestion {
 export interface ApprovalDecision {
   approved: boolean;
   reason?: string;
+  /** Who decides (a principal's id): kept with the decision, and shown on the run's steps. */
+  by?: string;
   /** The answer's fields, when the request carries a `question` (checked against its schema). */
   content?: Record<string, unknown>;
 }
@@ -74,7 +78,7 @@ interface Waiter {
   final?: ApprovalRecord;
   /** Resolves once the request's write ended: true when it is stored (decisions then go through the store). */
   stored: Promise<boolean>;
-  settle(status: ApprovalStatus, reason?: string, answer?: Record<string, unknown>): void;
+  settle(status: ApprovalStatus, reason?: string, answer?: Record<string, unknown>, by?: string): void;
   /** Settles with a final record a decision already stored (it won the store's compare-and-set). */
   adopt(final: ApprovalRecord): void;
   written: Promise<ApprovalRecord>;
@@ -176,12 +180,13 @@ export class Approvals {
     const waiter: Waiter = {
       record,
       stored,
-      settle(status, reason, answer) {
+      settle(status, reason, answer, by) {
         finish(
           {
             ...record,
             status,
             decidedAt: now(),
+            ...(by ? { decidedBy: by } : {}),
             ...(reason ? { reason } : {}),
             ...(answer && status === 'approved' ? { answer } : {}),
           },
@@ -238,7 +243,7 @@ export class Approvals {
     if (waiter && !(await waiter.stored)) {
       if (waiter.final) throw alreadyDecided(waiter.final);
       const answer = decision.approved ? checkAnswer(waiter.record, decision.content) : undefined;
-      waiter.settle(status, decision.reason, answer);
+      waiter.settle(status, decision.reason, answer, decision.by);
       return waiter.written;
     }
     const stored = waiter?.record ?? (await this.get(runId, callId));
@@ -255,6 +260,7 @@ export class Approvals {
       ...stored,
       status: expired ? 'expired' : status,
       decidedAt: now(),
+      ...(decision.by && !expired ? { decidedBy: decision.by } : {}),
       ...(decision.reason && !expired ? { reason: decision.reason } : {}),
       ...(answer && !expired ? { answer } : {}),
     };
@@ -280,7 +286,7 @@ export class Approvals {
       if (decidedElsewhere) waiter?.adopt(winner);
       else if (waiter && !waiter.final) {
         // The store holds something other than this request (rewritten, or unreadable): decided here.
-        waiter.settle(recorded.status, recorded.reason, recorded.answer);
+        waiter.settle(recorded.status, recorded.reason, recorded.answer, recorded.decidedBy);
         return waiter.written;
       }
       throw alreadyDecided(decidedElsewhere ? winner : (waiter?.final ?? recorded));

@@ -59,6 +59,9 @@ export async function askInRun(
     status: final.status as Exclude<ApprovalRecord['status'], 'pending'>,
     ...(final.reason ? { reason: final.reason } : {}),
     ...(final.answer ? { answer: final.answer } : {}),
+    ...(final.decidedBy ? { decidedBy: final.decidedBy } : {}),
+    ...(final.decidedAt ? { decidedAt: final.decidedAt } : {}),
+    ...(final.question ? { question: true } : {}),
   });
   return final;
 }

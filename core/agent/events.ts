@@ -17,6 +17,8 @@ export interface ToolCallRecord extends ToolCall {
   content?: ToolContent[];
   error?: { code: string; message: string };
   durationMs: number;
+  /** What the permission policy said of the call, when one of its rules matched. */
+  permission?: { decision: 'allow' | 'ask' | 'deny'; rule?: string };
 }
 
 export interface RunResult {
@@ -69,6 +71,12 @@ export interface ApprovalResultEvent {
   reason?: string;
   /** The answer to the request's question, when it carried one and was approved. */
   answer?: Record<string, unknown>;
+  /** Who decided (a principal's id), when the decision said so. */
+  decidedBy?: string;
+  /** When it was decided (or expired, or was cancelled). */
+  decidedAt?: string;
+  /** It was a tool's question (`tc.elicit`), not a permission. */
+  question?: boolean;
 }
 
 /** Something a running tool logged (`tc.log`), emitted while the call runs. */

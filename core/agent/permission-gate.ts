@@ -21,6 +21,12 @@ export interface GateDeps {
   approvalUnavailable?: string;
 }
 
+/** What the policy said of one call: its decision and the rule that decided. */
+export interface ToolPermission {
+  decision: 'allow' | 'ask' | 'deny';
+  rule?: string;
+}
+
 const refused = (message: string): ToolResult => ({ ok: false, error: { code: 'TOOL_DENIED', message } });
 
 /**
@@ -34,8 +40,16 @@ export async function gateToolCall(
   ctx: ToolCallContext,
   tool: Tool,
   emit: (event: AgentEvent) => void,
+  onVerdict?: (verdict: ToolPermission) => void,
 ): Promise<ToolResult | undefined> {
   const verdict = deps.policy.decide(tool);
+  // A verdict no rule made (allow by default) is left unsaid: most calls of most runs.
+  if (onVerdict && (verdict.rule !== undefined || verdict.decision !== 'allow'))
+    onVerdict(
+      verdict.rule === undefined
+        ? { decision: verdict.decision }
+        : { decision: verdict.decision, rule: verdict.rule },
+    );
   if (verdict.decision === 'allow') return undefined;
   if (verdict.decision === 'deny') return refused(`permission denied: ${describeVerdict(verdict, tool)}`);
   if (deps.approvalUnavailable !== undefined)

@@ -17,7 +17,7 @@ import type { Approvals } from './approvals.ts';
 import { elicitInRun } from './elicit.ts';
 import type { AgentEvent } from './events.ts';
 import type { ToolCall, Usage } from './messages.ts';
-import { gateToolCall } from './permission-gate.ts';
+import { gateToolCall, type ToolPermission } from './permission-gate.ts';
 import { contentJson } from './span-content.ts';
 import { activeContext, contentFor, failSpan, startSpan } from './telemetry.ts';
 
@@ -59,6 +59,8 @@ export interface ToolCallRequest {
    * of the run (through `emit`); without `log`, `tool-log` events; without `sample`, none is offered.
    */
   interaction?: ToolInteraction;
+  /** Hears what the permission policy said of the call, when a rule of it matched (the run's steps keep it). */
+  onPermission?: (verdict: ToolPermission) => void;
 }
 
 /**
@@ -181,7 +183,7 @@ async function decideAndRun(
   };
   const emit = request.emit ?? nothing;
   // The config's policy comes before every hook: no tap can run a refused call.
-  const refused = await gateToolCall(gate, ctx, tool, emit);
+  const refused = await gateToolCall(gate, ctx, tool, emit, request.onPermission);
   if (refused) return refused;
   // The kernel's taps first: a guard plugin refuses before any agent's tap sees the call.
   const decision =

@@ -84,9 +84,13 @@ async function runToolCall(
           return result;
         }
       : undefined);
+  let permission: ToolCallRecord['permission'];
   const result = await deps.runToolCall(
     {
       call,
+      onPermission: (verdict) => {
+        permission = verdict;
+      },
       run,
       step,
       tools: deps.tools,
@@ -104,6 +108,7 @@ async function runToolCall(
     parent,
   );
   const durationMs = Math.round(performance.now() - started);
+  const said = permission ? { permission } : {};
   return result.ok
     ? {
         ...call,
@@ -111,8 +116,9 @@ async function runToolCall(
         output: result.output,
         ...(result.content ? { content: result.content } : {}),
         durationMs,
+        ...said,
       }
-    : { ...call, ok: false, error: result.error, durationMs };
+    : { ...call, ok: false, error: result.error, durationMs, ...said };
 }
 
 /** What the model reads of a call's outcome. */

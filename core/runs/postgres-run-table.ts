@@ -6,6 +6,7 @@ import {
   type JournalRow,
   journalFromRow,
   listFilter,
+  type PayloadRow,
   RUN_COLUMNS,
   RUN_LIST_COLUMNS,
   type RunClaim,
@@ -15,7 +16,10 @@ import {
   type RunTable,
   replaceValues,
   STEP_COLUMNS,
+  STEP_WRITE_COLUMNS,
+  STEP_WRITE_COUNT,
   type StepRow,
+  type StoredStep,
   stepFromRow,
   stepToRow,
   toRow,
@@ -41,10 +45,11 @@ export type PostgresQuery = <R>(
 /** Step rows as one JSON parameter: the statement's text is the same whatever their number. */
 const STEP_RECORDSET = `json_to_recordset(?::json) AS s(run_id text, seq integer, kind text, name text,
   step integer, call_id text, started_at bigint, finished_at bigint, status text, usage text,
-  finish_reason text, error text, detail text)`;
+  finish_reason text, error text, detail text, track text, first_token_ms integer, permission text,
+  approval text, preview text, payload_bytes integer, payload text)`;
 
 function stepsJson(steps: readonly RunStep[]): string {
-  const names = STEP_COLUMNS.split(', ');
+  const names = STEP_WRITE_COLUMNS.split(', ');
   return JSON.stringify(
     steps.map((step) => Object.fromEntries(stepToRow(step).map((value, i) => [names[i], value]))),
   );
@@ -116,8 +121,8 @@ export class PostgresRunTable implements RunTable {
            SELECT 1 FROM ${this.#runs} WHERE id = $10 AND status = $1
              AND instance IS NOT DISTINCT FROM $2 AND finished_at IS NOT DISTINCT FROM $8),
          steps AS (
-           INSERT INTO ${this.#steps} (${STEP_COLUMNS})
-           SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET, 13)}
+           INSERT INTO ${this.#steps} (${STEP_WRITE_COLUMNS})
+           SELECT ${STEP_WRITE_COLUMNS} FROM ${numbered(STEP_RECORDSET, 13)}
            WHERE EXISTS (SELECT 1 FROM ended)
            ON CONFLICT (run_id, seq) DO NOTHING
          ),
@@ -222,8 +227,8 @@ export class PostgresRunTable implements RunTable {
     if (steps.length === 0) return true;
     if (holder === undefined) {
       await this.#query(
-        `INSERT INTO ${this.#steps} (${STEP_COLUMNS})
-         SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET)}
+        `INSERT INTO ${this.#steps} (${STEP_WRITE_COLUMNS})
+         SELECT ${STEP_WRITE_COLUMNS} FROM ${numbered(STEP_RECORDSET)}
          ON CONFLICT (run_id, seq) DO NOTHING`,
         [stepsJson(steps)],
         true,
@@ -235,8 +240,8 @@ export class PostgresRunTable implements RunTable {
       `WITH held AS (
          SELECT id FROM ${this.#runs} WHERE id = $2 AND status = 'running' AND instance = $3 FOR SHARE),
        kept AS (
-         INSERT INTO ${this.#steps} (${STEP_COLUMNS})
-         SELECT ${STEP_COLUMNS} FROM ${numbered(STEP_RECORDSET)}
+         INSERT INTO ${this.#steps} (${STEP_WRITE_COLUMNS})
+         SELECT ${STEP_WRITE_COLUMNS} FROM ${numbered(STEP_RECORDSET)}
          WHERE EXISTS (SELECT 1 FROM held)
          ON CONFLICT (run_id, seq) DO NOTHING)
        SELECT EXISTS (SELECT 1 FROM held) AS held`,
@@ -250,9 +255,9 @@ export class PostgresRunTable implements RunTable {
     const [runId, , ...rest] = stepToRow(step);
     // Numbered after the run's last step, and only while the run is still this instance's.
     const { rowCount } = await this.#query(
-      `INSERT INTO ${this.#steps} (${STEP_COLUMNS})
-       SELECT $1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${this.#steps} WHERE run_id = $1), ${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?', 2)}
-       WHERE EXISTS (SELECT 1 FROM ${this.#runs} WHERE id = $1 AND status = 'running' AND instance = $13)`,
+      `INSERT INTO ${this.#steps} (${STEP_WRITE_COLUMNS})
+       SELECT $1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${this.#steps} WHERE run_id = $1), ${numbered(KEEP_MARKS, 2)}
+       WHERE EXISTS (SELECT 1 FROM ${this.#runs} WHERE id = $1 AND status = 'running' AND instance = $${STEP_WRITE_COUNT})`,
       [runId, ...rest, instance],
       true,
     );
@@ -273,6 +278,14 @@ export class PostgresRunTable implements RunTable {
       [runId],
     );
     return rows.map(stepFromRow);
+  }
+
+  async step(runId: string, seq: number): Promise<StoredStep | undefined> {
+    const { rows } = await this.#query<StepRow & PayloadRow>(
+      `SELECT ${STEP_COLUMNS}, payload FROM ${this.#steps} WHERE run_id = $1 AND seq = $2`,
+      [runId, seq],
+    );
+    return rows[0] && { step: stepFromRow(rows[0]), payload: rows[0].payload };
   }
 
   async usage(query: UsageQuery): Promise<UsageRow[]> {
@@ -310,6 +323,9 @@ export class PostgresRunTable implements RunTable {
     await this.#query(`DELETE FROM ${this.#journal} WHERE run_id = $1`, [runId]);
   }
 }
+
+/** The placeholders of a kept step's values after its run id and seq. */
+const KEEP_MARKS = Array.from({ length: STEP_WRITE_COUNT - 2 }, () => '?').join(', ');
 
 /** The SET and WHERE of a fenced write of a run's record ($1–$12, as `replaceValues` gives them). */
 const REPLACE_SET_WHERE = `SET status = $1, instance = $2, steps = $3, result = $4, error = $5, started_at = $6,

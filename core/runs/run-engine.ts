@@ -13,7 +13,8 @@ import { RunHandedOver } from './run-handed-over.ts';
 import { newRunId } from './run-id.ts';
 import { isFinal, type RunRecord, type RunSurface } from './run-record.ts';
 import { PRUNE_BATCH, pruneRuns, type RunDurability, type RunRetention } from './run-retention.ts';
-import type { JournalEntry, RunQuery, RunStep, RunTable } from './run-table.ts';
+import type { JournalEntry, RunQuery, RunStep, RunTable, StepTrack } from './run-table.ts';
+import { type StepDetail, stepDetail } from './step-detail.ts';
 import { StepRecorder } from './step-recorder.ts';
 
 /** How a run starts: for whom, in which session, and what may stop it. */
@@ -82,6 +83,8 @@ export interface RunEngineOptions {
    * step, so another instance resumes it; `exit` journals nothing, and the run is not resumable.
    */
   durability?: RunDurability | undefined;
+  /** Whether runs' steps are recorded (`runs.recordSteps`, default true): false records none. */
+  recordSteps?: boolean | undefined;
   onError?: (message: string) => void;
 }
 
@@ -94,7 +97,8 @@ interface LiveRun {
   /** Hears each event (the caller's `listener`: one at most). */
   listener: RunListener | undefined;
   seq: number;
-  steps: StepRecorder;
+  /** Its steps from its events (none when `runs.recordSteps` is false). */
+  steps: StepRecorder | undefined;
   /** Finished steps not yet written: they go with the run's next write (its end, for a quick run). */
   unsaved: RunStep[];
   /** The last entry of its journal (what another instance would resume it from). */
@@ -129,6 +133,8 @@ const MAX_RESUMES = 3;
  */
 export class RunEngine {
   readonly #live = new Map<string, LiveRun>();
+  /** Child runs (sub-agents, Stars members) going on, by their id: the live run recording them. */
+  readonly #childOf = new Map<string, LiveRun>();
   readonly #tracked = new Set<{ controller: AbortController; done: Promise<unknown> }>();
   readonly #options: RunEngineOptions;
   readonly #events: RunEvents;
@@ -509,7 +515,7 @@ export class RunEngine {
     const live = this.#open(taken, undefined);
     live.kept = journal.at(-1)?.seq ?? 0;
     live.seq = await this.#events.lastSeq(record.id).catch(() => 0);
-    live.steps.see({ type: 'run-start', runId: record.id, agent: agent.id, model: agent.modelRef });
+    live.steps?.see({ type: 'run-start', runId: record.id, agent: agent.id, model: agent.modelRef });
     const principal: Principal = { id: record.owner ?? 'local', kind: 'local' };
     const resume: RunResume = {
       messages,
@@ -630,7 +636,7 @@ export class RunEngine {
       listener: undefined,
       done: Promise.resolve(),
       seq: 0,
-      steps: new StepRecorder(record.id),
+      steps: this.#options.recordSteps === false ? undefined : new StepRecorder(record.id),
       unsaved: [],
       kept: 0,
       writes: Promise.resolve(),
@@ -658,8 +664,16 @@ export class RunEngine {
         const seq = ++live.seq;
         live.listener?.(event, seq);
         this.#events.append(record.id, { seq, event: event as unknown as StoreValue });
-        const finished = live.steps.see(event);
-        if (finished.length > 0) this.#keepSteps(live, table, finished);
+        if (live.steps) {
+          // A Stars member's run: a sub-agent it starts is recorded on this run too.
+          if (event.runId !== record.id) {
+            if (event.type === 'run-start') this.#childOf.set(event.runId, live);
+            else if (event.type === 'run-finish' || event.type === 'run-error')
+              this.#childOf.delete(event.runId);
+          }
+          const finished = live.steps.see(event);
+          if (finished.length > 0) this.#keepSteps(live, table, finished);
+        }
         if (event.type === 'step-finish') {
           record.steps = (record.steps ?? 0) + 1;
           record.updatedAt = new Date().toISOString();
@@ -707,6 +721,8 @@ export class RunEngine {
         });
       });
       this.#live.delete(record.id);
+      if (this.#childOf.size > 0)
+        for (const [id, parent] of this.#childOf) if (parent === live) this.#childOf.delete(id);
       // Taken over, it goes on elsewhere: its followers and listeners hear its end from there; who
       // waited for it here hears that it did not end here.
       if (lost)
@@ -728,6 +744,27 @@ export class RunEngine {
         this.#options.onError?.(`a run-end listener failed: ${errorMessage(error)}`);
       }
     }
+  }
+
+  /**
+   * Records an event of a child run (a sub-agent task's) as steps of the run that started it,
+   * directly or through other children: `callerRunId` is the run whose tool call started the child.
+   * Nothing when that run is not recorded here (recording off, or no such run on this instance).
+   */
+  recordChild(callerRunId: string, child: { label: string; callId?: string }, event: AgentEvent): void {
+    const live = this.#live.get(callerRunId) ?? this.#childOf.get(callerRunId);
+    if (!live?.steps || !this.#table) return;
+    if (event.type === 'run-start') this.#childOf.set(event.runId, live);
+    else if (event.type === 'run-finish' || event.type === 'run-error') this.#childOf.delete(event.runId);
+    const track: StepTrack = {
+      runId: event.runId,
+      kind: 'subagent',
+      label: child.label,
+      ...(child.callId !== undefined ? { callId: child.callId } : {}),
+      ...(callerRunId !== live.record.id ? { parentRunId: callerRunId } : {}),
+    };
+    const finished = live.steps.seeChild(event, track);
+    if (finished.length > 0) this.#keepSteps(live, this.#table, finished);
   }
 
   // A step's rows wait for the run's next write in this turn of the event loop (its end, for a run
@@ -819,6 +856,22 @@ export class RunEngine {
   async steps(id: string, principal?: Principal): Promise<RunStep[] | undefined> {
     if (!(await this.get(id, principal))) return undefined;
     return (await this.table()).steps(id);
+  }
+
+  /**
+   * One step of a run with its full payload (see `stepDetail` for what a model call's `sent` is).
+   * Throws RUN_NOT_FOUND (another principal's run too) or STEP_NOT_FOUND.
+   */
+  async step(id: string, seq: number, principal?: Principal): Promise<StepDetail> {
+    const record = await this.get(id, principal);
+    if (!record) throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
+    const detail = await stepDetail(await this.table(), record, seq);
+    if (!detail)
+      throw new HubosError(
+        'STEP_NOT_FOUND',
+        `run "${id}" has no step ${seq}: GET /runs/${id}/steps lists its steps with their seq`,
+      );
+    return detail;
   }
 
   /** Forgets an ended run and its steps. Throws RUN_NOT_FOUND, or RUN_ACTIVE for one not ended. */

@@ -40,6 +40,11 @@ export interface RunsConfig {
    * stream resumes within that with Last-Event-ID; later it gets the run's end from its record.
    */
   eventsTtlMs?: number;
+  /**
+   * Whether runs record their steps (model and tool calls, with previews and payloads) for
+   * `GET /runs/:id/steps` (default true); false records none.
+   */
+  recordSteps?: boolean;
 }
 
 export const RUNS_CONFIG_SCHEMA = {
@@ -59,6 +64,11 @@ export const RUNS_CONFIG_SCHEMA = {
       maximum: 86400000,
       description:
         "How long an ended run's events stay on the bus for followers resuming with Last-Event-ID (ms, default 300000: 5 minutes); after that a follower gets the run's end from its record.",
+    },
+    recordSteps: {
+      type: 'boolean',
+      description:
+        "Whether runs record their steps (model and tool calls, sub-agents' and Stars members' too, with previews and payloads) for GET /runs/:id/steps (default true). false records none.",
     },
   },
   additionalProperties: false,

@@ -80,6 +80,22 @@ function stepDetail(): string {
   return 'ALTER TABLE hubos_run_steps ADD COLUMN detail TEXT;';
 }
 
+/**
+ * What the studio shows of a step: whose track it is on (a sub-agent's, a Stars member's), the
+ * model's time to first token, the permission verdict and the approval, a preview, and the full
+ * payload (tool input and output, model answer) in a column of its own that lists never read.
+ */
+function stepTrace(dialect: 'sqlite' | 'postgres'): string {
+  const text = dialect === 'sqlite' ? 'TEXT' : 'text';
+  const int = dialect === 'sqlite' ? 'INTEGER' : 'integer';
+  return ['track', 'first_token_ms', 'permission', 'approval', 'preview', 'payload_bytes', 'payload']
+    .map(
+      (column) =>
+        `ALTER TABLE hubos_run_steps ADD COLUMN ${column} ${column.endsWith('_ms') || column.endsWith('_bytes') ? int : text};`,
+    )
+    .join('\n');
+}
+
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
   { version: 2, name: 'create hubos_run_journal', sql: journalTable('sqlite') },
@@ -90,6 +106,7 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 5, name: 'create hubos_sessions and hubos_session_messages', sql: sessionTables('sqlite') },
   // Plugins' typed records, in the store's file: see core/records.
   { version: 6, name: 'create hubos_records', sql: recordsTable('sqlite') },
+  { version: 7, name: 'add the trace columns of hubos_run_steps', sql: stepTrace('sqlite') },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
@@ -99,5 +116,7 @@ export const RUN_JOURNAL_POSTGRES_SQL = journalTable('postgres');
 /** The PostgreSQL store's migration that adds the approvals table. */
 export const APPROVALS_POSTGRES_SQL = approvalTable('postgres');
 export const RUN_STEP_DETAIL_POSTGRES_SQL = stepDetail();
+/** The PostgreSQL store's migration that adds the steps' trace columns (track, first token, payload...). */
+export const RUN_STEP_TRACE_POSTGRES_SQL = stepTrace('postgres');
 /** The PostgreSQL store's migration that adds the sessions tables. */
 export const SESSIONS_POSTGRES_SQL = sessionTables('postgres');

@@ -1,6 +1,7 @@
 import type { Message, Usage } from '../agent/messages.ts';
 import type { RunRecord, RunState, RunSurface } from './run-record.ts';
 import type { UsageQuery, UsageRow } from './run-usage-query.ts';
+import { previewOf, STEP_PAYLOAD } from './step-payload.ts';
 
 /**
  * One finished step of a run, with its timing and usage: an agent's model call or tool call, or a
@@ -28,6 +29,47 @@ export interface RunStep {
   error?: { code: string; message: string };
   /** What a workflow's step keeps to be replayed by a resumed run (its record, with its output), as JSON. */
   detail?: unknown;
+  /** The run a step belongs to when it is not this run's own loop: a sub-agent task's or a Stars member's. */
+  track?: StepTrack;
+  /** A model call: ms from its start to its first streamed part. */
+  firstTokenMs?: number;
+  /** A tool call: what the permission policy said (absent: no rule matched, or the call never reached it). */
+  permission?: { decision: 'allow' | 'ask' | 'deny'; rule?: string };
+  /** A tool call that waited for a human: the approval or question, who answered, when. */
+  approval?: StepApproval;
+  /** The start of the step's payload (at most 240 characters each): a tool's input and output; a model call's answer. */
+  preview?: { input?: string; output?: string };
+  /** Size in bytes of the full payload (`GET /runs/:id/steps/:seq` answers it). */
+  payloadBytes?: number;
+  /**
+   * The step's full payload as JSON text, on its way to the table (never listed, never in JSON).
+   * @internal
+   */
+  [STEP_PAYLOAD]?: string;
+}
+
+/** Whose steps these are, when not the run's own loop's. */
+export interface StepTrack {
+  /** The run the step was part of (the sub-agent's, the member's). */
+  runId: string;
+  kind: 'subagent' | 'member';
+  /** `task <type>: <the first 60 characters of its description>`, or `<member> (<role>)`. */
+  label: string;
+  /** The calling run's `task` call that started it, when known. */
+  callId?: string;
+  /** For a nested sub-agent: the run whose step started it. */
+  parentRunId?: string;
+}
+
+/** How a human answered a tool call's approval request (or a tool's question). */
+export interface StepApproval {
+  approved: boolean;
+  /** Who decided (a principal's id), when known. */
+  by?: string;
+  at: string;
+  /** It was a tool's question (`tc.elicit`), not a permission. */
+  question?: boolean;
+  reason?: string;
 }
 
 /**
@@ -116,6 +158,8 @@ export interface RunTable {
   /** Ids of the runs `instance` is running, as the table says (a run taken over is not among them). */
   runningOn(instance: string): Promise<string[]>;
   steps(runId: string): Promise<RunStep[]>;
+  /** One step of a run with its payload's JSON text (null when it kept none); undefined when there is none. */
+  step(runId: string, seq: number): Promise<StoredStep | undefined>;
   /**
    * The tokens of the model calls of runs created in [query.from, query.to), summed per bucket,
    * group and model (one statement), in that order.
@@ -153,6 +197,16 @@ export interface RunRow {
   resumes: number | string;
 }
 
+/** A step as read alone: its row and its payload's JSON text. */
+export interface StoredStep {
+  step: RunStep;
+  payload: string | null;
+}
+
+export interface PayloadRow {
+  payload: string | null;
+}
+
 export interface StepRow {
   run_id: string;
   seq: number | string;
@@ -167,6 +221,12 @@ export interface StepRow {
   finish_reason: string | null;
   error: string | null;
   detail: string | null;
+  track: string | null;
+  first_token_ms: number | string | null;
+  permission: string | null;
+  approval: string | null;
+  preview: string | null;
+  payload_bytes: number | string | null;
 }
 
 const iso = (ms: number | string | null): string | undefined =>
@@ -262,8 +322,17 @@ export function stepToRow(step: RunStep): unknown[] {
     step.finishReason === undefined ? null : noNul(step.finishReason),
     step.error === undefined ? null : JSON.stringify(step.error),
     step.detail === undefined ? null : JSON.stringify(step.detail),
+    json(step.track),
+    step.firstTokenMs ?? null,
+    json(step.permission),
+    json(step.approval),
+    json(step.preview),
+    step.payloadBytes ?? null,
+    step[STEP_PAYLOAD] ?? null,
   ];
 }
+
+const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 
 // A step's name, call id and finish reason come from the model's answer, and PostgreSQL's text
 // cannot hold a NUL: one would refuse the run's whole end. (JSON columns escape it.)
@@ -285,8 +354,13 @@ export function journalFromRow(row: JournalRow): JournalEntry {
   };
 }
 
+/** The columns a list of steps reads: all but the payload, which is read one step at a time. */
 export const STEP_COLUMNS =
-  'run_id, seq, kind, name, step, call_id, started_at, finished_at, status, usage, finish_reason, error, detail';
+  'run_id, seq, kind, name, step, call_id, started_at, finished_at, status, usage, finish_reason, error, detail, track, first_token_ms, permission, approval, preview, payload_bytes';
+/** The columns a step is written with (`stepToRow`'s order): the listed ones and the payload. */
+export const STEP_WRITE_COLUMNS = `${STEP_COLUMNS}, payload`;
+/** How many values `stepToRow` gives. */
+export const STEP_WRITE_COUNT = STEP_WRITE_COLUMNS.split(', ').length;
 
 export function stepFromRow(row: StepRow): RunStep {
   const startedAt = Number(row.started_at);
@@ -307,7 +381,25 @@ export function stepFromRow(row: StepRow): RunStep {
   if (row.finish_reason !== null) step.finishReason = row.finish_reason;
   if (row.error !== null) step.error = JSON.parse(row.error);
   if (row.detail !== null) step.detail = JSON.parse(row.detail);
+  if (row.track !== null) step.track = JSON.parse(row.track);
+  if (row.first_token_ms !== null) step.firstTokenMs = Number(row.first_token_ms);
+  if (row.permission !== null) step.permission = JSON.parse(row.permission);
+  if (row.approval !== null) step.approval = JSON.parse(row.approval);
+  if (row.preview !== null) step.preview = JSON.parse(row.preview);
+  else if (step.detail !== undefined) {
+    // Workflow steps keep their record in `detail`: their preview is read from it.
+    const output = previewOf(workflowOutput(step));
+    if (output !== undefined) step.preview = { output };
+  }
+  if (row.payload_bytes !== null) step.payloadBytes = Number(row.payload_bytes);
   return step;
+}
+
+/** A workflow step's output, or a condition's answer: what its record keeps. */
+export function workflowOutput(step: RunStep): unknown {
+  if (step.kind === 'decision') return step.detail;
+  const detail = step.detail as { output?: unknown } | null;
+  return typeof detail === 'object' && detail !== null ? detail.output : undefined;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   type JournalRow,
   journalFromRow,
   listFilter,
+  type PayloadRow,
   RUN_COLUMNS,
   RUN_LIST_COLUMNS,
   type RunClaim,
@@ -17,7 +18,10 @@ import {
   type RunTable,
   replaceValues,
   STEP_COLUMNS,
+  STEP_WRITE_COLUMNS,
+  STEP_WRITE_COUNT,
   type StepRow,
+  type StoredStep,
   stepFromRow,
   stepToRow,
   toRow,
@@ -54,6 +58,7 @@ export class SqliteRunTable implements RunTable {
   readonly #keepStep: StatementSync;
   readonly #runningOn: StatementSync;
   readonly #steps: StatementSync;
+  readonly #step: StatementSync;
   readonly #endedBefore: StatementSync;
   readonly #endedBeforeOf: StatementSync;
   readonly #idAtRank: StatementSync;
@@ -105,12 +110,12 @@ export class SqliteRunTable implements RunTable {
     // A run's approvals go with it (whether decided or not: nobody acts on them any more).
     this.#deleteApprovals = db.prepare('DELETE FROM hubos_approvals WHERE run_id = ?');
     this.#addStep = db.prepare(
-      `INSERT INTO hubos_run_steps (${STEP_COLUMNS}) VALUES (${marks(13)}) ON CONFLICT (run_id, seq) DO NOTHING`,
+      `INSERT INTO hubos_run_steps (${STEP_WRITE_COLUMNS}) VALUES (${marks(STEP_WRITE_COUNT)}) ON CONFLICT (run_id, seq) DO NOTHING`,
     );
     // Numbered after the run's last step, and only while the run is still this instance's.
     this.#keepStep = db.prepare(
-      `INSERT INTO hubos_run_steps (${STEP_COLUMNS})
-       SELECT ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM hubos_run_steps WHERE run_id = ?), ${marks(11)}
+      `INSERT INTO hubos_run_steps (${STEP_WRITE_COLUMNS})
+       SELECT ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM hubos_run_steps WHERE run_id = ?), ${marks(STEP_WRITE_COUNT - 2)}
        WHERE EXISTS (SELECT 1 FROM hubos_runs WHERE id = ? AND status = 'running' AND instance = ?)`,
     );
     this.#runningOn = db.prepare("SELECT id FROM hubos_runs WHERE status = 'running' AND instance = ?");
@@ -122,6 +127,9 @@ export class SqliteRunTable implements RunTable {
     );
     this.#idAtRank = db.prepare('SELECT id FROM hubos_runs ORDER BY id DESC LIMIT 1 OFFSET ?');
     this.#steps = db.prepare(`SELECT ${STEP_COLUMNS} FROM hubos_run_steps WHERE run_id = ? ORDER BY seq`);
+    this.#step = db.prepare(
+      `SELECT ${STEP_COLUMNS}, payload FROM hubos_run_steps WHERE run_id = ? AND seq = ?`,
+    );
     this.#endedAs = db.prepare(
       'SELECT 1 AS ended FROM hubos_runs WHERE id = ? AND status = ? AND instance IS ? AND finished_at IS ?',
     );
@@ -338,6 +346,12 @@ export class SqliteRunTable implements RunTable {
   async steps(runId: string): Promise<RunStep[]> {
     this.#flush();
     return (this.#run(() => this.#steps.all(runId)) as unknown as StepRow[]).map(stepFromRow);
+  }
+
+  async step(runId: string, seq: number): Promise<StoredStep | undefined> {
+    this.#flush();
+    const row = this.#run(() => this.#step.get(runId, seq)) as (StepRow & PayloadRow) | undefined;
+    return row && { step: stepFromRow(row), payload: row.payload };
   }
 
   async usage(query: UsageQuery): Promise<UsageRow[]> {

@@ -1,104 +1,75 @@
 import type { AgentEvent } from '../agent/events.ts';
-import type { RunStep } from './run-table.ts';
+import { LoopSteps } from './loop-steps.ts';
+import type { RunStep, StepTrack } from './run-table.ts';
 
 /**
- * Turns a run's events into its steps: at each `step-finish` (once the loop has stored the step's
- * messages), the model call, from `step-start` to its last streamed part, then the tool calls it
- * asked for, each with its own duration. Events of another run (a sub-agent's, forwarded) are not
- * this run's steps.
+ * Turns a run's events into its steps, numbered in one sequence: its own loop's, and those of the
+ * runs it started (a sub-agent task's, a Stars member's), each on its `track`. Steps of a child
+ * that finish while the run's own step is going are numbered with that step (after its model
+ * call); others (a team run has no loop of its own) as they finish.
  */
 export class StepRecorder {
   readonly #runId: string;
+  readonly #own: LoopSteps;
+  /** The loops of child runs going on, by their run id. */
+  readonly #children = new Map<string, LoopSteps>();
   #seq = 0;
-  #model = '';
-  #modelStart = 0;
-  /** When the model last streamed in this step: the call's end, once its tools start. */
-  #modelEnd: number | undefined;
-  #tools: RunStep[] = [];
+  #inStep = false;
+  /** Child steps finished during the run's own step: numbered with it. */
+  #held: RunStep[] = [];
 
   constructor(runId: string) {
     this.#runId = runId;
+    this.#own = new LoopSteps(runId);
   }
 
-  /** The steps `event` finishes, in order (none for most events). */
+  /** The steps `event` finishes, in order (none for most events): the run's own, or a Stars member's. */
   see(event: AgentEvent): RunStep[] {
-    if (event.runId !== this.#runId) return [];
-    switch (event.type) {
-      case 'run-start':
-        this.#model = event.model;
-        return [];
-      case 'step-start':
-        this.#modelStart = Date.now();
-        this.#modelEnd = undefined;
-        this.#tools = [];
-        return [];
-      case 'text-delta':
-      case 'tool-call-start':
-      case 'tool-call-args':
-      case 'tool-call-end':
-        if (this.#tools.length === 0) this.#modelEnd = Date.now();
-        return [];
-      case 'tool-result': {
-        const { call } = event;
-        const finished = Date.now();
-        const started = finished - call.durationMs;
-        this.#modelEnd ??= started;
-        this.#tools.push(
-          this.#step('tool', call.name, event.step, started, finished, {
-            callId: call.id,
-            ...(call.ok ? {} : { status: 'error' as const }),
-            ...(call.error ? { error: call.error } : {}),
-          }),
-        );
-        return [];
-      }
-      case 'step-finish': {
-        // A step resumed after its instance died reports only its tools: its model call was the
-        // dead instance's, and is not timed here.
-        if (this.#modelStart === 0) return this.#number(this.#tools.splice(0));
-        const model = this.#step(
-          'model',
-          this.#model,
-          event.step,
-          this.#modelStart,
-          this.#modelEnd ?? Date.now(),
-          {
-            usage: event.usage,
-            finishReason: event.finishReason,
-          },
-        );
-        this.#modelStart = 0;
-        return this.#number([model, ...this.#tools.splice(0)]);
-      }
-      default:
-        return [];
+    if (event.runId === this.#runId) return this.#seeOwn(event);
+    // A Stars team run's members: their events come with who they are.
+    const { member, role } = event as { member?: unknown; role?: unknown };
+    // A team's own events (a delegation, a message) belong to no member's run.
+    if (typeof member !== 'string' || typeof event.runId !== 'string') return [];
+    return this.seeChild(event, { runId: event.runId, kind: 'member', label: `${member} (${String(role)})` });
+  }
+
+  /** The steps an event of a child run finishes; `track` says whose (read at its first event). */
+  seeChild(event: AgentEvent, track: StepTrack): RunStep[] {
+    let loop = this.#children.get(event.runId);
+    if (!loop) {
+      loop = new LoopSteps(this.#runId, track);
+      this.#children.set(event.runId, loop);
     }
+    const steps = loop.see(event);
+    if (event.type === 'run-finish' || event.type === 'run-error') this.#children.delete(event.runId);
+    if (steps.length === 0) return steps;
+    if (this.#inStep) {
+      this.#held.push(...steps);
+      return [];
+    }
+    return this.#number(steps);
+  }
+
+  #seeOwn(event: AgentEvent): RunStep[] {
+    if (event.type === 'step-start') this.#inStep = true;
+    const steps = this.#own.see(event);
+    if (event.type === 'step-finish') {
+      this.#inStep = false;
+      if (this.#held.length === 0) return this.#number(steps);
+      const held = this.#held.splice(0);
+      // After the model call that asked for them, before the tool calls they ran within.
+      return this.#number(
+        steps[0]?.kind === 'model' ? [steps[0], ...held, ...steps.slice(1)] : [...held, ...steps],
+      );
+    }
+    // A run that ends mid-step (failed, cancelled) still records what its children finished.
+    if ((event.type === 'run-finish' || event.type === 'run-error') && this.#held.length > 0)
+      return this.#number(this.#held.splice(0));
+    return steps;
   }
 
   #number(steps: RunStep[]): RunStep[] {
     for (const step of steps) step.seq = ++this.#seq;
     return steps;
-  }
-
-  #step(
-    kind: RunStep['kind'],
-    name: string,
-    step: number,
-    started: number,
-    finished: number,
-    more: Partial<RunStep>,
-  ): RunStep {
-    return {
-      runId: this.#runId,
-      seq: 0,
-      kind,
-      name,
-      step,
-      startedAt: new Date(started).toISOString(),
-      finishedAt: new Date(finished).toISOString(),
-      durationMs: Math.max(0, finished - started),
-      status: 'ok',
-      ...more,
-    };
   }
 }

@@ -3,6 +3,7 @@ import {
   APPROVALS_POSTGRES_SQL,
   RUN_JOURNAL_POSTGRES_SQL,
   RUN_STEP_DETAIL_POSTGRES_SQL,
+  RUN_STEP_TRACE_POSTGRES_SQL,
   RUNS_POSTGRES_SQL,
   SESSIONS_POSTGRES_SQL,
 } from '../runs/run-schema.ts';
@@ -41,4 +42,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     sql: SESSIONS_POSTGRES_SQL,
   },
   { version: 7, name: 'create hubos_records', sql: RECORDS_POSTGRES_SQL },
+  { version: 8, name: 'add the trace columns of hubos_run_steps', sql: RUN_STEP_TRACE_POSTGRES_SQL },
 ];

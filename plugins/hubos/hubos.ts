@@ -89,6 +89,7 @@ export class HubOS {
       retention: kernel?.config.runs?.retention,
       eventsTtlMs: kernel?.config.runs?.eventsTtlMs,
       durability: kernel?.config.runs?.durability,
+      recordSteps: kernel?.config.runs?.recordSteps,
     });
     // As the kernel's engine does: approvals an interrupted run waited for are abandoned, decided
     // ones and idle sessions pruned at its tick.

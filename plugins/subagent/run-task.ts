@@ -48,6 +48,8 @@ export interface TaskRequest {
   /** Who the calling run is for: the sub-agent's run is for them too (its approvals go to them). */
   principal?: string | undefined;
   taskId: string;
+  /** The calling run and its `task` call: the sub-agent's steps are recorded on that run's trace. */
+  caller?: { runId: string; callId?: string | undefined } | undefined;
   addUsage(usage: Partial<Usage>): void;
   progress(data: ForwardedEvent): void;
   /** The `task` call's `tc.elicit`: the sub-agent's tools ask the calling run's human through it. */
@@ -123,8 +125,14 @@ function subagentSpec(request: TaskRequest): AgentSpec {
 }
 
 function forwarder(request: TaskRequest): (event: AgentEvent) => void {
-  const { taskId, name, type, limits } = request;
+  const { taskId, name, type, limits, caller, kernel } = request;
+  const child = {
+    label: `task ${type.name}: ${request.description.slice(0, 60)}`,
+    ...(caller?.callId !== undefined ? { callId: caller.callId } : {}),
+  };
   return (event) => {
+    // On the calling run's steps (a track of their own), whether or not its stream shows them.
+    if (caller) kernel.runs.recordChild(caller.runId, child, event);
     if (!limits.forwardEvents && !isApprovalEvent(event)) return;
     request.progress({ taskId, subagentType: type.name, agent: name, event });
   };

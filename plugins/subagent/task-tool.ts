@@ -91,6 +91,7 @@ export function createTaskTool({
           limits,
           signal,
           taskId: tc.callId ?? name,
+          ...(tc.runId !== undefined ? { caller: { runId: tc.runId, callId: tc.callId } } : {}),
           principal: tc.principal,
           addUsage: tc.addUsage,
           progress: tc.progress,

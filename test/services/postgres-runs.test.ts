@@ -5,12 +5,14 @@ import { openRunTable, openSessionTable } from '../../core/runs/open-run-table.t
 import { type PostgresQuery, PostgresRunTable } from '../../core/runs/postgres-run-table.ts';
 import { POSTGRES_MIGRATIONS } from '../../core/store/postgres-migrations.ts';
 import { runAt, runTableContract } from '../store/run-table-contract.ts';
+import { stepTraceContract, tracedSteps } from '../store/step-trace-contract.ts';
 import { pgSchemas } from './helpers/pg-schemas.ts';
 
 const { admin, open, newSchema } = pgSchemas('pgruns');
 const freshStore = () => open(newSchema());
 
 runTableContract('PostgreSQL', async () => openRunTable(await freshStore()));
+stepTraceContract('PostgreSQL', async () => openRunTable(await freshStore()));
 
 describe('PostgreSQL runs table', () => {
   it("tells a run's end written when the store ran its statement again (its first answer lost after the commit)", async () => {
@@ -43,6 +45,44 @@ describe('PostgreSQL runs table', () => {
     // Another end of the same run is still refused.
     const other = { ...done, status: 'failed' as const };
     expect(await table.finish(other, { status: 'running', instance: 'i-a' }, [])).toBe(false);
+  });
+
+  it("adds the steps' trace columns (migration 8) to a schema of the previous release, keeping its steps", async () => {
+    const schema = newSchema();
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    await admin.query(
+      `CREATE TABLE "${schema}".hubos_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await admin.query(`SET search_path TO "${schema}"`);
+    for (const migration of POSTGRES_MIGRATIONS.filter((m) => m.version <= 7)) {
+      await admin.query(migration.sql);
+      await admin.query('INSERT INTO hubos_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
+    }
+    const run = runAt(Date.now(), { status: 'completed' });
+    await admin.query(
+      "INSERT INTO hubos_runs (id, agent, owner, via, status, created_at) VALUES ($1, 'helper', 'alice', 'rest', 'completed', $2)",
+      [run.id, Date.now()],
+    );
+    await admin.query(
+      "INSERT INTO hubos_run_steps (run_id, seq, kind, name, step, started_at, finished_at, status) VALUES ($1, 1, 'tool', 'echo', 1, 10, 25, 'ok')",
+      [run.id],
+    );
+    await admin.query('SET search_path TO DEFAULT');
+    const table = await openRunTable(await open(schema));
+    const versions = await admin.query(`SELECT version FROM "${schema}".hubos_migrations ORDER BY version`);
+    expect(versions.rows.map((row) => row.version)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
+    expect(await table.steps(run.id)).toEqual([
+      expect.objectContaining({ seq: 1, kind: 'tool', name: 'echo', durationMs: 15 }),
+    ]);
+    expect((await table.step(run.id, 1))?.payload).toBeNull();
+    const [, traced] = tracedSteps(run.id);
+    await table.addSteps([{ ...traced!, seq: 2 }]);
+    const read = await table.step(run.id, 2);
+    expect(read?.step).toMatchObject({ track: traced!.track, approval: traced!.approval });
+    expect(JSON.parse(read!.payload!)).toEqual({ input: { path: 'a.txt' }, output: 'ok' });
   });
 
   it('gives each of 200 queued runs to exactly one of 4 instances claiming at once', async () => {

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStore, SqliteStore } from '../../core/index.ts';
 import { openRunTable } from '../../core/runs/open-run-table.ts';
 import { runAt, runTableContract } from './run-table-contract.ts';
+import { stepTraceContract } from './step-trace-contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hubos-runs-'));
 const stores: SqliteStore[] = [];
@@ -23,6 +24,11 @@ runTableContract('SQLite', async () => {
   return openRunTable(store);
 });
 runTableContract('memory', () => openRunTable(new MemoryStore()));
+stepTraceContract('SQLite', async () => {
+  const store = new SqliteStore(join(dir, `trace-${++files}.db`));
+  stores.push(store);
+  return openRunTable(store);
+});
 
 describe('SQLite runs table shared by processes', () => {
   it('gives each of 300 queued runs to exactly one of 4 processes claiming at once', async () => {

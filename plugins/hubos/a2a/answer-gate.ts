@@ -87,7 +87,8 @@ export class AnswerGate {
   async #decide(run: RunRecord, request: ApprovalRecord, decision: Parameters<Agent['approve']>[2]) {
     const { callId } = request;
     try {
-      await this.#deps.agent.approve(run.id, callId, decision);
+      // Over A2A the caller answering is the task's (the run's) owner.
+      await this.#deps.agent.approve(run.id, callId, run.owner ? { ...decision, by: run.owner } : decision);
     } catch (error) {
       if (HubosError.is(error, 'APPROVAL_ANSWER_INVALID'))
         throw new RequestMalformedError({

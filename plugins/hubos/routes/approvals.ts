@@ -155,6 +155,7 @@ export function approvalRoutes(app: Hono, hubos: HubOS): void {
         callId,
         {
           approved: body.approved,
+          by: c.get('principal').id,
           ...(body.reason ? { reason: body.reason } : {}),
           ...(body.content !== undefined ? { content: body.content } : {}),
         },

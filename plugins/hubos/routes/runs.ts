@@ -12,6 +12,7 @@ import {
 import type { HubOS } from '../hubos.ts';
 import type { HubOSEnv } from '../kit/principal.ts';
 import { describeRoute } from '../kit/route-doc.ts';
+import { runStepDoc, runStepHandler } from './run-step.ts';
 
 /** A client resuming says the last event number it saw; anything else starts from the first. */
 function lastEventId(value: string | undefined): number {
@@ -25,7 +26,7 @@ const storeAway = { STORE_FAILED: 'The store is away: try again shortly' };
 
 /**
  * `GET /runs` (the caller's runs, newest first, by pages), `GET /runs/:id` (status and result),
- * `GET /runs/:id/steps`, `GET /runs/:id/events` (SSE, resumable), `POST /runs/:id/cancel` and
+ * `GET /runs/:id/steps`, `GET /runs/:id/steps/:seq` (one step's payload), `GET /runs/:id/events` (SSE, resumable), `POST /runs/:id/cancel` and
  * `DELETE /runs/:id`, for a run on any instance of the service; mounted under the API prefix.
  */
 export function runRoutes(hubos: HubOS): Hono<HubOSEnv> {
@@ -73,6 +74,7 @@ export function runRoutes(hubos: HubOS): Hono<HubOSEnv> {
         return c.json({ steps, totals: runTotals(steps, prices) });
       },
     )
+    .get('/runs/:id/steps/:seq', runStepDoc, runStepHandler(hubos))
     .delete(
       '/runs/:id',
       describeRoute({

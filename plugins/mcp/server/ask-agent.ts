@@ -118,7 +118,8 @@ async function relayApproval(agent: Agent, event: ApprovalRequestEvent, ctx: Ask
     ? await relayQuestion(event, event.question, ctx)
     : await askUser(event, ctx);
   try {
-    await agent.approve(event.runId, event.callId, decision);
+    // The MCP client's user answered, for the principal the call is for.
+    await agent.approve(event.runId, event.callId, { ...decision, by: ctx.principal });
   } catch (error) {
     // Decided elsewhere meanwhile (the HubOS page, say), expired, or the run ended: nothing to do.
     ctx.logger.debug(

@@ -117,6 +117,7 @@ async function decideByElicitation(
   try {
     await kernel.approvals.decide(event.runId, event.callId, {
       approved: answer.approved,
+      by: ctx.principal,
       ...(answer.reason ? { reason: answer.reason } : {}),
     });
   } catch (error) {

@@ -1,0 +1,164 @@
+import type { AgentEvent, ToolCallRecord } from '../agent/events.ts';
+import type { RunStep, StepApproval, StepTrack } from './run-table.ts';
+import { keptPayload, previewOf, STEP_PAYLOAD, type StepPayload } from './step-payload.ts';
+
+/**
+ * The steps of one agent loop, from its events: at each `step-finish`, the model call (from
+ * `step-start` to its last streamed part, with its time to first token and its answer), then the
+ * tool calls it asked for, each with its own duration, permission verdict, approval and payload.
+ * Unnumbered: the run's recorder numbers them.
+ */
+export class LoopSteps {
+  readonly #runId: string;
+  readonly #track: StepTrack | undefined;
+  #model = '';
+  #modelStart = 0;
+  /** When the model first streamed in this step. */
+  #firstToken: number | undefined;
+  /** When the model last streamed in this step: the call's end, once its tools start. */
+  #modelEnd: number | undefined;
+  #text: string[] = [];
+  #calls: { id: string; name: string; input: unknown }[] = [];
+  #tools: RunStep[] = [];
+  /** Approvals (and tools' questions) answered in this step, by the call they were about. */
+  #approvals: Map<string, StepApproval> | undefined;
+
+  /** `runId`: the run whose steps these are (the recording run's); `track`: whose loop this is, when not its own. */
+  constructor(runId: string, track?: StepTrack) {
+    this.#runId = runId;
+    this.#track = track;
+  }
+
+  /** The steps `event` finishes, in order (none for most events). */
+  see(event: AgentEvent): RunStep[] {
+    switch (event.type) {
+      case 'run-start':
+        this.#model = event.model;
+        return [];
+      case 'step-start':
+        this.#modelStart = Date.now();
+        this.#firstToken = this.#modelEnd = undefined;
+        this.#text = [];
+        this.#calls = [];
+        this.#tools = [];
+        return [];
+      case 'text-delta':
+        this.#text.push(event.delta);
+        this.#streamed();
+        return [];
+      case 'tool-call-end':
+        this.#calls.push({ id: event.id, name: event.name, input: event.input });
+        this.#streamed();
+        return [];
+      case 'tool-call-start':
+      case 'tool-call-args':
+        this.#streamed();
+        return [];
+      case 'approval-result': {
+        // A tool's question is asked as `<call id>.ask-<n>`: it belongs to that call.
+        const at = event.callId.indexOf('.ask-');
+        const callId = at === -1 ? event.callId : event.callId.slice(0, at);
+        this.#approvals ??= new Map();
+        // The permission's approval (asked first) over the tool's questions.
+        if (!this.#approvals.has(callId))
+          this.#approvals.set(callId, {
+            approved: event.approved,
+            ...(event.decidedBy ? { by: event.decidedBy } : {}),
+            at: event.decidedAt ?? new Date().toISOString(),
+            ...(event.question ? { question: true } : {}),
+            ...(event.reason ? { reason: event.reason } : {}),
+          });
+        return [];
+      }
+      case 'tool-result': {
+        const finished = Date.now();
+        const started = finished - event.call.durationMs;
+        this.#modelEnd ??= started;
+        this.#tools.push(this.#toolStep(event.call, event.step, started, finished));
+        return [];
+      }
+      case 'step-finish': {
+        // A step resumed after its instance died reports only its tools: its model call was the
+        // dead instance's, and is not timed here.
+        if (this.#modelStart === 0) return this.#tools.splice(0);
+        const model = this.#modelStep(event);
+        this.#modelStart = 0;
+        this.#approvals = undefined;
+        return [model, ...this.#tools.splice(0)];
+      }
+      default:
+        return [];
+    }
+  }
+
+  #streamed(): void {
+    const now = Date.now();
+    this.#firstToken ??= now;
+    if (this.#tools.length === 0) this.#modelEnd = now;
+  }
+
+  #modelStep(event: Extract<AgentEvent, { type: 'step-finish' }>): RunStep {
+    const finished = this.#modelEnd ?? Date.now();
+    const text = this.#text.join('');
+    const step = this.#step('model', this.#model, event.step, this.#modelStart, finished, {
+      usage: event.usage,
+      finishReason: event.finishReason,
+      ...(this.#firstToken !== undefined ? { firstTokenMs: this.#firstToken - this.#modelStart } : {}),
+    });
+    const answer = { text, ...(this.#calls.length > 0 ? { toolCalls: this.#calls } : {}) };
+    const output = previewOf(text || (this.#calls.length > 0 ? this.#calls : undefined));
+    if (output !== undefined && output !== '') step.preview = { output };
+    return withPayload(step, { answer });
+  }
+
+  #toolStep(call: ToolCallRecord, loopStep: number, started: number, finished: number): RunStep {
+    const approval = this.#approvals?.get(call.id);
+    const step = this.#step('tool', call.name, loopStep, started, finished, {
+      callId: call.id,
+      ...(call.ok ? {} : { status: 'error' as const }),
+      ...(call.error ? { error: call.error } : {}),
+      ...(call.permission ? { permission: call.permission } : {}),
+      ...(approval ? { approval } : {}),
+    });
+    const preview: NonNullable<RunStep['preview']> = {};
+    const input = previewOf(call.input);
+    const output = previewOf(call.ok ? call.output : call.error?.message);
+    if (input !== undefined) preview.input = input;
+    if (output !== undefined) preview.output = output;
+    step.preview = preview;
+    return withPayload(
+      step,
+      call.ok ? { input: call.input, output: call.output } : { input: call.input, error: call.error! },
+    );
+  }
+
+  #step(
+    kind: RunStep['kind'],
+    name: string,
+    loopStep: number,
+    started: number,
+    finished: number,
+    more: Partial<RunStep>,
+  ): RunStep {
+    return {
+      runId: this.#runId,
+      seq: 0,
+      kind,
+      name,
+      step: loopStep,
+      startedAt: new Date(started).toISOString(),
+      finishedAt: new Date(finished).toISOString(),
+      durationMs: Math.max(0, finished - started),
+      status: 'ok',
+      ...(this.#track ? { track: this.#track } : {}),
+      ...more,
+    };
+  }
+}
+
+function withPayload(step: RunStep, payload: StepPayload): RunStep {
+  const { json, bytes } = keptPayload(payload);
+  step.payloadBytes = bytes;
+  step[STEP_PAYLOAD] = json;
+  return step;
+}
