@@ -80,6 +80,17 @@ function stepDetail(): string {
   return 'ALTER TABLE hubos_run_steps ADD COLUMN detail TEXT;';
 }
 
+/**
+ * What a run was asked beyond its agent and input: the model it runs on when not its agent's own
+ * (a run started again on another model), and the run it repeats.
+ */
+function runModelAndAgainOf(dialect: 'sqlite' | 'postgres'): string {
+  const text = dialect === 'sqlite' ? 'TEXT' : 'text COLLATE "C"';
+  return `
+ALTER TABLE hubos_runs ADD COLUMN model ${text};
+ALTER TABLE hubos_runs ADD COLUMN again_of ${text};`;
+}
+
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
   { version: 2, name: 'create hubos_run_journal', sql: journalTable('sqlite') },
@@ -90,6 +101,7 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 5, name: 'create hubos_sessions and hubos_session_messages', sql: sessionTables('sqlite') },
   // Plugins' typed records, in the store's file: see core/records.
   { version: 6, name: 'create hubos_records', sql: recordsTable('sqlite') },
+  { version: 8, name: 'add hubos_runs.model and hubos_runs.again_of', sql: runModelAndAgainOf('sqlite') },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
@@ -101,3 +113,5 @@ export const APPROVALS_POSTGRES_SQL = approvalTable('postgres');
 export const RUN_STEP_DETAIL_POSTGRES_SQL = stepDetail();
 /** The PostgreSQL store's migration that adds the sessions tables. */
 export const SESSIONS_POSTGRES_SQL = sessionTables('postgres');
+/** The PostgreSQL store's migration that adds a run's model and the run it repeats. */
+export const RUN_MODEL_AGAIN_OF_POSTGRES_SQL = runModelAndAgainOf('postgres');

@@ -2,6 +2,7 @@ import { RECORDS_POSTGRES_SQL } from '../records/record-schema.ts';
 import {
   APPROVALS_POSTGRES_SQL,
   RUN_JOURNAL_POSTGRES_SQL,
+  RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
   RUN_STEP_DETAIL_POSTGRES_SQL,
   RUNS_POSTGRES_SQL,
   SESSIONS_POSTGRES_SQL,
@@ -41,4 +42,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     sql: SESSIONS_POSTGRES_SQL,
   },
   { version: 7, name: 'create hubos_records', sql: RECORDS_POSTGRES_SQL },
+  {
+    version: 9,
+    name: 'add hubos_runs.model and hubos_runs.again_of',
+    sql: RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
+  },
 ];
