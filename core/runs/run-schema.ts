@@ -82,14 +82,40 @@ function stepDetail(): string {
 
 /**
  * What a run was asked beyond its agent and input: the model it runs on when not its agent's own
- * (a run started again on another model), and the run it repeats.
+ * (a run started again on another model), and the run it repeats. And what the Runs list asks
+ * without an owner to narrow it: an agent's runs (by status), newest first.
  */
 function runModelAndAgainOf(dialect: 'sqlite' | 'postgres'): string {
   const text = dialect === 'sqlite' ? 'TEXT' : 'text COLLATE "C"';
   return `
 ALTER TABLE hubos_runs ADD COLUMN model ${text};
-ALTER TABLE hubos_runs ADD COLUMN again_of ${text};`;
+ALTER TABLE hubos_runs ADD COLUMN again_of ${text};
+CREATE INDEX hubos_runs_agent ON hubos_runs (agent, status, id);${dialect === 'postgres' ? INPUT_TRIGRAMS : ''}`;
 }
+
+/**
+ * A text search (ILIKE '%q%') reads every run the caller may see unless the input is indexed by
+ * trigrams: with pg_trgm (installed, or installable in \`public\` by this role) it is. One instance at
+ * a time creates the extension; a role that may not leaves the search unindexed, not the store unopened.
+ */
+const INPUT_TRIGRAMS = `
+DO $$
+DECLARE trgm_schema text;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext('hubos:pg_trgm'));
+  IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+    BEGIN
+      CREATE EXTENSION pg_trgm SCHEMA public;
+    EXCEPTION WHEN OTHERS THEN
+      RAISE NOTICE 'hubos: pg_trgm cannot be created (%): run text searches are not indexed', SQLERRM;
+    END;
+  END IF;
+  SELECT n.nspname INTO trgm_schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+    WHERE e.extname = 'pg_trgm';
+  IF trgm_schema IS NOT NULL THEN
+    EXECUTE format('CREATE INDEX hubos_runs_input ON hubos_runs USING gin (input %I.gin_trgm_ops)', trgm_schema);
+  END IF;
+END $$;`;
 
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
@@ -101,7 +127,11 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 5, name: 'create hubos_sessions and hubos_session_messages', sql: sessionTables('sqlite') },
   // Plugins' typed records, in the store's file: see core/records.
   { version: 6, name: 'create hubos_records', sql: recordsTable('sqlite') },
-  { version: 8, name: 'add hubos_runs.model and hubos_runs.again_of', sql: runModelAndAgainOf('sqlite') },
+  {
+    version: 8,
+    name: 'add hubos_runs.model, hubos_runs.again_of and the agent index',
+    sql: runModelAndAgainOf('sqlite'),
+  },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */

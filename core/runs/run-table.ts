@@ -329,8 +329,8 @@ export function idAt(time: number): string {
 
 /**
  * The WHERE clause of a list query, with `?` placeholders, and its values. The text search `q` is a
- * parameter, never part of the SQL: SQLite looks for it with `instr` on both sides lowered (no
- * pattern characters at all); PostgreSQL with ILIKE, its `%`, `_` and `\` escaped.
+ * parameter, never part of the SQL: a LIKE (PostgreSQL: ILIKE) pattern with `%`, `_` and `\` escaped,
+ * so every character of it is looked for as it is.
  */
 export function listFilter(
   query: RunQuery,
@@ -350,9 +350,12 @@ export function listFilter(
   if (query.since !== undefined) add('id >= ?', idAt(query.since));
   if (query.until !== undefined) add('id < ?', idAt(query.until));
   if (query.before !== undefined) add('id < ?', query.before);
-  if (query.q !== undefined) {
-    if (dialect === 'sqlite') add('instr(lower(input), lower(?)) > 0', query.q);
-    else add("input ILIKE ? ESCAPE '\\'", `%${query.q.replace(/[\\%_]/g, '\\$&')}%`);
-  }
+  // SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's ILIKE of every letter (and uses
+  // the input's trigram index when the database has pg_trgm).
+  if (query.q !== undefined)
+    add(
+      `input ${dialect === 'sqlite' ? 'LIKE' : 'ILIKE'} ? ESCAPE '\\'`,
+      `%${query.q.replace(/[\\%_]/g, '\\$&')}%`,
+    );
   return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', values };
 }

@@ -44,7 +44,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 7, name: 'create hubos_records', sql: RECORDS_POSTGRES_SQL },
   {
     version: 9,
-    name: 'add hubos_runs.model and hubos_runs.again_of',
+    name: 'add hubos_runs.model, hubos_runs.again_of, the agent index and the input trigram index',
     sql: RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
   },
 ];
