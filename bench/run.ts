@@ -18,6 +18,7 @@ await import('./workflow.bench.ts');
 await import('./mcp.bench.ts');
 await import('./store-write.bench.ts');
 await import('./run-list.bench.ts');
+await import('./runs-list.bench.ts');
 await import('./usage-report.bench.ts');
 await import('./approval-list.bench.ts');
 await import('./a2a-task-list.bench.ts');

@@ -34,6 +34,7 @@ const COMMANDS = {
     since: { type: 'string' },
     until: { type: 'string' },
     limit: { type: 'string' },
+    q: { type: 'string' },
     out: { type: 'string' },
   },
 } as const;
@@ -156,7 +157,7 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
       );
     case 'runs': {
       const filters = Object.fromEntries(
-        (['agent', 'status', 'via', 'since', 'until', 'limit'] as const)
+        (['agent', 'status', 'via', 'since', 'until', 'limit', 'q'] as const)
           .filter((name) => typeof values[name] === 'string')
           .map((name) => [name, values[name] as string]),
       );

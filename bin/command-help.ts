@@ -105,6 +105,7 @@ const HELP: Record<string, CommandHelp> = {
       ['--since <time>', 'runs from this time on (ISO 8601 or ms)'],
       ['--until <time>', 'runs before this time'],
       ['--limit <n>', 'at most n runs (1-200, default 50)'],
+      ['--q <text>', 'only runs whose input holds this text, whatever its case'],
       ['--json', 'print JSON'],
       ['--out <file>', 'export: write the JSON to this file instead of stdout'],
     ],

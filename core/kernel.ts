@@ -19,7 +19,7 @@ import type { HubosConfig } from './index.ts';
 import { Instance } from './instance.ts';
 import { KERNEL_OF, type KernelView, PLUGIN_OF } from './kernel-view.ts';
 import { createConsoleLogger, type Logger } from './logger.ts';
-import { isModelObject, type ModelObject, toLanguageModel } from './model/model.ts';
+import { isModelObject, type LanguageModel, type ModelObject, toLanguageModel } from './model/model.ts';
 import { ModelRegistry } from './model/registry.ts';
 import { createPolicy, type Policy } from './permissions.ts';
 import type { Plugin, PluginOption } from './plugin.ts';
@@ -600,6 +600,7 @@ export class Kernel {
       ...(this.#config.permissions ? { permissions: this.#config.permissions } : {}),
       approvals: this.approvals,
       runToolCall: this.tools.runner,
+      resolveModel: (other) => this.#runModel(spec.name, other),
     });
     this.#agents.set(agent.id, agent);
     try {
@@ -631,6 +632,16 @@ export class Kernel {
         );
       }
     }
+  }
+
+  /**
+   * The model a run asks for by reference (`RunOptions.model`): the very model an agent of this
+   * kernel runs on under that reference (one given as an object has no provider to make it again),
+   * else the one `kernel.models` makes.
+   */
+  #runModel(agent: string, ref: string): LanguageModel {
+    for (const other of this.#agents.values()) if (other.modelRef === ref) return other.model;
+    return this.#resolveModel(agent, ref);
   }
 
   /** A reference through `kernel.models`; a model object as it is (an AI SDK one wrapped). */

@@ -1,7 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
-  costOf,
   type Kernel,
   type PriceTable,
   parseRunQuery,
@@ -9,12 +8,12 @@ import {
   type RunListParams,
   type RunRecord,
   type RunStep,
-  type RunUsageTotals,
   runTotals,
 } from '../../core/index.ts';
 import { openRunTable } from '../../core/internal.ts';
 import { type CliIO, UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
+import { duration, oneLine, runTree } from './run-tree.ts';
 
 export interface RunsFlags extends KernelFlags {
   json: boolean;
@@ -100,7 +99,7 @@ async function show(kernel: Kernel, id: string, json: boolean, io: CliIO): Promi
     io.stdout.write(`${JSON.stringify({ ...run, steps }, null, 2)}\n`);
     return 0;
   }
-  io.stdout.write(tree(run, steps, prices));
+  io.stdout.write(runTree(run, steps, prices));
   return 0;
 }
 
@@ -118,61 +117,4 @@ async function exportRun(kernel: Kernel, id: string, out: string | undefined, io
   await writeFile(file, text);
   io.stderr.write(`wrote run ${id} (${steps.length} steps) to ${file}\n`);
   return 0;
-}
-
-/**
- * A run as an indented tree: the run with its tokens and cost, each loop step's model call (its
- * tokens and cost), and the tool calls under it.
- */
-export function tree(
-  run: RunRecord,
-  steps: readonly RunStep[],
-  prices: PriceTable = priceTable(undefined),
-): string {
-  const took = run.finishedAt
-    ? ` ${duration(Date.parse(run.finishedAt) - Date.parse(run.startedAt ?? run.createdAt))}`
-    : '';
-  const totals = runTotals(steps, prices);
-  const usage = run.result?.usage;
-  const tokens = steps.some((step) => step.kind === 'model')
-    ? ` · ${tokensOf(totals)} tokens · ${usd(totals.cost)}${totals.unpricedModels && totals.cost !== null ? ` (no price for ${totals.unpricedModels.join(', ')})` : ''}`
-    : usage
-      ? ` · ${tokensOf(usage)} tokens`
-      : '';
-  const lines = [`run ${run.id} · ${run.agent} · ${run.status}${took}${tokens}`];
-  if (run.input) lines.push(`│ input: ${oneLine(run.input, 100)}`);
-  for (const [i, step] of steps.entries()) {
-    const last = i === steps.length - 1;
-    const branch = step.kind === 'model' ? (last ? '└─' : '├─') : last ? '└──' : '│ └─';
-    const what =
-      step.kind === 'model'
-        ? `model ${step.name} (step ${step.step})${step.usage ? ` · ${tokensOf(step.usage)} · ${usd(costOf(step.name, step.usage, prices))}` : ''}${step.finishReason ? ` · ${step.finishReason}` : ''}`
-        : `tool ${step.name}${step.status === 'error' ? ` ✗ ${step.error?.code ?? 'error'}` : ''}`;
-    lines.push(`${branch} ${what} ${duration(step.durationMs)}`);
-  }
-  if (run.result?.text) lines.push(`answer: ${oneLine(run.result.text, 200)}`);
-  if (run.error) lines.push(`error: ${run.error.code}: ${run.error.message}`);
-  return `${lines.join('\n')}\n`;
-}
-
-/** `3000 in (400 cached) / 150 out`. */
-function tokensOf(
-  usage: Pick<RunUsageTotals, 'inputTokens' | 'outputTokens'> & { cachedInputTokens?: number },
-): string {
-  const cached = usage.cachedInputTokens ? ` (${usage.cachedInputTokens} cached)` : '';
-  return `${usage.inputTokens} in${cached} / ${usage.outputTokens} out`;
-}
-
-/** `$0.00132`, or `no price` for a model the price table does not know. */
-function usd(cost: number | null): string {
-  return cost === null ? 'no price' : `$${Number(cost.toFixed(6))}`;
-}
-
-function duration(ms: number): string {
-  return ms < 1_000 ? `${Math.max(0, Math.round(ms))} ms` : `${(ms / 1_000).toFixed(1)} s`;
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

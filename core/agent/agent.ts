@@ -81,6 +81,12 @@ export interface RunOptions {
   checkpoint?: (entry: RunCheckpoint) => Promise<void>;
   /** Continues an earlier attempt of this run (same `runId`) from the messages its checkpoints kept. */
   resume?: RunResume;
+  /**
+   * Runs on this model instead of the agent's (a reference, `'openai:gpt-4.1-mini'`), resolved by
+   * the kernel's model registry: its `run-start` event and its model calls name it. A reference no
+   * provider knows fails the run before it starts (MODEL_NOT_FOUND).
+   */
+  model?: string;
 }
 
 /** What `RunOptions.checkpoint` is given: the messages that step `step` added since the last one. */
@@ -105,6 +111,8 @@ export interface AgentDeps {
   approvals?: Approvals;
   /** The kernel's tool-call pipeline (`kernel.tools`): every call of its runs goes through it. */
   runToolCall: RunToolCall;
+  /** The model a reference names (`RunOptions.model`): the kernel's, through its model registry. */
+  resolveModel?: (ref: string) => LanguageModel;
 }
 
 /** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
@@ -146,7 +154,23 @@ export class Agent implements AgentHandle {
 
   /** `provider:model` of the model in use. */
   get modelRef(): string {
-    return this.model.modelId ? `${this.model.provider}:${this.model.modelId}` : this.model.provider;
+    return refOf(this.model);
+  }
+
+  /** The model of a run and how its events name it: the agent's own, or the one `RunOptions.model` names. */
+  #modelOf(ref: string | undefined): RunModel {
+    if (ref === undefined || ref === this.modelRef) return { model: this.model, ref: this.modelRef };
+    if (typeof ref !== 'string' || ref === '')
+      throw new HubosError(
+        'AGENT_INVALID',
+        `agent "${this.id}": model must be a model reference such as 'openai:gpt-4.1-mini'`,
+      );
+    if (!this.#deps.resolveModel)
+      throw new HubosError(
+        'MODEL_NOT_FOUND',
+        `agent "${this.id}" cannot run on model "${ref}": it was not made by a kernel, which resolves model references`,
+      );
+    return { model: this.#deps.resolveModel(ref), ref };
   }
 
   /**
@@ -201,6 +225,8 @@ export class Agent implements AgentHandle {
         `agent "${this.id}": via must be one of ${CALL_SURFACES.join(', ')}, got ${JSON.stringify(options.via)}`,
       );
     }
+    // Resolved before the run starts: a model no provider knows is the caller's mistake, not a failed run.
+    const runModel = this.#modelOf(options.model);
     const shadowed = options.clientTools?.find((tool) => this.#toolset.map.has(tool.name));
     if (shadowed) {
       throw new HubosError(
@@ -217,7 +243,7 @@ export class Agent implements AgentHandle {
     if (options.signal?.aborted) abort();
     this.#running.add(controller);
     try {
-      return await this.#loop(input, options, controller.signal, emit);
+      return await this.#loop(input, options, runModel, controller.signal, emit);
     } finally {
       this.#running.delete(controller);
       options.signal?.removeEventListener('abort', abort);
@@ -227,6 +253,7 @@ export class Agent implements AgentHandle {
   async #loop(
     input: string,
     options: RunOptions,
+    { model, ref: modelRef }: RunModel,
     signal: AbortSignal,
     emit: (event: AgentEvent) => void,
   ): Promise<RunResult> {
@@ -249,7 +276,7 @@ export class Agent implements AgentHandle {
         'gen_ai.agent.name': this.id,
         'gen_ai.agent.id': this.id,
         ...(options.sessionId ? { 'gen_ai.conversation.id': options.sessionId } : {}),
-        'gen_ai.request.model': this.model.modelId,
+        'gen_ai.request.model': model.modelId,
       },
       activeContext(),
     );
@@ -306,7 +333,7 @@ export class Agent implements AgentHandle {
     });
     // Tokens a tool spent (a sub-agent's) count as this run's.
     const toolDeps = {
-      ...this.#toolDeps(tools.map),
+      ...this.#toolDeps(tools.map, model),
       ...(options.interaction ? { interaction: options.interaction } : {}),
       addUsage: (more: Partial<Usage>) => {
         usage = addUsage(usage, more);
@@ -327,7 +354,7 @@ export class Agent implements AgentHandle {
         runId: run.runId,
         agent: this.id,
         ...(options.sessionId ? { sessionId: options.sessionId } : {}),
-        model: this.modelRef,
+        model: modelRef,
       });
     try {
       let history: Message[] = [];
@@ -397,7 +424,7 @@ export class Agent implements AgentHandle {
           ...(this.spec.temperature !== undefined ? { temperature: this.spec.temperature } : {}),
           ...(options.streaming === false ? { stream: false } : {}),
         };
-        const response = await callModel(this.hooks, this.model, { run, step, request }, emit, spanCtx);
+        const response = await callModel(this.hooks, model, { run, step, request }, emit, spanCtx);
         usage = addUsage(usage, response.usage);
         text = response.message.content || text;
         const calls = response.message.toolCalls ?? [];
@@ -469,7 +496,7 @@ export class Agent implements AgentHandle {
     }
   }
 
-  #toolDeps(tools: ReadonlyMap<string, Tool>): ToolRunnerDeps {
+  #toolDeps(tools: ReadonlyMap<string, Tool>, model: LanguageModel): ToolRunnerDeps {
     return {
       runToolCall: this.#deps.runToolCall,
       hooks: this.hooks,
@@ -477,7 +504,18 @@ export class Agent implements AgentHandle {
       tools,
       agentId: this.id,
       metadata: this.spec.metadata ?? {},
-      model: this.model,
+      model,
     };
   }
+}
+
+/** A run's model, and the reference its events and steps name it by. */
+interface RunModel {
+  model: LanguageModel;
+  ref: string;
+}
+
+/** `provider:model`, as runs and steps name a model. */
+function refOf(model: LanguageModel): string {
+  return model.modelId ? `${model.provider}:${model.modelId}` : model.provider;
 }

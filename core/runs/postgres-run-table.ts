@@ -78,7 +78,7 @@ export class PostgresRunTable implements RunTable {
 
   async insert(record: RunRecord): Promise<boolean> {
     const { rowCount } = await this.#query(
-      `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?')})
+      `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered(Array.from({ length: 19 }, () => '?').join(', '))})
        ON CONFLICT (id) DO NOTHING`,
       toRow(record),
       true,
@@ -173,7 +173,7 @@ export class PostgresRunTable implements RunTable {
   }
 
   async list(query: RunQuery): Promise<RunRecord[]> {
-    const { where, values } = listFilter(query);
+    const { where, values } = listFilter(query, 'postgres');
     const { rows } = await this.#query<RunRow>(
       `SELECT ${RUN_LIST_COLUMNS} FROM ${this.#runs} ${numbered(where)} ORDER BY id DESC LIMIT $${values.length + 1}`,
       [...values, query.limit],

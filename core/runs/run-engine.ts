@@ -29,6 +29,8 @@ export interface RunStartOptions {
   via?: RunSurface;
   /** Hears each event of the run from the first (with its number in the run). */
   listener?: RunListener;
+  /** The run it repeats (`POST /runs/:id/again`): kept on its record. */
+  againOf?: string | undefined;
   /** More options for the agent's run (AG-UI's client tools and tool results). */
   run?: Omit<
     RunOptions,
@@ -111,6 +113,19 @@ interface LiveRun {
   savedAt: number;
   /** Its record is in the table as running here (not yet, for a run whose insert is under way). */
   stored: boolean;
+}
+
+/** What a run's record keeps of how it was asked: the model it runs on when not its agent's, the run it repeats. */
+function asked(options: RunStartOptions): Pick<RunRecord, 'model' | 'againOf'> {
+  return {
+    ...(options.run?.model !== undefined ? { model: options.run.model } : {}),
+    ...(options.againOf !== undefined ? { againOf: options.againOf } : {}),
+  };
+}
+
+/** The run options a record asks for again when it runs on another instance (queued, or taken over). */
+function runModel(record: RunRecord): Pick<RunStartOptions, 'run'> {
+  return record.model !== undefined ? { run: { model: record.model } } : {};
 }
 
 /** Wakes instances that may take a queued run (a shared bus; else each looks every third of a lease). */
@@ -263,6 +278,7 @@ export class RunEngine {
       createdAt: now,
       startedAt: now,
       ...(resumable ? { resumable } : {}),
+      ...asked(options),
     };
     this.#listen();
     const live = this.#open(record, options.signal);
@@ -327,6 +343,7 @@ export class RunEngine {
       createdAt: new Date().toISOString(),
       // Not resumable means not journalled: the instance that takes it runs it without a journal.
       ...(this.#options.durability === 'exit' ? {} : { resumable: true }),
+      ...asked(options),
     };
     await (await this.table()).insert(record);
     // A doorbell only: an instance that misses it finds the run at its next look.
@@ -515,7 +532,12 @@ export class RunEngine {
     const live = this.#open(taken, undefined);
     live.kept = journal.at(-1)?.seq ?? 0;
     live.seq = await this.#events.lastSeq(record.id).catch(() => 0);
-    live.steps?.see({ type: 'run-start', runId: record.id, agent: agent.id, model: agent.modelRef });
+    live.steps?.see({
+      type: 'run-start',
+      runId: record.id,
+      agent: agent.id,
+      model: record.model ?? agent.modelRef,
+    });
     const principal: Principal = { id: record.owner ?? 'local', kind: 'local' };
     const resume: RunResume = {
       messages,
@@ -528,6 +550,7 @@ export class RunEngine {
           sessionId: record.sessionId,
           via: record.via ?? 'rest',
           resume,
+          ...runModel(record),
         }),
       live,
     );
@@ -615,6 +638,7 @@ export class RunEngine {
         principal,
         sessionId: record.sessionId,
         via: record.via ?? 'rest',
+        ...runModel(record),
       });
     }, live).finally(() => {
       this.#taken--;

@@ -4,12 +4,14 @@ import type { RunQuery } from './run-table.ts';
 
 export const DEFAULT_RUN_PAGE = 50;
 export const MAX_RUN_PAGE = 200;
+/** The longest text search of a list, in characters. */
+export const MAX_RUN_SEARCH = 200;
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const NAME = /^[A-Za-z0-9._:~-]{1,200}$/;
 
 /** The filters of a list of runs as a URL's query gives them (`agent`, `status`, `limit`, `cursor`...). */
 export type RunListParams = Partial<
-  Record<'agent' | 'status' | 'via' | 'sessionId' | 'since' | 'until' | 'limit' | 'cursor', string>
+  Record<'agent' | 'status' | 'via' | 'sessionId' | 'since' | 'until' | 'limit' | 'cursor' | 'q', string>
 >;
 
 /**
@@ -52,7 +54,20 @@ export function parseRunQuery(params: RunListParams): Omit<RunQuery, 'owner'> {
     query[name] = time;
   }
   if (params.cursor !== undefined) query.before = decodeCursor(params.cursor);
+  if (params.q !== undefined) query.q = searchText(params.q);
   return query;
+}
+
+/** A text search as given: searched for literally (`%`, `_`, a backslash and quotes are plain characters). */
+function searchText(q: string): string {
+  const length = [...q].length;
+  if (length < 1 || length > MAX_RUN_SEARCH)
+    throw invalid(
+      `q is ${length} characters long: search for 1 to ${MAX_RUN_SEARCH} characters of the runs' input`,
+    );
+  // A NUL is in no stored input (PostgreSQL's text cannot hold one): a search for it is a mistake.
+  if (q.includes('\u0000')) throw invalid('q holds a NUL character: search for printable text');
+  return q;
 }
 
 /** The cursor of the page after one that ended with run `lastId`. */

@@ -52,6 +52,10 @@ export interface RunRecord {
   resumable?: boolean;
   /** How many times it was resumed after its instance died. */
   resumes?: number;
+  /** The model it was asked to run on, when not its agent's own (`provider:model`). */
+  model?: string;
+  /** The run it repeats (`POST /runs/:id/again`): the page pairs the two. */
+  againOf?: string;
 }
 
 export const isFinal = (status: RunState): boolean => status !== 'queued' && status !== 'running';

@@ -96,6 +96,19 @@ function stepTrace(dialect: 'sqlite' | 'postgres'): string {
     .join('\n');
 }
 
+/**
+ * What a run was asked beyond its agent and input: the model it runs on when not its agent's own
+ * (a run started again on another model), and the run it repeats. And what the Runs list asks
+ * without an owner to narrow it: an agent's runs (by status), newest first.
+ */
+function runModelAndAgainOf(dialect: 'sqlite' | 'postgres'): string {
+  const text = dialect === 'sqlite' ? 'TEXT' : 'text COLLATE "C"';
+  return `
+ALTER TABLE hubos_runs ADD COLUMN model ${text};
+ALTER TABLE hubos_runs ADD COLUMN again_of ${text};
+CREATE INDEX hubos_runs_agent ON hubos_runs (agent, status, id);`;
+}
+
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
   { version: 2, name: 'create hubos_run_journal', sql: journalTable('sqlite') },
@@ -107,6 +120,11 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   // Plugins' typed records, in the store's file: see core/records.
   { version: 6, name: 'create hubos_records', sql: recordsTable('sqlite') },
   { version: 7, name: 'add the trace columns of hubos_run_steps', sql: stepTrace('sqlite') },
+  {
+    version: 8,
+    name: 'add hubos_runs.model, hubos_runs.again_of and the agent index',
+    sql: runModelAndAgainOf('sqlite'),
+  },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
@@ -120,3 +138,5 @@ export const RUN_STEP_DETAIL_POSTGRES_SQL = stepDetail();
 export const RUN_STEP_TRACE_POSTGRES_SQL = stepTrace('postgres');
 /** The PostgreSQL store's migration that adds the sessions tables. */
 export const SESSIONS_POSTGRES_SQL = sessionTables('postgres');
+/** The PostgreSQL store's migration that adds a run's model and the run it repeats. */
+export const RUN_MODEL_AGAIN_OF_POSTGRES_SQL = runModelAndAgainOf('postgres');

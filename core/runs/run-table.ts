@@ -101,6 +101,8 @@ export interface RunQuery {
   limit: number;
   /** Runs older than this id (the last id of the previous page). */
   before?: string | undefined;
+  /** Runs whose input holds this text, whatever its case (1–200 characters, taken literally). */
+  q?: string | undefined;
 }
 
 /** Where a run must still be for an end to be written: its status, and the instance holding it. */
@@ -195,6 +197,8 @@ export interface RunRow {
   finished_at: number | string | null;
   resumable: number | string;
   resumes: number | string;
+  model: string | null;
+  again_of: string | null;
 }
 
 /** A step as read alone: its row and its payload's JSON text. */
@@ -253,6 +257,8 @@ export function toRow(record: RunRecord): unknown[] {
     ms(record.finishedAt),
     record.resumable ? 1 : 0,
     record.resumes ?? 0,
+    record.model ?? null,
+    record.againOf ?? null,
   ];
 }
 
@@ -279,7 +285,7 @@ export function replaceValues(record: RunRecord, from: RunClaim): unknown[] {
 }
 
 export const RUN_COLUMNS =
-  'id, agent, owner, session_id, via, status, instance, steps, input, result, error, created_at, started_at, updated_at, finished_at, resumable, resumes';
+  'id, agent, owner, session_id, via, status, instance, steps, input, result, error, created_at, started_at, updated_at, finished_at, resumable, resumes, model, again_of';
 
 /** The columns of a list: a run's result (its transcript) is read by id, not in lists. */
 export const RUN_LIST_COLUMNS = RUN_COLUMNS.replace('result', 'NULL AS result');
@@ -304,6 +310,8 @@ export function fromRow(row: RunRow): RunRecord {
   if (row.error !== null) record.error = JSON.parse(row.error);
   if (Number(row.resumable) === 1) record.resumable = true;
   if (Number(row.resumes) > 0) record.resumes = Number(row.resumes);
+  if (row.model !== null) record.model = row.model;
+  if (row.again_of !== null) record.againOf = row.again_of;
   return record;
 }
 
@@ -411,8 +419,15 @@ export function idAt(time: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8)}`;
 }
 
-/** The WHERE clause of a list query, with `?` placeholders, and its values. */
-export function listFilter(query: RunQuery): { where: string; values: unknown[] } {
+/**
+ * The WHERE clause of a list query, with `?` placeholders, and its values. The text search `q` is a
+ * parameter, never part of the SQL: a LIKE (PostgreSQL: ILIKE) pattern with `%`, `_` and `\` escaped,
+ * so every character of it is looked for as it is.
+ */
+export function listFilter(
+  query: RunQuery,
+  dialect: 'sqlite' | 'postgres' = 'sqlite',
+): { where: string; values: unknown[] } {
   const parts: string[] = [];
   const values: unknown[] = [];
   const add = (sql: string, value: unknown) => {
@@ -427,5 +442,13 @@ export function listFilter(query: RunQuery): { where: string; values: unknown[] 
   if (query.since !== undefined) add('id >= ?', idAt(query.since));
   if (query.until !== undefined) add('id < ?', idAt(query.until));
   if (query.before !== undefined) add('id < ?', query.before);
+  // SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's ILIKE of every letter. Neither has
+  // an index to use: a search reads the runs the other filters leave, newest first, until the page is
+  // full (a trigram index would, at the cost of every run's insert: see the runs-list benchmark).
+  if (query.q !== undefined)
+    add(
+      `input ${dialect === 'sqlite' ? 'LIKE' : 'ILIKE'} ? ESCAPE '\\'`,
+      `%${query.q.replace(/[\\%_]/g, '\\$&')}%`,
+    );
   return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', values };
 }

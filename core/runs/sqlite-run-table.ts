@@ -81,7 +81,7 @@ export class SqliteRunTable implements RunTable {
     this.#label = label;
     const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
     this.#insert = db.prepare(
-      `INSERT INTO hubos_runs (${RUN_COLUMNS}) VALUES (${marks(17)}) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO hubos_runs (${RUN_COLUMNS}) VALUES (${marks(19)}) ON CONFLICT (id) DO NOTHING`,
     );
     this.#get = db.prepare(`SELECT ${RUN_COLUMNS} FROM hubos_runs WHERE id = ?`);
     this.#progress = db.prepare(
@@ -199,7 +199,7 @@ export class SqliteRunTable implements RunTable {
 
   async list(query: RunQuery): Promise<RunRecord[]> {
     this.#flush();
-    const { where, values } = listFilter(query);
+    const { where, values } = listFilter(query, 'sqlite');
     let statement = this.#lists.get(where);
     if (!statement) {
       statement = this.#db.prepare(

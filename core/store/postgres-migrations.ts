@@ -2,6 +2,7 @@ import { RECORDS_POSTGRES_SQL } from '../records/record-schema.ts';
 import {
   APPROVALS_POSTGRES_SQL,
   RUN_JOURNAL_POSTGRES_SQL,
+  RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
   RUN_STEP_DETAIL_POSTGRES_SQL,
   RUN_STEP_TRACE_POSTGRES_SQL,
   RUNS_POSTGRES_SQL,
@@ -43,4 +44,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   { version: 7, name: 'create hubos_records', sql: RECORDS_POSTGRES_SQL },
   { version: 8, name: 'add the trace columns of hubos_run_steps', sql: RUN_STEP_TRACE_POSTGRES_SQL },
+  {
+    version: 9,
+    name: 'add hubos_runs.model, hubos_runs.again_of and the agent index',
+    sql: RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
+  },
 ];

@@ -19,6 +19,7 @@ import { isPublicPath } from './public-paths.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { ownerRoutes } from './routes/owners.ts';
+import { runAgainRoutes } from './routes/run-again.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
 import { usageRoutes } from './routes/usage.ts';
@@ -134,6 +135,8 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   };
   mountOwn('/', systemRoutes(hubos));
   mountOwn(hubos.apiPrefix, agentRoutes(hubos));
+  // Before the run routes: `/runs/models` is not a run's id.
+  mountOwn(hubos.apiPrefix, runAgainRoutes(hubos));
   mountOwn(hubos.apiPrefix, runRoutes(hubos));
   mountOwn(hubos.apiPrefix, usageRoutes(hubos));
   mountOwn(hubos.apiPrefix, ownerRoutes(hubos));

@@ -14,6 +14,10 @@ export const HUBOS_ERROR_CODES = defineErrorCodes('hubos', {
   NO_INPUT: 400,
   TOOL_CONFLICT: 400,
   NOT_FOUND: 404,
+  // A run started again on a model no served agent runs on (POST /runs/:id/again).
+  MODEL_NOT_ALLOWED: 400,
+  // A run that cannot be started again: not an agent's (a Stars team's, a workflow's), or no input.
+  RUN_NOT_REPEATABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   SHUTTING_DOWN: { status: 503, headers: { 'retry-after': '5' } },

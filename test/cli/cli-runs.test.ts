@@ -46,13 +46,18 @@ describe('hubos runs', () => {
     expect(onlyHelper.stdout.trim().split('\n')).toHaveLength(1);
     expect(onlyHelper.stdout).toContain(runs[1]!.id);
     expect(onlyHelper.stdout).toContain('/echo {"text":"first"}');
+    const searched = await hubos(['runs', 'list', '--q', 'HELLO'], dir, OFFLINE);
+    expect(searched.stdout.trim().split('\n')).toHaveLength(1);
+    expect(searched.stdout).toContain(runs[0]!.id);
 
     const shown = await hubos(['runs', 'show', runs[1]!.id], dir, OFFLINE);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`^run ${runs[1]!.id} · helper · completed \\d+ ms`));
-    expect(shown.stdout).toMatch(/├─ model offline \(step 1\)/);
-    expect(shown.stdout).toMatch(/│ └─ tool echo \d+ ms/);
-    expect(shown.stdout).toMatch(/└─ model offline \(step 2\)/);
+    expect(shown.stdout).toMatch(
+      /\n├─ step 1 · \d+ ms · \d+ in \/ \d+ out · no price\n│ {2}└─ model offline · \d+ ms · /,
+    );
+    expect(shown.stdout).toMatch(/\n│ {5}└─ tool echo · \d+ ms\n└─ step 2 · /);
+    expect(shown.stdout).toMatch(/\n {3}└─ model offline · \d+ ms · .* · stop\n/);
     expect(shown.stdout).toContain('answer: echo returned: {"echoed":"first"}');
     const json = JSON.parse((await hubos(['runs', 'show', runs[1]!.id, '--json'], dir, OFFLINE)).stdout);
     expect(json.steps.map((step: { kind: string }) => step.kind)).toEqual(['model', 'tool', 'model']);
@@ -97,8 +102,10 @@ describe('hubos runs', () => {
     const shown = await hubos(['runs', 'show', id], dir, OFFLINE);
     expect(shown.stdout).toContain(`· ${input} in / ${output} out tokens · $${input + 2 * output}\n`);
     const first = models[0].usage;
-    expect(shown.stdout).toContain(
-      `├─ model offline (step 1) · ${first.inputTokens} in / ${first.outputTokens} out · $${first.inputTokens + 2 * first.outputTokens} · tool-calls`,
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `│  └─ model offline · \\d+ ms · ${first.inputTokens} in / ${first.outputTokens} out · \\$${first.inputTokens + 2 * first.outputTokens} · tool-calls`,
+      ),
     );
 
     const written = await hubos(['runs', 'export', id, '--out', 'run.json'], dir, OFFLINE);

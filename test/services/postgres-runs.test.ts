@@ -154,4 +154,22 @@ describe('PostgreSQL runs table', () => {
     const versions = await admin.query(`SELECT version FROM "${schema}".hubos_migrations ORDER BY version`);
     expect(versions.rows.map((row) => row.version)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
   });
+
+  it('indexes the runs by agent and status, and searches the input with its wildcards as plain characters', async () => {
+    const store = await freshStore();
+    const table = await openRunTable(store);
+    const base = Date.now() - 60_000;
+    for (let i = 0; i < 300; i++)
+      await table.insert(
+        runAt(base + i, { agent: `a${i % 3}`, input: i === 150 ? 'the 100% Invoice' : `q ${i}` }),
+      );
+    const { rows } = await admin.query(
+      "SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('hubos_runs_input', 'hubos_runs_agent') ORDER BY indexname",
+      [store.schema],
+    );
+    expect(rows.map((row) => row.indexname)).toEqual(['hubos_runs_agent']);
+    expect((await table.list({ q: '0% inv', limit: 50 })).map((run) => run.input)).toEqual([
+      'the 100% Invoice',
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunRecord, RunTable } from '../../core/index.ts';
+import type { RunQuery, RunRecord, RunTable } from '../../core/index.ts';
 import { newRunId } from '../../core/runs/run-id.ts';
 
 /** A run record as a test needs it: a fresh time-ordered id, queued by default. */
@@ -106,6 +106,51 @@ export function runTableContract(name: string, open: () => Promise<RunTable>): v
         runs[3]!.id,
       ]);
       expect(ids(await table.list({ owner, until: base + 1, limit: 10 }))).toEqual([runs[0]!.id]);
+    });
+
+    it('finds runs by a piece of their input whatever its case, pattern and quote characters taken literally', async () => {
+      const table = await open();
+      const owner = `o-${Math.random().toString(36).slice(2)}`;
+      const base = Date.now() - 10_000;
+      const inputs = [
+        'Plan the TRIP to Paris',
+        'a 100% sure answer',
+        'file_name.txt and filename',
+        'C:\\temp\\new',
+        `it's "quoted"`,
+        'trip notes',
+        'nothing here',
+      ];
+      const runs = inputs.map((input, i) => runAt(base + i, { owner, input }));
+      for (const run of runs) await table.insert(run);
+      // A run with no input is never found by a search.
+      await table.insert(runAt(base + 20, { owner, input: undefined }));
+      const found = async (q: string, more: Partial<RunQuery> = {}) =>
+        (await table.list({ owner, q, limit: 50, ...more })).map((run) => run.input);
+      expect(await found('trip')).toEqual(['trip notes', 'Plan the TRIP to Paris']);
+      expect(await found('%')).toEqual(['a 100% sure answer']);
+      expect(await found('0%')).toEqual(['a 100% sure answer']);
+      expect(await found('_')).toEqual(['file_name.txt and filename']);
+      expect(await found('e_n')).toEqual(['file_name.txt and filename']);
+      expect(await found('\\t')).toEqual(['C:\\temp\\new']);
+      expect(await found('\'s "')).toEqual([`it's "quoted"`]);
+      expect(await found('%_%')).toEqual([]);
+      // With the other filters and the cursor.
+      expect(await found('trip', { limit: 1 })).toEqual(['trip notes']);
+      expect(await found('trip', { before: runs[5]!.id })).toEqual(['Plan the TRIP to Paris']);
+      expect(await found('trip', { owner: 'someone else' })).toEqual([]);
+    });
+
+    it('keeps the model a run was asked to use and the run it repeats, and lists them', async () => {
+      const table = await open();
+      const first = runAt(Date.now() - 1);
+      const again = runAt(Date.now(), { model: 'scripted:other', againOf: first.id });
+      await table.insert(first);
+      await table.insert(again);
+      expect(await table.get(again.id)).toEqual(again);
+      expect(await table.get(first.id)).toEqual(first);
+      const listed = await table.list({ limit: 1, before: runAt(Date.now() + 1).id });
+      expect(listed[0]).toMatchObject({ id: again.id, model: 'scripted:other', againOf: first.id });
     });
 
     it('sums model calls per bucket, group and model over a run-id range, counting each run once', async () => {

@@ -45,6 +45,7 @@ export function runRoutes(hubos: HubOS): Hono<HubOSEnv> {
           until: 'Only runs created before this time (ISO 8601 or ms)',
           limit: 'Runs per page, 1-200 (default 50)',
           cursor: "The previous page's nextCursor",
+          q: 'Only runs whose input holds this text, whatever its case (1-200 characters; % and _ are plain characters)',
         },
         errors: {
           RUN_QUERY_INVALID: 'A filter, limit or cursor that makes no sense (the message names it)',

@@ -82,7 +82,7 @@ describe("the server's own routes in /api/openapi.json", () => {
     expect(run.requestBody.content['application/json'].schema.required).toEqual(['input']);
     const list = doc.paths['/api/runs'].get;
     expect(list.parameters.map((p: Json) => `${p.in} ${p.name}`)).toEqual(
-      ['agent', 'status', 'via', 'sessionId', 'since', 'until', 'limit', 'cursor'].map(
+      ['agent', 'status', 'via', 'sessionId', 'since', 'until', 'limit', 'cursor', 'q'].map(
         (name) => `query ${name}`,
       ),
     );

@@ -48,6 +48,8 @@ interface Left {
   session?: Message[];
   approval?: 'pending';
   resumable?: boolean;
+  /** The model the run was asked to run on, when not its agent's. */
+  model?: string;
 }
 
 /** Writes what a process that died in the middle of run `r-1` left, then closes the file. */
@@ -69,6 +71,7 @@ async function leftBehind(path: string, left: Left): Promise<void> {
     createdAt: now,
     startedAt: now,
     resumable: left.resumable ?? true,
+    ...(left.model ? { model: left.model } : {}),
   };
   await table.insert(run);
   for (const [i, messages] of left.journal.entries())
@@ -97,7 +100,8 @@ async function leftBehind(path: string, left: Left): Promise<void> {
   await store.close();
 }
 
-async function serveOn(path: string, script: ScriptStep[]) {
+/** `helper` on a ScriptedModel of `script`, and `writer` on `other` when given. */
+async function serveOn(path: string, script: ScriptStep[], other?: ScriptedModel) {
   const model = new ScriptedModel(script);
   const kernel = await bootKernel({
     store: undefined,
@@ -105,7 +109,7 @@ async function serveOn(path: string, script: ScriptStep[]) {
     config: {
       store: { path },
       permissions: { ask: ['card:charge'] },
-      agents: { helper: { model, tools: ['*'] } },
+      agents: { helper: { model, tools: ['*'] }, ...(other ? { writer: { model: other } } : {}) },
     },
   });
   const hubos = new HubOS({ kernel, port: 0, rateLimit: false });
@@ -141,6 +145,20 @@ const answered = (name: string, content: string): Message => ({
 });
 
 describe('a run whose instance died', () => {
+  it("resumes on the model the run was asked to run on, not its agent's", async () => {
+    const path = join(dir, 'hubos.db');
+    // Died in its first model call: nothing journalled, the call is made again from the input.
+    await leftBehind(path, { journal: [], model: 'scripted:other' });
+    const other = new ScriptedModel(['from the other model'], { modelId: 'other' });
+    const { url, model, hubos } = await serveOn(path, [], other);
+    const done = await until(url, (record) => record.status === 'completed');
+    expect(done).toMatchObject({ status: 'completed', resumes: 1, model: 'scripted:other' });
+    expect(done.result?.text).toBe('from the other model');
+    expect(model.requests).toHaveLength(0);
+    const steps = (await hubos.runs.steps('r-1'))!;
+    expect(steps.map((step) => [step.kind, step.name])).toEqual([['model', 'scripted:other']]);
+  });
+
   it('resumes in flight: the idempotent call runs again, the other is reported of unknown outcome', async () => {
     const path = join(dir, 'hubos.db');
     // Died while both calls ran: the model's answer was kept, no result was.

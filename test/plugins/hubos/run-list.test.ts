@@ -92,6 +92,27 @@ describe('GET /api/runs', () => {
     expect(await ids(`until=${before - 1000}`)).toEqual([]);
   });
 
+  it("searches the caller's runs by their input with q, with the other filters and by pages", async () => {
+    const served = await serve(['a', 'b', 'c', 'd']);
+    const trip = await run(served, ALICE, 'Plan a TRIP: 50% off_peak');
+    const other = await run(served, ALICE, 'something else');
+    const trip2 = await run(served, ALICE, 'another trip');
+    await run(served, BOB, 'bob plans a trip');
+    const ids = async (query: string, key = ALICE) =>
+      ((await call(served, `/api/runs?${query}`, key)).body.runs as RunRecord[]).map((r) => r.id);
+    expect(await ids('q=trip')).toEqual([trip2, trip]);
+    expect(await ids(`q=${encodeURIComponent('50% off_')}`)).toEqual([trip]);
+    expect(await ids(`q=${encodeURIComponent('%')}`)).toEqual([trip]);
+    expect(await ids('q=else&status=completed&agent=helper')).toEqual([other]);
+    expect(await ids('q=trip&status=failed')).toEqual([]);
+    const first = await call(served, '/api/runs?q=trip&limit=1', ALICE);
+    const second = await call(served, `/api/runs?q=trip&limit=1&cursor=${first.body.nextCursor}`, ALICE);
+    expect([...first.body.runs, ...second.body.runs].map((r: RunRecord) => r.id)).toEqual([trip2, trip]);
+    // Bob's trip is not Alice's to find; the admin finds all three.
+    expect(await ids('q=bob')).toEqual([]);
+    expect(await ids('q=TRIP', ADMIN)).toHaveLength(3);
+  });
+
   it('answers a filter, limit or cursor that makes no sense with a 400 that says which', async () => {
     const served = await serve([]);
     for (const [query, says] of [
@@ -104,6 +125,9 @@ describe('GET /api/runs', () => {
       ['cursor=not-a-cursor', 'cursor "not-a-cursor" is not one this server gave'],
       [`cursor=${Buffer.from('r1:../../etc').toString('base64url')}`, 'is not one this server gave'],
       [`agent=${'x'.repeat(300)}`, 'agent "'],
+      ['q=', 'q is 0 characters long'],
+      [`q=${'x'.repeat(201)}`, 'q is 201 characters long'],
+      ['q=%00', 'NUL'],
     ] as const) {
       const answer = await call(served, `/api/runs?${query}`, ALICE);
       expect(answer.status, query).toBe(400);
