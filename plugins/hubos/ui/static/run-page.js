@@ -79,6 +79,7 @@ function drawTrace(page, steps, record, context) {
   page.trace.replaceChildren(rows);
   page.trace.dataset.steps = String(steps.length);
   page.empty.hidden = steps.length > 0;
+  performance.mark('trace-written');
   markPainted(page.trace);
 }
 
