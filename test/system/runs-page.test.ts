@@ -139,8 +139,6 @@ const traceRows = (page: Page) =>
     .evaluateAll((rows) =>
       rows.map((row) => `${row.dataset.kind}:${row.querySelector('.trace-name')?.textContent}`),
     );
-const painted = (page: Page) => page.locator('#trace').getAttribute('data-painted');
-
 it("has Debian's chromium installed (the system tests fail, never skip, without it)", () => {
   expect(existsSync(CHROMIUM), MISSING_CHROMIUM).toBe(true);
 });
@@ -359,7 +357,12 @@ describe('the studio of the page', () => {
     await expect.poll(() => detail.innerText(), POLL).toContain('"meaning": "tide means');
     expect(await found.locator('.trace-open').getAttribute('aria-expanded')).toBe('true');
     expect(await page.locator('#trace img, #run-view img').count()).toBe(0);
+    expect(await page.locator('#run-view').innerText()).not.toContain('undefined');
     await shoot(page, 'trace');
+    if (SHOTS) {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await shoot(page, 'trace-dark');
+    }
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -382,6 +385,7 @@ describe('the studio of the page', () => {
     expect(await depth('outline')).toBe('0');
     expect(await depth('passes[1]/draft')).toBe('1');
     expect(await page.locator('.again-form').count()).toBe(0); // a workflow's run is not run again from here
+    expect(await page.locator('#run-view').innerText()).not.toContain('undefined');
     await shoot(page, 'workflow');
     expect(errors).toEqual([]);
     await page.context().close();

@@ -42,7 +42,7 @@ function column(record, answer, side) {
     h(
       'dl',
       { class: 'run-facts' },
-      ...facts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-fact': k.toLowerCase() }, v)]),
+      ...facts.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', { 'data-fact': k.toLowerCase() }, v))),
     ),
     h('h4', {}, 'Input'),
     h('pre', { class: 'compare-input', tabindex: '0' }, record.input ?? ''),

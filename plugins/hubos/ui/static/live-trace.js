@@ -25,6 +25,15 @@ export class LiveSteps {
     step.durationMs = at - Date.parse(step.startedAt);
   }
 
+  /**
+   * The model call of a loop step has answered once its tools run: its step-finish (with its
+   * tokens) comes only after them, so it ends where its stream did (its last tool call's end).
+   */
+  #answered(step, at) {
+    const model = this.models.get(step);
+    if (model?.running) this.#finish(model, 'ok', model.streamEnd ?? at);
+  }
+
   /** Applies one event; true when the trace changed. */
   apply(type, event, at = Date.now()) {
     const now = new Date(at).toISOString();
@@ -61,7 +70,7 @@ export class LiveSteps {
         if (!model) return false;
         model.usage = event.usage;
         model.finishReason = event.finishReason;
-        this.#finish(model, 'ok', at);
+        if (model.running) this.#finish(model, 'ok', model.streamEnd ?? at);
         return true;
       }
       case 'tool-call-start':
@@ -81,6 +90,8 @@ export class LiveSteps {
         );
         return true;
       case 'tool-call-end': {
+        const model = this.models.get(event.step);
+        if (model) model.streamEnd = at;
         const tool = this.tools.get(event.id);
         if (!tool) return false;
         tool.preview = { input: brief(event.input, 240) };
@@ -89,6 +100,7 @@ export class LiveSteps {
       case 'tool-result': {
         const tool = this.tools.get(event.call?.id);
         if (!tool) return false;
+        this.#answered(event.step, at);
         const call = event.call;
         tool.preview = {
           ...tool.preview,
@@ -100,6 +112,7 @@ export class LiveSteps {
         return true;
       }
       case 'approval-request':
+        this.#answered(event.step, at);
         this.pending.set(event.callId, event);
         return true;
       case 'approval-result': {

@@ -13,8 +13,9 @@ const FINAL = new Set(['completed', 'cancelled', 'failed', 'interrupted']);
 /** The page shown: its run id, the follow going, the approval prompts by call id. */
 let current;
 
+/** A name and its value, kept together in the facts' grid. */
 function fact(name, value, attributes = {}) {
-  return [h('dt', {}, name), h('dd', attributes, value)];
+  return [h('div', {}, h('dt', {}, name), h('dd', attributes, value))];
 }
 
 function header(record, totals) {
@@ -130,7 +131,7 @@ async function recorded(page, record) {
 }
 
 /** Follows a run's events, growing the trace, until its run-end (then its recorded steps). */
-async function follow(page, record) {
+async function follow(page) {
   const live = new LiveSteps(page.id);
   const prompts = new Map();
   const context = {
@@ -159,7 +160,10 @@ async function follow(page, record) {
       queued = false;
       if (current !== page) return;
       context.bySeq = new Map(live.steps.map((step) => [step.seq, step]));
-      drawTrace(page, live.steps, record, context);
+      // Replayed events all arrive at once: the axis starts at the first step, not the run's creation.
+      const now = Date.now();
+      for (const step of live.steps) if (step.running) step.durationMs = now - Date.parse(step.startedAt);
+      drawTrace(page, live.steps, {}, context);
     });
   };
   page.status.textContent = 'Running: the trace grows as the run goes.';
@@ -168,6 +172,19 @@ async function follow(page, record) {
     signal: page.controller.signal,
   });
   if (!response.ok) throw await responseError(response);
+  // Running steps' bars grow while nothing else happens.
+  // Not while the keyboard is on the trace: a redraw would take the focus away.
+  const ticking = setInterval(() => {
+    if (live.steps.some((step) => step.running) && !page.trace.contains(document.activeElement)) redraw();
+  }, 1000);
+  try {
+    return await followEvents(response, live, prompts, redraw);
+  } finally {
+    clearInterval(ticking);
+  }
+}
+
+async function followEvents(response, live, prompts, redraw) {
   for await (const { event, data } of readEvents(response.body)) {
     let parsed;
     try {
@@ -289,7 +306,7 @@ export async function showRun(root, id) {
     ? h('section', { class: 'team', 'aria-labelledby': 'team-title' })
     : undefined;
   const outcomeBox = h('div', { class: 'run-outcome' }, ...outcome(record));
-  root.replaceChildren(
+  const parts = [
     h('p', { class: 'back' }, h('a', { href: '#/runs' }, '← Runs')),
     title,
     page.head,
@@ -300,7 +317,8 @@ export async function showRun(root, id) {
     h('div', { class: 'trace-box' }, page.axis, page.trace),
     page.empty,
     againForm(record),
-  );
+  ];
+  root.replaceChildren(...parts.filter(Boolean));
   page.head.replaceChildren(header(record));
   page.trace.addEventListener('click', (event) => {
     const button = event.target.closest('.trace-open');
@@ -309,7 +327,7 @@ export async function showRun(root, id) {
   try {
     let steps = FINAL.has(record.status) ? await recorded(page, record) : undefined;
     if (!steps) {
-      const ended = await follow(page, record);
+      const ended = await follow(page);
       if (current !== page) return;
       record = ended ?? (await api(runPath(id)));
       outcomeBox.replaceChildren(...outcome(record));

@@ -87,7 +87,6 @@ export function stepFacts(step, context = {}) {
     const approval = step.approval ?? approvalOf(context.approvals?.get(step.callId));
     if (approval) facts.push(approvalWords(approval));
   }
-  if (step.running) facts.push('running…');
   return facts;
 }
 
