@@ -14,6 +14,7 @@ import { defineTool, type Kernel } from '../../core/index.ts';
 import cosmos from '../../plugins/cosmos/index.ts';
 import { HubOS } from '../../plugins/hubos/hubos.ts';
 import stars from '../../plugins/stars/index.ts';
+import subagent from '../../plugins/subagent/index.ts';
 import workflows, { defineWorkflow } from '../../plugins/workflows/index.ts';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
 
@@ -154,7 +155,7 @@ describe('the studio of the page', () => {
           helper: {
             model: helperModel,
             description: 'Answers with tools.',
-            tools: ['lookup', 'launch_rocket'],
+            tools: ['lookup', 'launch_rocket', 'task'],
           },
           lead: { model: leadModel, description: 'Plans and delegates.', instructions: 'Lead.' },
           w1: { model: workerModel, description: 'Researches.', instructions: 'Research.' },
@@ -162,6 +163,7 @@ describe('the studio of the page', () => {
       },
       plugins: [
         cosmos(),
+        subagent(),
         stars({
           crew: {
             members: [
@@ -521,6 +523,135 @@ describe('the studio of the page', () => {
     await page.context().close();
   });
 
+  it('draws the fields richer steps carry: child tracks grouped and indented, TTFT, permission, approval', async () => {
+    // The page's own renderer, given steps shaped as GET /runs/:id/steps answers them with
+    // tracks, previews and decisions, so the page draws them once the server records them.
+    const { page, errors } = await openPage('', ALICE);
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, 0, ms)).toISOString();
+    const base = { runId: 'r1', step: 1, status: 'ok' };
+    const task = {
+      runId: 'child-1',
+      kind: 'subagent',
+      label: 'task research: find the tide tables',
+      callId: 'c1',
+    };
+    const nested = {
+      ...task,
+      runId: 'child-2',
+      label: 'task check: <b>verify</b>',
+      callId: 'c3',
+      parentRunId: 'child-1',
+    };
+    const steps = [
+      {
+        ...base,
+        seq: 1,
+        kind: 'model',
+        name: 'gpt-4.1',
+        startedAt: at(0),
+        finishedAt: at(100),
+        durationMs: 100,
+        firstTokenMs: 40,
+        usage: { inputTokens: 50, outputTokens: 10 },
+      },
+      {
+        ...base,
+        seq: 2,
+        kind: 'tool',
+        name: 'task',
+        callId: 'c1',
+        startedAt: at(100),
+        finishedAt: at(400),
+        durationMs: 300,
+        permission: { decision: 'ask', rule: 'task' },
+        approval: { approved: true, by: 'alice', at: at(150) },
+        preview: { input: '{"description":"<img src=x>"}' },
+      },
+      {
+        ...base,
+        seq: 3,
+        kind: 'model',
+        name: 'gpt-4.1-mini',
+        startedAt: at(120),
+        finishedAt: at(200),
+        durationMs: 80,
+        track: task,
+      },
+      {
+        ...base,
+        seq: 4,
+        kind: 'tool',
+        name: 'task',
+        callId: 'c3',
+        startedAt: at(200),
+        finishedAt: at(350),
+        durationMs: 150,
+        track: task,
+      },
+      {
+        ...base,
+        seq: 5,
+        kind: 'model',
+        name: 'gpt-4.1-mini',
+        startedAt: at(210),
+        finishedAt: at(340),
+        durationMs: 130,
+        track: nested,
+        status: 'error',
+        error: { code: 'MODEL_HTTP_ERROR', message: 'away' },
+      },
+      {
+        ...base,
+        seq: 6,
+        kind: 'model',
+        name: 'gpt-4.1',
+        startedAt: at(400),
+        finishedAt: at(500),
+        durationMs: 100,
+      },
+    ];
+    // The module is imported as the page imports it (the page's CSP allows its own scripts only).
+    await page.evaluate(`(async () => {
+      const { traceRows } = await import('/ui/trace.js');
+      const list = document.createElement('ol');
+      list.id = 'sample-trace';
+      list.append(traceRows(${JSON.stringify(steps)}, ${JSON.stringify({ createdAt: at(0), finishedAt: at(500) })}).rows);
+      document.body.append(list);
+    })()`);
+    const sample = page.locator('#sample-trace');
+    await expect.poll(() => sample.count(), POLL).toBe(1);
+    const drawn = await sample.evaluate((list) => {
+      const shape = (ol: typeof list): unknown[] =>
+        [...ol.children].map((li) =>
+          li.classList.contains('trace-group')
+            ? {
+                group: li.querySelector('.trace-name')?.textContent,
+                rows: shape(li.querySelector(':scope > ol')!),
+              }
+            : `${li.getAttribute('data-seq')} ${li.querySelector('.trace-facts')?.textContent ?? ''}`.trim(),
+        );
+      const rows = [...list.querySelectorAll('.trace-row')];
+      return {
+        shape: shape(list),
+        depths: rows.map((row) => /--depth:\s*(\d+)/.exec(row.getAttribute('style') ?? '')?.[1] ?? '0'),
+        markup: list.querySelectorAll('img, b').length,
+      };
+    });
+    expect(drawn.shape).toEqual([
+      '1 TTFT 40 ms · 50 in · 10 out',
+      expect.stringMatching(/^2 ask \(task\) · approved by alice at /),
+      {
+        group: 'task research: find the tide tables',
+        rows: ['3', '4', { group: 'task check: <b>verify</b>', rows: ['5'] }],
+      },
+      '6',
+    ]);
+    expect(drawn.depths).toEqual(['0', '0', '1', '1', '2', '0']);
+    expect(drawn.markup).toBe(0);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   // Needs POST /runs/:id/again (and GET /runs/models).
   it.skip('runs a run again with an edited input and another model, then compares both', async () => {
     helperModel.push({ text: 'First.', usage }, { text: 'Second.', usage });
@@ -539,20 +670,37 @@ describe('the studio of the page', () => {
     await page.context().close();
   });
 
-  // Needs RunStep.track (sub-agent steps recorded in the parent run's steps).
+  // Needs RunStep.track (a sub-agent's steps recorded in its parent run's steps).
   it.skip('groups a sub-agent’s steps under its task call, indented under its label', async () => {
-    // The parent run's steps carry the child's with track { kind: 'subagent', label: 'task <type>: …', callId }.
-    const [latest] = (await call('/api/runs?limit=1&agent=helper', ALICE)).body.runs;
-    const { page } = await openPage(`#/runs/${latest.id}`, ALICE);
+    // General-purpose sub-agents answer from the calling agent's model: the task's turn comes second.
+    helperModel.push(
+      {
+        toolCalls: [
+          { name: 'task', input: { description: 'Find the tide tables.', subagent_type: 'general-purpose' } },
+        ],
+        usage,
+      },
+      { text: 'High tide at noon.', usage },
+      { text: 'The tables say noon.', usage },
+    );
+    const id = await run(ALICE, 'when is high tide?');
+    const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
     const group = page.locator('#trace .trace-group[data-track-kind="subagent"]');
     await expect.poll(() => group.count(), POLL).toBe(1);
-    expect(await group.locator('.trace-group-head .trace-name').innerText()).toMatch(/^task /);
+    expect(await group.locator('.trace-group-head .trace-name').innerText()).toBe(
+      'task general-purpose: Find the tide tables.',
+    );
+    expect(await group.locator('.trace-row').count()).toBe(1);
+    expect(await group.locator('.trace-row').first().getAttribute('style')).toContain('--depth: 1');
+    // The group comes right after the task call that started it.
     expect(
-      await group
-        .locator('.trace-row')
-        .first()
-        .evaluate((row) => row.style.getPropertyValue('--depth')),
-    ).toBe('1');
+      await page
+        .locator('#trace > li')
+        .evaluateAll((items) =>
+          items.map((li) => li.getAttribute('data-kind') ?? li.getAttribute('data-track-kind')),
+        ),
+    ).toEqual(['model', 'tool', 'subagent', 'model']);
+    expect(errors).toEqual([]);
     await page.context().close();
   });
 

@@ -12,7 +12,7 @@ function messagesFromSteps(steps) {
     .filter((step) => step.track?.kind === 'member' && step.kind === 'tool' && MESSAGE_TOOLS.test(step.name))
     .map((step) => ({
       from: step.track.label,
-      to: step.name,
+      via: step.name.replace(/^stars_/, ''),
       content: step.preview?.input ?? '',
       at: step.startedAt,
     }));
@@ -74,7 +74,11 @@ export async function showTeam(section, record, steps) {
         h(
           'li',
           {},
-          h('span', { class: 'team-route' }, `${m.from} → ${m.to === '*' ? 'everyone' : m.to}`),
+          h(
+            'span',
+            { class: 'team-route' },
+            m.via ? `${m.from} (${m.via})` : `${m.from} → ${m.to === '*' ? 'everyone' : m.to}`,
+          ),
           h('span', { class: 'hint' }, ` ${when(m.at)}`),
           h('p', {}, m.content),
         ),
