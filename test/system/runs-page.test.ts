@@ -301,6 +301,11 @@ describe('the studio of the page', () => {
         POLL,
       )
       .toBe(`No run "${ids[0]}" for this key.`);
+    // An admin key sees every key's runs.
+    const admin = await openPage('#/runs', ADMIN);
+    await expect.poll(() => rowIds(admin.page), POLL).toContain(bobs);
+    expect(await rowIds(admin.page)).toContain(late);
+    await admin.page.context().close();
     expect(await page.evaluate(() => 'pwned' in globalThis)).toBe(false);
     expect(errors).toEqual([]);
     await page.context().close();

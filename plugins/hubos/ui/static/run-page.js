@@ -231,7 +231,10 @@ function againForm(record) {
   model.hidden = true;
   void apiOrNothing('/runs/models')
     .then((answer) => {
-      const models = answer?.models ?? [];
+      // A server without the route: the models its agents use, as GET /agents names them.
+      const named = state.agents.flatMap((agent) => agent.models ?? [agent.model]);
+      const listed = (answer?.models ?? named).map((m) => (typeof m === 'string' ? m : (m?.id ?? m?.name)));
+      const models = [...new Set(listed.filter((name) => typeof name === 'string' && name))];
       if (!models.length) return;
       model.append(...models.map((name) => h('option', { value: name }, name)));
       model.hidden = modelLabel.hidden = false;
