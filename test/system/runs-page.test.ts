@@ -301,6 +301,21 @@ describe('the studio of the page', () => {
         POLL,
       )
       .toBe(`No run "${ids[0]}" for this key.`);
+    // A broken address opens the list; an id that is no run says so, as text.
+    await bob.page.goto(`${url}/#/runs/%zz`);
+    await expect.poll(() => bob.page.locator('#runs-view').isVisible(), POLL).toBe(true);
+    await bob.page.goto(`${url}/#/runs/${encodeURIComponent('<b>x</b>')}`);
+    await expect
+      .poll(
+        () =>
+          bob.page
+            .locator('#run-view .error')
+            .innerText()
+            .catch(() => ''),
+        POLL,
+      )
+      .toMatch(/^No run "<b>x<\/b>" for this key\.$|^RUN_/);
+    expect(await bob.page.locator('#run-view b').count()).toBe(0);
     // An admin key sees every key's runs.
     const admin = await openPage('#/runs', ADMIN);
     await expect.poll(() => rowIds(admin.page), POLL).toContain(bobs);

@@ -25,7 +25,12 @@ function show(view, pressed = view) {
 
 function route() {
   const [path, search = ''] = location.hash.replace(/^#/, '').split('?');
-  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  let parts;
+  try {
+    parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    parts = ['runs']; // a broken escape (`%zz`): the list, rather than nothing
+  }
   if (parts[0] !== 'runs' && parts[0] !== 'compare' && parts[0] !== 'agents') return;
   if (!(parts[0] === 'runs' && parts.length === 1)) runs.close();
   if (!(parts[0] === 'runs' && parts.length === 2)) leaveRun();
