@@ -406,6 +406,10 @@ describe('the studio of the page', () => {
         .evaluate((row) => row.style.getPropertyValue('--depth') || '0');
     expect(await depth('outline')).toBe('0');
     expect(await depth('passes[1]/draft')).toBe('1');
+    expect(await depth('passes[1]?')).toBe('1');
+    // In the order they started: the loop before its passes, though it ended after them.
+    expect(names.indexOf('step:passes')).toBeLessThan(names.indexOf('step:passes[0]/draft'));
+    expect(names.indexOf('step:publish')).toBe(names.length - 1);
     expect(await page.locator('.again-form').count()).toBe(0); // a workflow's run is not run again from here
     expect(await page.locator('#run-view').innerText()).not.toContain('undefined');
     await shoot(page, 'workflow');

@@ -55,19 +55,29 @@ function tracksOf(steps) {
   return tracks.get('');
 }
 
-/** A track's steps and child groups in order: a group after the `task` call that started it, else where its first step is. */
+/**
+ * A track's steps and child groups in the order they started (steps are recorded as they end: a
+ * workflow's loop after its passes), a group right after the `task` call that started it.
+ */
 function ordered(track) {
-  const items = track.steps.map((step) => ({ at: step.seq, step }));
+  const items = track.steps.map((step) => ({ at: ms(step.startedAt), seq: step.seq, step }));
   for (const child of track.children) {
     const from = child.info.callId && track.steps.find((step) => step.callId === child.info.callId);
-    items.push({ at: from ? from.seq + 0.5 : (child.steps[0]?.seq ?? 0) - 0.5, track: child });
+    const first = child.steps[0];
+    items.push(
+      from
+        ? { at: ms(from.startedAt), seq: from.seq + 0.5, track: child }
+        : { at: ms(first.startedAt), seq: first.seq - 0.5, track: child },
+    );
   }
-  return items.sort((a, b) => a.at - b.at);
+  return items.sort((a, b) => a.at - b.at || a.seq - b.seq);
 }
 
-/** Where a workflow step sits in its workflow: `research/draft` is one in. */
-const depthOf = (step) =>
-  step.kind === 'step' || step.kind === 'decision' ? step.name.split('/').length - 1 : 0;
+/** Where a workflow step sits in its workflow: `passes[1]/draft` is one in, as is a condition (`passes[1]?`). */
+function depthOf(step) {
+  if (step.kind !== 'step' && step.kind !== 'decision') return 0;
+  return step.name.split('/').length - 1 + (step.kind === 'decision' ? 1 : 0);
+}
 
 /** The facts of a step, in words, as a list of short strings. */
 export function stepFacts(step, context = {}) {

@@ -16,7 +16,7 @@ function svg(tag, attributes = {}, ...children) {
 const label = (start, bucket) => {
   const date = new Date(start);
   return bucket === 'hour'
-    ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+    ? date.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
     : date.toLocaleDateString([], { month: 'short', day: 'numeric' });
 };
 
@@ -68,7 +68,14 @@ export function drawUsage(figure, report) {
   const caption = h('figcaption', { class: 'usage-summary' }, summary);
   if (report.unpricedModels?.length)
     caption.append(` (no price for ${report.unpricedModels.join(', ')}: their cost is not counted)`);
-  figure.replaceChildren(chart, caption);
+  // The range's ends under the bars: where the time axis starts and stops.
+  const ends = h(
+    'div',
+    { class: 'usage-ends', 'aria-hidden': 'true' },
+    h('span', {}, buckets.length ? label(buckets[0].start, report.bucket) : ''),
+    h('span', {}, buckets.length ? label(buckets.at(-1).start, report.bucket) : ''),
+  );
+  figure.replaceChildren(chart, ends, caption);
   figure.dataset.buckets = String(buckets.length);
 }
 
