@@ -273,6 +273,12 @@ describe('the studio of the page', () => {
     helperModel.push({ text: 'late answer', usage });
     const late = await run(ALICE, 'a late question');
     await expect.poll(async () => (await rowIds(page))[0], POLL).toBe(late);
+    // The refresh keeps the keyboard where it was.
+    await page.locator(`tr[data-run="${ids[25]}"] a`).focus();
+    helperModel.push({ text: 'later answer', usage });
+    const later = await run(ALICE, 'a later question');
+    await expect.poll(async () => (await rowIds(page))[0], POLL).toBe(later);
+    expect(await page.locator(`tr[data-run="${ids[25]}"] a:focus`).count()).toBe(1);
     await shoot(page, 'runs');
 
     // The usage chart: the hour buckets of the last day, with the tokens and cost in words.

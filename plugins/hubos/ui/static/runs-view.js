@@ -108,7 +108,7 @@ export function createRunsView(root) {
   );
 
   /** Cursors of the pages before the shown one ('' is the first page). */
-  const view = { cursors: [''], next: undefined, loading: undefined, timer: undefined };
+  const view = { cursors: [''], next: undefined, loading: undefined, timer: undefined, shown: undefined };
 
   const filters = () => {
     const query = new URLSearchParams({ limit: String(PAGE) });
@@ -159,9 +159,19 @@ export function createRunsView(root) {
       const runs = (answer.runs ?? []).filter(
         (run) => !wanted || (run.input ?? '').toLowerCase().includes(wanted),
       );
-      const fragment = document.createDocumentFragment();
-      for (const run of runs) fragment.append(row(run));
-      body.replaceChildren(fragment);
+      // A refresh that changes nothing leaves the rows (and the reader's place) as they are.
+      const shown = JSON.stringify(runs.map((run) => [run.id, run.status, run.steps, run.finishedAt]));
+      if (shown !== view.shown) {
+        view.shown = shown;
+        const focused = body.contains(document.activeElement)
+          ? document.activeElement.closest('tr')?.dataset.run
+          : undefined;
+        const fragment = document.createDocumentFragment();
+        for (const run of runs) fragment.append(row(run));
+        body.replaceChildren(fragment);
+        // The keyboard stays on the run it was on.
+        if (focused) body.querySelector(`tr[data-run="${CSS.escape(focused)}"] a`)?.focus();
+      }
       empty.hidden = runs.length > 0;
       view.next = answer.nextCursor;
       older.disabled = !view.next;
