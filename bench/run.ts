@@ -27,3 +27,4 @@ await import('./queue-latency.bench.ts');
 await import('./run-follow.bench.ts');
 await import('./scale-out.bench.ts');
 await import('./run-cost.bench.ts');
+await import('./trace-render.bench.ts');

@@ -57,6 +57,7 @@ export default defineConfig({
           { text: 'MCP', link: '/guide/mcp' },
           { text: 'A2A', link: '/guide/a2a' },
           { text: 'AG-UI', link: '/guide/ag-ui' },
+          { text: 'The studio', link: '/guide/studio' },
           { text: 'Deploying', link: '/guide/deploying' },
         ],
       },

@@ -35,6 +35,8 @@ function resolveTarget(link: Link, path: string): { file: string } | { error: st
     path.startsWith('/') && inDocs(link.file) ? join(DOCS, path) : resolve(dirname(link.file), path);
   const candidates = [base];
   if (inDocs(link.file)) {
+    // VitePress serves docs/public/ at the site's root: '/studio/runs.png' is docs/public/studio/runs.png.
+    if (path.startsWith('/')) candidates.push(join(DOCS, 'public', path));
     // VitePress: '/guide/tools' is tools.md, '/guide/' is guide/index.md, 'x.html' is x.md.
     if (base.endsWith('/')) candidates.push(join(base, 'index.md'));
     else if (base.endsWith('.html')) candidates.push(base.replace(/\.html$/, '.md'));

@@ -259,7 +259,7 @@ describe('the workflow view of the chat page', () => {
     factsGate = deferred();
     model.push('Tides rise and fall twice a day.');
     await page.locator('#workflow-input').fill(JSON.stringify({ topic: 'tides', words: 20 }));
-    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
 
     // Mid-run: the agent's text streamed under its step, the gated step running, the last one pending.
     await expect.poll(() => status(page, 'facts'), POLL).toBe('running');
@@ -314,7 +314,7 @@ describe('the workflow view of the chat page', () => {
     await expect.poll(() => page.locator('#workflow-run').isEnabled(), POLL).toBe(true);
     const runs = (await kernel.service('workflows').get('brief')!.listRuns()).length;
 
-    await page.getByRole('button', { name: 'Run' }).click(); // topic is still ''
+    await page.getByRole('button', { name: 'Run', exact: true }).click(); // topic is still ''
     const alert = page.locator('#workflow-error[role="alert"]');
     await expect
       .poll(() => alert.innerText().catch(() => ''), POLL)
@@ -344,7 +344,7 @@ describe('the workflow view of the chat page', () => {
     expect(JSON.parse(await page.locator('#workflow-input').inputValue())).toEqual({});
     expect(await text(page, '#workflow-fields')).toBe('Any JSON object.');
 
-    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
     await expect.poll(() => status(page, 'fetch'), POLL).toBe('failed');
     expect(await step(page, 'fetch').locator('.step-error').innerText()).toBe(
       'STEP_FAILED: the archive is offline',
@@ -375,7 +375,7 @@ describe('the workflow view of the chat page', () => {
     factsGate = deferred(); // never opened: the run waits in `facts` until stopped
     model.push('A draft nobody reads.');
     await page.locator('#workflow-input').fill('{"topic": "storms"}');
-    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
     await expect.poll(() => status(page, 'facts'), POLL).toBe('running');
     await expect.poll(() => status(page, 'draft'), POLL).toBe('completed');
     await expect.poll(() => hubos.runs.running, POLL).toBe(1);
@@ -406,7 +406,7 @@ describe('the workflow view of the chat page', () => {
 
     await pick(page, 'launch');
     expect(JSON.parse(await page.locator('#workflow-input').inputValue())).toEqual({ target: 'moon' });
-    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
     const prompt = step(page, 'fire').locator('.approval');
     await expect.poll(() => prompt.isVisible(), POLL).toBe(true);
     expect(await prompt.locator('h3').innerText()).toBe('Approval needed: launch_rocket');

@@ -17,7 +17,19 @@ const FILES = {
   'agent-panel.js': 'text/javascript; charset=utf-8',
   'workflows.js': 'text/javascript; charset=utf-8',
   'mcp-auth.js': 'text/javascript; charset=utf-8',
+  'studio.js': 'text/javascript; charset=utf-8',
+  'studio-api.js': 'text/javascript; charset=utf-8',
+  'studio-format.js': 'text/javascript; charset=utf-8',
+  'runs-view.js': 'text/javascript; charset=utf-8',
+  'usage-chart.js': 'text/javascript; charset=utf-8',
+  'run-page.js': 'text/javascript; charset=utf-8',
+  'trace.js': 'text/javascript; charset=utf-8',
+  'live-trace.js': 'text/javascript; charset=utf-8',
+  'team.js': 'text/javascript; charset=utf-8',
+  'compare-view.js': 'text/javascript; charset=utf-8',
+  'agents-view.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
+  'studio.css': 'text/css; charset=utf-8',
   'icon.svg': 'image/svg+xml',
 } as const;
 
@@ -82,18 +94,21 @@ function asset(body: string, type: string): Asset {
 export async function uiRoutes(app: Hono, hubos: HubOS): Promise<void> {
   const files = await loadFiles();
   // Made on first request, once the plugins have mounted their routes: the page learns from the
-  // route docs whether the workflows plugin serves any, and whether MCP servers are used (and asks
+  // route docs whether the workflows plugin serves any, whether MCP servers are used and whether
+  // Cosmos serves its agents (and asks
   // nothing that would answer 404).
   let pageAsset: Asset | undefined;
   const page = () => {
     const served = (path: string) => hubos.docs.some((doc) => doc.method === 'get' && doc.path === path);
     const workflows = `${hubos.apiPrefix}/workflows`;
     const mcpServers = `${hubos.apiPrefix}/mcp/servers`;
+    const cosmos = `${hubos.apiPrefix}/cosmos/agents`;
     pageAsset ??= asset(
       files['page.html']
         .replaceAll('{{API_PREFIX}}', escapeAttribute(hubos.apiPrefix))
         .replaceAll('{{WORKFLOWS}}', served(workflows) ? escapeAttribute(workflows) : '')
         .replaceAll('{{MCP_SERVERS}}', served(mcpServers) ? escapeAttribute(mcpServers) : '')
+        .replaceAll('{{COSMOS}}', served(cosmos) ? escapeAttribute(cosmos) : '')
         .replaceAll('{{NAME}}', escapeAttribute(hubos.name)),
       FILES['page.html'],
     );

@@ -927,6 +927,8 @@ async function send(input) {
       signal: controller.signal,
     });
     if (!response.ok) throw await responseError(response);
+    // The Runs view lists it at once (it refreshes when told a run started here).
+    document.dispatchEvent(new CustomEvent('studio:run-started'));
     if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
       const result = await response.json();
       handle('run-finish', { result });

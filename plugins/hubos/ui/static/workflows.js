@@ -528,6 +528,7 @@ async function loadWorkflows() {
   if (!view.workflows.length) return;
   renderList();
   wf.views.hidden = false;
+  document.querySelector('[data-show-view="workflows"]').hidden = false;
   const wanted = new URLSearchParams(location.search).get('workflow');
   if (wanted) openView(wanted);
 }

@@ -1,0 +1,31 @@
+// The studio's reads of the API: JSON with the stored key (app.js's request), errors as ApiError.
+
+/** GET (or another method) of a JSON route under the API prefix; throws the server's coded error. */
+export async function api(path, init = {}) {
+  const response = await request(`${API}${path}`, {
+    ...init,
+    headers: {
+      accept: 'application/json',
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...init.headers,
+    },
+  });
+  if (!response.ok) throw await responseError(response);
+  return response.status === 204 ? undefined : response.json();
+}
+
+/** The same, answering undefined for a 404 (a run another key started, or a route this server lacks). */
+export async function apiOrNothing(path, init) {
+  try {
+    return await api(path, init);
+  } catch (error) {
+    if (error.status === 404 || error.status === 405) return undefined;
+    throw error;
+  }
+}
+
+/** `CODE: message` of a failed request, said for the page. */
+export const failure = (error) =>
+  `${error.code ?? 'NETWORK_ERROR'}: ${error instanceof ApiError ? error.message : `could not reach the server: ${error.message}`}`;
+
+export const runPath = (id) => `/runs/${encodeURIComponent(id)}`;

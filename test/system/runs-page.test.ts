@@ -1,0 +1,756 @@
+/**
+ * The studio of the page in headless Chromium against a real listening HubOS with ScriptedModel
+ * agents: the Runs view (filters, pages, live refresh, the usage chart), a run's trace (model and
+ * tool calls, a workflow's steps, a live run growing, an approval decided in the page), a Stars
+ * team's members and messages, the comparison of two runs and the Cosmos agents. Each key sees its
+ * own runs only. With HUBOS_SCREENSHOTS=<dir> set it saves the screens there (docs/public/studio/).
+ * Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineTool, type Kernel } from '../../core/index.ts';
+import cosmos from '../../plugins/cosmos/index.ts';
+import { HubOS } from '../../plugins/hubos/hubos.ts';
+import stars from '../../plugins/stars/index.ts';
+import subagent from '../../plugins/subagent/index.ts';
+import workflows, { defineWorkflow } from '../../plugins/workflows/index.ts';
+import { bootKernel, ScriptedModel } from '../../testing/index.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const MISSING_CHROMIUM = `the studio page tests need Debian's chromium at ${CHROMIUM}, which is missing: install it with "apt-get update && apt-get install -y chromium" (.ci/run does)`;
+const POLL = { timeout: 10_000, interval: 50 };
+const SHOTS = process.env.HUBOS_SCREENSHOTS;
+
+const ALICE = 'alice-key-0123456789abcdef';
+const BOB = 'bob-key-0123456789abcdefgh';
+const ADMIN = 'root-key-0123456789abcdefg';
+
+/** Markup in a run's input and a tool's output: the page must show it as text, never run it. */
+const MARKUP = '<img src=x onerror="window.pwned=1"><b>bold</b>';
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((res) => {
+    resolve = res;
+  });
+  return { promise, resolve };
+}
+
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Looks a word up.',
+  inputSchema: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] },
+  handler: (_options, { input }) => {
+    if (input.word === 'missing') throw new Error('no such word');
+    return { meaning: `${input.word} means ${MARKUP}` };
+  },
+});
+
+const launchRocket = defineTool({
+  name: 'launch_rocket',
+  description: 'Launches a rocket.',
+  inputSchema: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'] },
+  permissions: ['danger:run'],
+  handler: (_options, { input }) => ({ launched: input.target }),
+});
+
+const brief = defineWorkflow({
+  name: 'brief',
+  description: 'Outlines, then drafts in passes.',
+  steps: [
+    { id: 'outline', kind: 'function', run: () => ({ points: ['tides', 'moon'] }) },
+    {
+      id: 'passes',
+      kind: 'loop',
+      max: 2,
+      while: () => true,
+      steps: [{ id: 'draft', kind: 'function', run: () => 'a draft' }],
+    },
+    { id: 'publish', kind: 'function', run: () => 'published' },
+  ],
+});
+
+const usage = { inputTokens: 1200, outputTokens: 300, cachedInputTokens: 200 };
+const helperModel = new ScriptedModel([], { modelId: 'gpt-4.1-mini' });
+const leadModel = new ScriptedModel([], { modelId: 'lead-model' });
+const workerModel = new ScriptedModel([], { modelId: 'worker-model' });
+let kernel: Kernel;
+let browser: Browser;
+let url: string;
+let hubos: HubOS;
+
+async function call(path: string, key: string, init: RequestInit = {}) {
+  const response = await fetch(`${url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Runs `helper` to its end (or, async, starts it): the run's id. */
+async function run(key: string, input: string, async = false): Promise<string> {
+  const answer = await call(`/api/agents/helper/run${async ? '?async=true' : ''}`, key, {
+    method: 'POST',
+    body: JSON.stringify({ input }),
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(async ? 202 : 200);
+  return answer.body.runId;
+}
+
+/** A fresh browser context holding `key`, on the page, recording the page's own errors. */
+async function openPage(path: string, key: string): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  await context.addInitScript((stored) => localStorage.setItem('hubos.apiKey', stored), key);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    // A route the server does not have yet answers 404: the page degrades, the browser logs it.
+    if (message.type() === 'error' && !/status of 40[34]/.test(message.text()))
+      errors.push(`console: ${message.text()}`);
+  });
+  await page.goto(`${url}/${path}`);
+  return { page, errors };
+}
+
+async function shoot(page: Page, name: string) {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+const rowIds = (page: Page) =>
+  page.locator('#runs-rows tr').evaluateAll((rows) => rows.map((row) => row.dataset.run));
+const traceRows = (page: Page) =>
+  page
+    .locator('#trace .trace-row')
+    .evaluateAll((rows) =>
+      rows.map((row) => `${row.dataset.kind}:${row.querySelector('.trace-name')?.textContent}`),
+    );
+it("has Debian's chromium installed (the system tests fail, never skip, without it)", () => {
+  expect(existsSync(CHROMIUM), MISSING_CHROMIUM).toBe(true);
+});
+
+describe('the studio of the page', () => {
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
+    kernel = await bootKernel({
+      config: {
+        permissions: { ask: ['danger:*'] },
+        pricing: { 'scripted:gpt-4.1-mini': { input: 0.4, output: 1.6, cachedInput: 0.1 } },
+        agents: {
+          helper: {
+            model: helperModel,
+            description: 'Answers with tools.',
+            tools: ['lookup', 'launch_rocket', 'task'],
+          },
+          lead: { model: leadModel, description: 'Plans and delegates.', instructions: 'Lead.' },
+          w1: { model: workerModel, description: 'Researches.', instructions: 'Research.' },
+        },
+      },
+      plugins: [
+        cosmos(),
+        subagent(),
+        stars({
+          crew: {
+            members: [
+              { agent: 'lead', role: 'leader' },
+              { agent: 'w1', role: 'worker' },
+            ],
+          },
+        }),
+        workflows([brief]),
+        {
+          name: 'studio-tools',
+          apply(k) {
+            k.hooks.registerTools.tap('studio-tools', (registry) => {
+              registry.register(lookup);
+              registry.register(launchRocket);
+            });
+          },
+        },
+      ],
+    });
+    hubos = new HubOS({
+      kernel,
+      name: 'studio-hub',
+      port: 0,
+      rateLimit: false,
+      apiKeys: [
+        { key: ALICE, id: 'alice' },
+        { key: BOB, id: 'bob' },
+        { key: ADMIN, id: 'root', admin: true },
+      ],
+    });
+    hubos.registerAgent('helper', kernel.agent('helper'));
+    url = await hubos.serve();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await hubos?.close();
+    await kernel?.close();
+  });
+
+  it('serves the studio’s modules and style beside app.js', async () => {
+    const html = await (await fetch(`${url}/`)).text();
+    expect(html).toContain('<script src="/ui/studio.js" type="module"></script>');
+    expect(html).toContain('<meta name="hubos-cosmos" content="/api/cosmos/agents">');
+    for (const file of [
+      'studio.js',
+      'trace.js',
+      'runs-view.js',
+      'run-page.js',
+      'live-trace.js',
+      'studio.css',
+    ]) {
+      const answer = await fetch(`${url}/ui/${file}`);
+      expect(answer.status, file).toBe(200);
+    }
+  });
+
+  it('lists a key’s runs newest first, filters them, pages through them and refreshes live', async () => {
+    helperModel.push(...Array.from({ length: 26 }, (_, i) => ({ text: `answer ${i}`, usage })));
+    helperModel.push({ error: 'the model is away' });
+    const ids: string[] = [];
+    for (let i = 0; i < 26; i++) ids.push(await run(ALICE, i === 3 ? `question ${MARKUP}` : `question ${i}`));
+    const failing = await call('/api/agents/helper/run', ALICE, {
+      method: 'POST',
+      body: JSON.stringify({ input: 'this one fails' }),
+    });
+    expect(failing.status).toBe(502);
+    const [failed] = (await call('/api/runs?limit=1', ALICE)).body.runs;
+    helperModel.push('bob’s answer');
+    const bobs = await run(BOB, 'bob asks');
+
+    const { page, errors } = await openPage('', ALICE);
+    await page.getByRole('button', { name: 'Runs', exact: true }).click();
+    expect(page.url()).toMatch(/#\/runs$/);
+    await expect.poll(() => page.locator('#runs-rows tr').count(), POLL).toBe(25);
+    // Newest first; Bob's run is not Alice's to see.
+    const first = await rowIds(page);
+    expect(first[0]).toBe(failed.id);
+    expect(first.slice(1)).toEqual(ids.slice(-24).reverse());
+    expect(first).not.toContain(bobs);
+    expect(await page.locator(`tr[data-run="${failed.id}"] .badge`).innerText()).toBe('failed');
+    expect(await page.locator('#runs-page').innerText()).toBe('Page 1 · 25 runs');
+
+    await page.locator('#runs-older').click();
+    await expect.poll(() => rowIds(page), POLL).toEqual([ids[1], ids[0]]);
+    expect(await page.locator('#runs-older').isDisabled()).toBe(true);
+    await page.locator('#runs-newer').click();
+    await expect.poll(() => page.locator('#runs-rows tr').count(), POLL).toBe(25);
+
+    // The markup of an input is text on the page.
+    await page.locator('#runs-q').fill('<img');
+    await expect.poll(() => rowIds(page), POLL).toEqual([ids[3]]);
+    expect(await page.locator(`tr[data-run="${ids[3]}"] .runs-input`).innerText()).toBe(`question ${MARKUP}`);
+    expect(await page.locator('#runs-rows img').count()).toBe(0);
+    await page.locator('#runs-q').fill('');
+    await page.locator('#runs-status').selectOption('failed');
+    await expect.poll(() => rowIds(page), POLL).toEqual([failed.id]);
+    await page.locator('#runs-status').selectOption('');
+    await page.locator('#runs-agent').fill('nobody');
+    await expect.poll(() => page.locator('#runs-table + .empty').isVisible(), POLL).toBe(true);
+    await page.locator('#runs-agent').fill('helper');
+    await expect.poll(() => page.locator('#runs-rows tr').count(), POLL).toBe(25);
+
+    // Live: a run started elsewhere shows up on the first page without a reload.
+    helperModel.push({ text: 'late answer', usage });
+    const late = await run(ALICE, 'a late question');
+    await expect.poll(async () => (await rowIds(page))[0], POLL).toBe(late);
+    // The refresh keeps the keyboard where it was.
+    await page.locator(`tr[data-run="${ids[25]}"] a`).focus();
+    helperModel.push({ text: 'later answer', usage });
+    const later = await run(ALICE, 'a later question');
+    await expect.poll(async () => (await rowIds(page))[0], POLL).toBe(later);
+    expect(await page.locator(`tr[data-run="${ids[25]}"] a:focus`).count()).toBe(1);
+    await shoot(page, 'runs');
+
+    // The usage chart: the hour buckets of the last day, with the tokens and cost in words.
+    // 24 hours end to end touch 25 hour buckets (the first and the last in part).
+    await expect.poll(() => page.locator('#usage-chart .usage-bucket').count(), POLL).toBe(25);
+    expect(await page.locator('#usage-chart .usage-summary').innerText()).toMatch(
+      /^\d+(\.\d)?k tokens in, \d+(\.\d)?k out, \d+ runs, \$\d+\.\d+ over the last 24 hours$/,
+    );
+    expect(await page.locator('#usage-chart svg').getAttribute('aria-label')).toMatch(/^Tokens per hour: /);
+    await page.locator('#usage-bucket').selectOption('day');
+    await expect
+      .poll(() => page.locator('#usage-chart .usage-bucket').count(), POLL)
+      .toBeGreaterThanOrEqual(30);
+
+    // Bob's key sees Bob's run alone, and Alice's run's page is no run for it.
+    const bob = await openPage('#/runs', BOB);
+    await expect.poll(() => rowIds(bob.page), POLL).toEqual([bobs]);
+    await bob.page.goto(`${url}/#/runs/${ids[0]}`);
+    await expect
+      .poll(
+        () =>
+          bob.page
+            .locator('#run-view .error')
+            .innerText()
+            .catch(() => ''),
+        POLL,
+      )
+      .toBe(`No run "${ids[0]}" for this key.`);
+    // A broken address opens the list; an id that is no run says so, as text.
+    await bob.page.goto(`${url}/#/runs/%zz`);
+    await expect.poll(() => bob.page.locator('#runs-view').isVisible(), POLL).toBe(true);
+    await bob.page.goto(`${url}/#/runs/${encodeURIComponent('<b>x</b>')}`);
+    await expect
+      .poll(
+        () =>
+          bob.page
+            .locator('#run-view .error')
+            .innerText()
+            .catch(() => ''),
+        POLL,
+      )
+      .toMatch(/^No run "<b>x<\/b>" for this key\.$|^RUN_/);
+    expect(await bob.page.locator('#run-view b').count()).toBe(0);
+    // An admin key sees every key's runs.
+    const admin = await openPage('#/runs', ADMIN);
+    await expect.poll(() => rowIds(admin.page), POLL).toContain(bobs);
+    expect(await rowIds(admin.page)).toContain(late);
+    await admin.page.context().close();
+    expect(await page.evaluate(() => 'pwned' in globalThis)).toBe(false);
+    expect(errors).toEqual([]);
+    await page.context().close();
+    await bob.page.context().close();
+  });
+
+  it('draws a run’s trace: model and tool calls on one axis, previews, errors in red, payloads on demand', async () => {
+    helperModel.push(
+      {
+        toolCalls: [
+          { name: 'lookup', input: { word: 'tide' } },
+          { name: 'lookup', input: { word: 'missing' } },
+        ],
+        usage,
+      },
+      { text: `Tides come from the moon. ${MARKUP}`, usage },
+    );
+    const id = await run(ALICE, 'what are tides?');
+    const { page, errors } = await openPage('', ALICE);
+    await page.getByRole('button', { name: 'Runs', exact: true }).click();
+    await page.locator(`tr[data-run="${id}"] a`).click();
+    expect(page.url()).toMatch(new RegExp(`#/runs/${id}$`));
+    await expect
+      .poll(() => traceRows(page), POLL)
+      .toEqual(['model:scripted:gpt-4.1-mini', 'tool:lookup', 'tool:lookup', 'model:scripted:gpt-4.1-mini']);
+    const rows = page.locator('#trace .trace-row');
+    expect(await rows.nth(0).locator('.trace-facts').innerText()).toBe(
+      '1.2k in · 300 out · 200 cached · tool-calls',
+    );
+    // The two tool calls of one model step, in the order they ended: the failing one first.
+    const found = rows.filter({ hasText: 'tide means' });
+    const missing = rows.filter({ hasText: '{"word":"missing"}' });
+    expect(await found.locator('.trace-preview').innerText()).toContain('{"word":"tide"}');
+    expect(await found.locator('.trace-preview').innerText()).toContain('tide means <img src=x onerror=');
+    expect(await found.getAttribute('data-status')).toBe('ok');
+    expect(await missing.getAttribute('data-status')).toBe('error');
+    expect(await missing.locator('.trace-error').innerText()).toMatch(/no such word/);
+    expect(await page.locator('.run-tokens').innerText()).toBe('2.4k in · 600 out · 400 cached');
+    expect(await page.locator('.run-cost').innerText()).toMatch(/^\$\d/);
+    expect(await page.locator('.run-answer').innerText()).toBe(`Tides come from the moon. ${MARKUP}`);
+    // Bars sit on one axis: each bar's place is a share of the run's time, none past its end.
+    const bars = await rows.locator('.trace-bar').evaluateAll((all) =>
+      all.map((bar) => ({
+        at: Number.parseFloat(bar.style.getPropertyValue('--at')),
+        span: Number.parseFloat(bar.style.getPropertyValue('--span')),
+      })),
+    );
+    for (const { at, span } of bars) expect(at + span).toBeLessThanOrEqual(100.001);
+    expect(bars[3]!.at).toBeGreaterThanOrEqual(bars[0]!.at);
+
+    // A step opens its payload from the keyboard: the tool call's full input and output.
+    await found.locator('.trace-open').focus();
+    await page.keyboard.press('Enter');
+    const detail = found.locator('.trace-detail');
+    await expect.poll(() => detail.isVisible(), POLL).toBe(true);
+    await expect.poll(() => detail.innerText(), POLL).toContain('"meaning": "tide means');
+    expect(await found.locator('.trace-open').getAttribute('aria-expanded')).toBe('true');
+    expect(await page.locator('#trace img, #run-view img').count()).toBe(0);
+    expect(await page.locator('#run-view').innerText()).not.toContain('undefined');
+    await shoot(page, 'trace');
+    if (SHOTS) {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await shoot(page, 'trace-dark');
+    }
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('nests a workflow’s loop passes under the loop in the trace', async () => {
+    const answer = await call('/api/workflows/brief/run', ALICE, { method: 'POST', body: '{"input":{}}' });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const [latest] = (await call('/api/runs?limit=1&agent=workflow:brief', ALICE)).body.runs;
+    const { page, errors } = await openPage(`#/runs/${latest.id}`, ALICE);
+    await expect.poll(() => traceRows(page), POLL).toContain('step:publish');
+    const names = await traceRows(page);
+    expect(names).toEqual(
+      expect.arrayContaining(['step:outline', 'step:passes[0]/draft', 'step:passes[1]/draft']),
+    );
+    const depth = (name: string) =>
+      page
+        .locator('#trace .trace-row', { has: page.locator('.trace-name', { hasText: name }) })
+        .first()
+        .evaluate((row) => row.style.getPropertyValue('--depth') || '0');
+    expect(await depth('outline')).toBe('0');
+    expect(await depth('passes[1]/draft')).toBe('1');
+    expect(await depth('passes[1]?')).toBe('1');
+    // In the order they started: the loop before its passes, though it ended after them.
+    expect(names.indexOf('step:passes')).toBeLessThan(names.indexOf('step:passes[0]/draft'));
+    expect(names.indexOf('step:publish')).toBe(names.length - 1);
+    expect(await page.locator('.again-form').count()).toBe(0); // a workflow's run is not run again from here
+    expect(await page.locator('#run-view').innerText()).not.toContain('undefined');
+    await shoot(page, 'workflow');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('grows a running run’s trace live from its events, then shows the recorded steps', async () => {
+    const gate = deferred();
+    helperModel.push({ toolCalls: [{ name: 'lookup', input: { word: 'moon' } }], usage }, async () => {
+      await gate.promise;
+      return { text: 'The moon pulls.', usage };
+    });
+    const id = await run(ALICE, 'live question', true);
+    const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
+    // Mid-run: the first model call and the tool call done, the second model call running.
+    await expect
+      .poll(() => traceRows(page), POLL)
+      .toEqual(['model:scripted:gpt-4.1-mini', 'tool:lookup', 'model:scripted:gpt-4.1-mini']);
+    await expect
+      .poll(() => page.locator('#trace .trace-row').nth(2).getAttribute('data-status'), POLL)
+      .toBe('running');
+    expect(await page.locator('#trace .trace-row').nth(1).locator('.trace-preview').innerText()).toContain(
+      'moon means',
+    );
+    expect(await page.locator('#run-view [role="status"]').first().innerText()).toBe(
+      'Running: the trace grows as the run goes.',
+    );
+    await shoot(page, 'live');
+    gate.resolve();
+    await expect.poll(() => page.locator('.run-status').innerText(), POLL).toBe('completed');
+    await expect.poll(() => page.locator('#trace .trace-row[data-status="running"]').count(), POLL).toBe(0);
+    expect(await traceRows(page)).toEqual([
+      'model:scripted:gpt-4.1-mini',
+      'tool:lookup',
+      'model:scripted:gpt-4.1-mini',
+    ]);
+    expect(await page.locator('.run-answer').innerText()).toBe('The moon pulls.');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('approves a waiting tool call from the trace, and the decision stays on the recorded trace', async () => {
+    helperModel.push(
+      { toolCalls: [{ name: 'launch_rocket', input: { target: 'moon' } }], usage },
+      { text: 'Launched.', usage },
+    );
+    const id = await run(ALICE, 'launch it', true);
+    const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
+    const prompt = page.locator('#trace .trace-row[data-kind="tool"] .approval');
+    await expect.poll(() => prompt.isVisible(), POLL).toBe(true);
+    expect(await prompt.locator('h3').textContent()).toBe('Approval needed: launch_rocket');
+    await shoot(page, 'approval');
+    await prompt.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.locator('.run-status').innerText(), POLL).toBe('completed');
+    const tool = page.locator('#trace .trace-row[data-kind="tool"]');
+    await expect.poll(() => tool.locator('.trace-facts').innerText(), POLL).toMatch(/^approved at /);
+    expect(await tool.locator('.trace-preview').innerText()).toContain('{"launched":"moon"}');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows a Stars team run’s members and roles and the messages between them', async () => {
+    leadModel.push(
+      {
+        toolCalls: [
+          { name: 'stars_delegate', input: { tasks: [{ worker: 'crew-w1', task: `Find facts ${MARKUP}` }] } },
+        ],
+      },
+      'The team found the facts.',
+    );
+    workerModel.push('Fact: tides follow the moon.');
+    const answer = await call('/api/stars/crew/run', ADMIN, {
+      method: 'POST',
+      body: JSON.stringify({ task: 'Research tides.' }),
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const [team] = (await call('/api/runs?limit=1&agent=stars:crew', ADMIN)).body.runs;
+    const { page, errors } = await openPage(`#/runs/${team.id}`, ADMIN);
+    await expect
+      .poll(
+        () =>
+          page
+            .locator('.team-members li')
+            .evaluateAll((n) => n.map((li) => `${li.dataset.member}:${li.dataset.role}`)),
+        POLL,
+      )
+      .toEqual(['crew-lead:leader', 'crew-w1:worker']);
+    await expect.poll(() => page.locator('.team-messages li').count(), POLL).toBeGreaterThan(0);
+    expect(await page.locator('.team-messages').innerText()).toContain('Fact: tides follow the moon.');
+    expect(await page.locator('.team img').count()).toBe(0);
+    expect(await page.locator('.again-form').count()).toBe(0);
+    await shoot(page, 'team');
+    expect(errors).toEqual([]);
+    await page.context().close();
+    leadModel.assertConsumed();
+    workerModel.assertConsumed();
+  });
+
+  it('compares two runs side by side: answer, steps, tokens, cost, duration', async () => {
+    helperModel.push(
+      { text: 'Short answer.', usage },
+      { toolCalls: [{ name: 'lookup', input: { word: 'sea' } }], usage },
+      { text: 'Longer answer.', usage },
+    );
+    const a = await run(ALICE, 'compare me');
+    const b = await run(ALICE, 'compare me too');
+    const { page, errors } = await openPage(`#/compare/${a}/${b}`, ALICE);
+    await expect.poll(() => page.locator('.compare-side').count(), POLL).toBe(2);
+    expect(await page.locator('[data-side="a"] .compare-answer').innerText()).toBe('Short answer.');
+    expect(await page.locator('[data-side="b"] .compare-answer').innerText()).toBe('Longer answer.');
+    expect(await page.locator('[data-side="a"] [data-fact="steps"]').innerText()).toBe('1');
+    expect(await page.locator('[data-side="b"] [data-fact="steps"]').innerText()).toBe('3');
+    expect(await page.locator('[data-side="b"] [data-fact="tokens"]').innerText()).toBe('2.4k in · 600 out');
+    expect(await page.locator('[data-side="a"] [data-fact="model"]').innerText()).toBe(
+      'scripted:gpt-4.1-mini',
+    );
+    await shoot(page, 'compare');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('lists the Cosmos agents with their state and stats in the Agents view', async () => {
+    const { page, errors } = await openPage('', ADMIN);
+    await page.getByRole('button', { name: 'Agents', exact: true }).click();
+    await expect
+      .poll(() => page.locator('#cosmos-rows tr').evaluateAll((n) => n.map((tr) => tr.dataset.agent)), POLL)
+      .toEqual(expect.arrayContaining(['crew-lead', 'crew-w1']));
+    const lead = page.locator('#cosmos-rows tr[data-agent="crew-lead"]');
+    expect(await lead.locator('td').nth(1).innerText()).toBe('lead');
+    expect(await lead.locator('td').nth(3).innerText()).toBe('shared');
+    expect(await page.locator('#cosmos-summary').innerText()).toMatch(/^\d+ agents of \d+ · \d+ running · /);
+    await shoot(page, 'agents');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('draws the fields richer steps carry: child tracks grouped and indented, TTFT, permission, approval', async () => {
+    // The page's own renderer, given steps shaped as GET /runs/:id/steps answers them with
+    // tracks, previews and decisions, so the page draws them once the server records them.
+    const { page, errors } = await openPage('', ALICE);
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, 0, ms)).toISOString();
+    const base = { runId: 'r1', step: 1, status: 'ok' };
+    const task = {
+      runId: 'child-1',
+      kind: 'subagent',
+      label: 'task research: find the tide tables',
+      callId: 'c1',
+    };
+    const nested = {
+      ...task,
+      runId: 'child-2',
+      label: 'task check: <b>verify</b>',
+      callId: 'c3',
+      parentRunId: 'child-1',
+    };
+    const steps = [
+      {
+        ...base,
+        seq: 1,
+        kind: 'model',
+        name: 'gpt-4.1',
+        startedAt: at(0),
+        finishedAt: at(100),
+        durationMs: 100,
+        firstTokenMs: 40,
+        usage: { inputTokens: 50, outputTokens: 10 },
+      },
+      {
+        ...base,
+        seq: 2,
+        kind: 'tool',
+        name: 'task',
+        callId: 'c1',
+        startedAt: at(100),
+        finishedAt: at(400),
+        durationMs: 300,
+        permission: { decision: 'ask', rule: 'task' },
+        approval: { approved: true, by: 'alice', at: at(150) },
+        preview: { input: '{"description":"<img src=x>"}' },
+      },
+      {
+        ...base,
+        seq: 3,
+        kind: 'model',
+        name: 'gpt-4.1-mini',
+        startedAt: at(120),
+        finishedAt: at(200),
+        durationMs: 80,
+        track: task,
+      },
+      {
+        ...base,
+        seq: 4,
+        kind: 'tool',
+        name: 'task',
+        callId: 'c3',
+        startedAt: at(200),
+        finishedAt: at(350),
+        durationMs: 150,
+        track: task,
+      },
+      {
+        ...base,
+        seq: 5,
+        kind: 'model',
+        name: 'gpt-4.1-mini',
+        startedAt: at(210),
+        finishedAt: at(340),
+        durationMs: 130,
+        track: nested,
+        status: 'error',
+        error: { code: 'MODEL_HTTP_ERROR', message: 'away' },
+      },
+      {
+        ...base,
+        seq: 6,
+        kind: 'model',
+        name: 'gpt-4.1',
+        startedAt: at(400),
+        finishedAt: at(500),
+        durationMs: 100,
+      },
+    ];
+    // The module is imported as the page imports it (the page's CSP allows its own scripts only).
+    await page.evaluate(`(async () => {
+      const { traceRows } = await import('/ui/trace.js');
+      const list = document.createElement('ol');
+      list.id = 'sample-trace';
+      list.append(traceRows(${JSON.stringify(steps)}, ${JSON.stringify({ createdAt: at(0), finishedAt: at(500) })}).rows);
+      document.body.append(list);
+    })()`);
+    const sample = page.locator('#sample-trace');
+    await expect.poll(() => sample.count(), POLL).toBe(1);
+    const drawn = await sample.evaluate((list) => {
+      const shape = (ol: typeof list): unknown[] =>
+        [...ol.children].map((li) =>
+          li.classList.contains('trace-group')
+            ? {
+                group: li.querySelector('.trace-name')?.textContent,
+                rows: shape(li.querySelector(':scope > ol')!),
+              }
+            : `${li.getAttribute('data-seq')} ${li.querySelector('.trace-facts')?.textContent ?? ''}`.trim(),
+        );
+      const rows = [...list.querySelectorAll('.trace-row')];
+      return {
+        shape: shape(list),
+        depths: rows.map((row) => /--depth:\s*(\d+)/.exec(row.getAttribute('style') ?? '')?.[1] ?? '0'),
+        markup: list.querySelectorAll('img, b').length,
+      };
+    });
+    expect(drawn.shape).toEqual([
+      '1 TTFT 40 ms · 50 in · 10 out',
+      expect.stringMatching(/^2 ask \(task\) · approved by alice at /),
+      {
+        group: 'task research: find the tide tables',
+        rows: ['3', '4', { group: 'task check: <b>verify</b>', rows: ['5'] }],
+      },
+      '6',
+    ]);
+    expect(drawn.depths).toEqual(['0', '0', '1', '1', '2', '0']);
+    expect(drawn.markup).toBe(0);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  // Needs POST /runs/:id/again (and GET /runs/models).
+  it.skip('runs a run again with an edited input and another model, then compares both', async () => {
+    helperModel.push({ text: 'First.', usage }, { text: 'Second.', usage });
+    const id = await run(ALICE, 'say something');
+    const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
+    await expect.poll(() => page.locator('#again-input').inputValue(), POLL).toBe('say something');
+    await page.locator('#again-input').fill('say something else');
+    await expect.poll(() => page.locator('#again-model option').count(), POLL).toBeGreaterThan(1);
+    await page.locator('#again-model').selectOption({ index: 1 });
+    await page.getByRole('button', { name: 'Run again' }).click();
+    await expect.poll(() => page.url(), POLL).toMatch(new RegExp(`#/compare/${id}/`));
+    await expect.poll(() => page.locator('.compare-side').count(), POLL).toBe(2);
+    expect(await page.locator('[data-side="b"] .compare-input').innerText()).toBe('say something else');
+    expect(await page.locator('[data-side="b"] .compare-answer').innerText()).toBe('Second.');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  // Needs RunStep.track (a sub-agent's steps recorded in its parent run's steps).
+  it.skip('groups a sub-agent’s steps under its task call, indented under its label', async () => {
+    // General-purpose sub-agents answer from the calling agent's model: the task's turn comes second.
+    helperModel.push(
+      {
+        toolCalls: [
+          { name: 'task', input: { description: 'Find the tide tables.', subagent_type: 'general-purpose' } },
+        ],
+        usage,
+      },
+      { text: 'High tide at noon.', usage },
+      { text: 'The tables say noon.', usage },
+    );
+    const id = await run(ALICE, 'when is high tide?');
+    const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
+    const group = page.locator('#trace .trace-group[data-track-kind="subagent"]');
+    await expect.poll(() => group.count(), POLL).toBe(1);
+    expect(await group.locator('.trace-group-head .trace-name').innerText()).toBe(
+      'task general-purpose: Find the tide tables.',
+    );
+    expect(await group.locator('.trace-row').count()).toBe(1);
+    expect(await group.locator('.trace-row').first().getAttribute('style')).toContain('--depth: 1');
+    // The group comes right after the task call that started it.
+    expect(
+      await page
+        .locator('#trace > li')
+        .evaluateAll((items) =>
+          items.map((li) => li.getAttribute('data-kind') ?? li.getAttribute('data-track-kind')),
+        ),
+    ).toEqual(['model', 'tool', 'subagent', 'model']);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  // Needs GET /runs/:id/steps/:seq (the full payload of a step).
+  it.skip('opens a model call’s full payload: its answer and the messages it was sent', async () => {
+    helperModel.push({ text: 'Payload answer.', usage });
+    const id = await run(ALICE, 'show the payload');
+    const { page } = await openPage(`#/runs/${id}`, ALICE);
+    const row = page.locator('#trace .trace-row[data-kind="model"]').first();
+    await row.locator('.trace-open').click();
+    await expect.poll(() => row.locator('.trace-detail').innerText(), POLL).toContain('Payload answer.');
+    expect(await row.locator('.trace-detail').innerText()).toContain('show the payload');
+    await page.context().close();
+  });
+
+  // Needs GET /runs?q= (the server's text search): the page's own filter only sees the page it got.
+  it.skip('searches runs by their input on the server, past the first page', async () => {
+    const { page } = await openPage('#/runs', ALICE);
+    await page.locator('#runs-q').fill('question 0');
+    await expect.poll(() => page.locator('#runs-rows tr').count(), POLL).toBe(1);
+    await page.context().close();
+  });
+});
