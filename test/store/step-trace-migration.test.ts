@@ -38,7 +38,7 @@ it('adds the trace columns to a file of the previous schema, keeping its steps',
   try {
     const table = await openRunTable(store);
     const versions = store.database.prepare('SELECT version FROM hubos_migrations ORDER BY version').all();
-    expect(versions.map((row) => Number(row.version))).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(versions.map((row) => Number(row.version))).toEqual(RUNS_SQLITE_MIGRATIONS.map((m) => m.version));
     expect(await table.steps(run.id)).toEqual([
       expect.objectContaining({ seq: 1, kind: 'tool', name: 'echo', durationMs: 15 }),
     ]);
