@@ -128,13 +128,16 @@ export default defineConfig(({ mode }) => ({
   // `hubos serve` behind a load balancer: a run is read, streamed, approved and cancelled through
   // any of them, and the runs of an instance that dies are resumed by another one after leaseMs.
   bus: { leaseMs: 15_000 },
-  // Every run is a row of the store's runs table: GET /api/runs and `hubos runs list` find it,
-  // `hubos runs show <id>` prints its model and tool calls. Each step is kept before the run goes
+  // Every run is a row of the store's runs table: the page's Runs view (http://127.0.0.1:3000/#/runs)
+  // lists them live with their traces, and runs one again on another model to compare; GET /api/runs
+  // and `hubos runs list` find it, `hubos runs show <id>` prints it as a tree (sub-agents and team
+  // members nested, with durations, tokens and cost). Each step is kept before the run goes
   // on (durability 'sync', the default), so a run whose instance dies resumes without making a
   // tool call twice. Ended runs are kept 30 days, and at most the newest 100,000; conversations
   // nobody wrote to for 90 days and A2A tasks over for 30 go too (`hubos prune` applies it now;
   // `--owner <id>` erases one caller's data).
-  runs: { durability: 'sync', retention: { maxAgeDays: 30, maxRuns: 100_000 } },
+  // recordSteps: false would keep no steps (no traces) for a little less work per run.
+  runs: { durability: 'sync', recordSteps: true, retention: { maxAgeDays: 30, maxRuns: 100_000 } },
   sessions: { retention: { maxAgeDays: 90 } },
   a2a: { retention: { maxAgeDays: 30 } },
   // What a model call costs, in USD per million tokens, over the built-in list prices of the
