@@ -139,7 +139,15 @@ async function openPage(path: string, key: string): Promise<{ page: Page; errors
 async function shoot(page: Page, name: string) {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
+  // The page scrolls inside <main>: a window as tall as its content (up to 2,400 px) shows all of it.
+  const size = page.viewportSize()!;
+  const extra = await page
+    .locator('main')
+    .evaluate((main) => main.scrollHeight - main.clientHeight)
+    .catch(() => 0);
+  await page.setViewportSize({ width: size.width, height: Math.min(2400, size.height + Math.max(0, extra)) });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await page.setViewportSize(size);
 }
 
 const rowIds = (page: Page) =>
@@ -573,7 +581,7 @@ describe('the studio of the page', () => {
     expect(await page.locator('[data-side="a"] [data-fact="model"]').innerText()).toBe(
       'scripted:gpt-4.1-mini',
     );
-    await shoot(page, 'compare');
+    expect(await page.locator('.compare-again').count()).toBe(0);
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -746,6 +754,9 @@ describe('the studio of the page', () => {
       'scripted:writer-model',
     );
     expect(await page.locator('#compare-view img').count()).toBe(0);
+    expect(await page.locator('.compare-again').innerText()).toBe(
+      'The second run is a run again of the first.',
+    );
     await shoot(page, 'compare');
     // The server paired them: the repeat's record names the first run, and its page links the comparison.
     const record = await call(`/api/runs/${again}`, ALICE);

@@ -72,6 +72,17 @@ function column(record, answer, side) {
   );
 }
 
+/** Says which run repeats the other (POST /runs/:id/again), when one does. */
+function pairing(a, b) {
+  const text =
+    b.againOf === a.id
+      ? 'The second run is a run again of the first.'
+      : a.againOf === b.id
+        ? 'The first run is a run again of the second.'
+        : undefined;
+  return text ? h('p', { class: 'hint compare-again' }, text) : undefined;
+}
+
 export async function showCompare(root, a, b) {
   const mine = ++shown;
   const isCurrent = () => mine === shown;
@@ -88,6 +99,7 @@ export async function showCompare(root, a, b) {
     root.replaceChildren(
       h('p', { class: 'back' }, h('a', { href: '#/runs' }, '← Runs')),
       h('h2', { id: 'compare-title' }, 'Compare runs'),
+      ...[pairing(records[0], records[1])].filter(Boolean),
       h(
         'div',
         { class: 'compare', 'aria-labelledby': 'compare-title' },
