@@ -1,9 +1,10 @@
 /**
  * The studio of the page in headless Chromium against a real listening HubOS with ScriptedModel
  * agents: the Runs view (filters, pages, live refresh, the usage chart), a run's trace (model and
- * tool calls, a workflow's steps, a live run growing, an approval decided in the page), a Stars
- * team's members and messages, the comparison of two runs and the Cosmos agents. Each key sees its
- * own runs only. With HUBOS_SCREENSHOTS=<dir> set it saves the screens there (docs/public/studio/).
+ * tool calls, a sub-agent's track, payloads on demand (a 1 MB one cut), a workflow's steps, a live
+ * run growing, an approval decided in the page), a Stars team's members, messages and tracks, run
+ * again on another model and the comparison of two runs, and the Cosmos agents. Each key sees its
+ * own runs only; forged addresses say "No run". With HUBOS_SCREENSHOTS=<dir> set it saves the screens there (docs/public/studio/).
  * Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -128,7 +129,7 @@ async function openPage(path: string, key: string): Promise<{ page: Page; errors
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
   page.on('console', (message) => {
-    // A route the server does not have yet answers 404: the page degrades, the browser logs it.
+    // A 404 (another key's run, a forged address) is logged by the browser; the page says "No run".
     if (message.type() === 'error' && !/status of 40[34]/.test(message.text()))
       errors.push(`console: ${message.text()}`);
   });
@@ -602,8 +603,8 @@ describe('the studio of the page', () => {
   });
 
   it('draws the fields richer steps carry: child tracks grouped and indented, TTFT, permission, approval', async () => {
-    // The page's own renderer, given steps shaped as GET /runs/:id/steps answers them with
-    // tracks, previews and decisions, so the page draws them once the server records them.
+    // The page's own renderer on steps shaped as GET /runs/:id/steps answers them, with what one
+    // scripted run does not give at once: a nested sub-agent, a failed child call, fixed times.
     const { page, errors } = await openPage('', ALICE);
     const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, 0, ms)).toISOString();
     const base = { runId: 'r1', step: 1, status: 'ok' };
