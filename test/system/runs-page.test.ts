@@ -564,6 +564,39 @@ describe('the studio of the page', () => {
     workerModel.assertConsumed();
   });
 
+  it('shows a key without the team’s history the messages its members’ calls sent', async () => {
+    leadModel.push(
+      {
+        toolCalls: [
+          { name: 'stars_delegate', input: { tasks: [{ worker: 'crew-w1', task: `Count ${MARKUP}` }] } },
+        ],
+      },
+      'Counted.',
+    );
+    workerModel.push('Three.');
+    const answer = await call('/api/stars/crew/run', ALICE, {
+      method: 'POST',
+      body: JSON.stringify({ task: 'Count the tides.' }),
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const [team] = (await call('/api/runs?limit=1&agent=stars:crew', ALICE)).body.runs;
+    expect((await call('/api/stars/crew/messages', ALICE)).status).toBe(403);
+    const { page, errors } = await openPage(`#/runs/${team.id}`, ALICE);
+    const messages = page.locator('.team-messages li');
+    await expect.poll(() => messages.count(), POLL).toBe(1);
+    expect(await messages.locator('.team-route').innerText()).toBe('crew-lead → crew-w1 (delegate)');
+    expect(await messages.locator('p').innerText()).toBe(`Count ${MARKUP}`);
+    expect(await page.locator('.team-messages').getAttribute('aria-label')).toBe(
+      'Messages, the members’ tool calls',
+    );
+    expect(await page.locator('.team img').count()).toBe(0);
+    expect(await page.locator('#trace .trace-group[data-track-kind="member"]').count()).toBe(3);
+    expect(errors).toEqual([]);
+    await page.context().close();
+    leadModel.assertConsumed();
+    workerModel.assertConsumed();
+  });
+
   it('compares two runs side by side: answer, steps, tokens, cost, duration', async () => {
     helperModel.push(
       { text: 'Short answer.', usage },
