@@ -885,17 +885,37 @@ describe('the studio of the page', () => {
   });
 
   it('opens a model call’s full payload: its answer and the messages it was sent', async () => {
-    helperModel.push({ text: 'Payload answer.', usage });
+    helperModel.push(
+      { toolCalls: [{ name: 'lookup', input: { word: 'payload' } }], usage },
+      { text: 'Payload answer.', usage },
+    );
     const id = await run(ALICE, 'show the payload');
     const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
-    const row = page.locator('#trace .trace-row[data-kind="model"]').first();
+    const row = page.locator('#trace .trace-row[data-kind="model"]').last();
     await expect.poll(() => row.count(), POLL).toBe(1);
     await row.locator('.trace-open').click();
     const detail = row.locator('.trace-detail');
     await expect.poll(() => detail.locator('[data-part="answer"]').innerText(), POLL).toBe('Payload answer.');
-    expect(await detail.locator('[data-part="sent"]').innerText()).toContain('show the payload');
+    // Sent: the run's input, the first answer's tool call and the tool's output.
+    const sent = await detail.locator('[data-part="sent"]').innerText();
+    expect(sent).toContain('show the payload');
+    expect(sent).toContain('payload means');
     expect(await detail.innerText()).toMatch(/Payload\s+\d[\d,]* bytes/);
-    expect(errors).toEqual([]);
+    // A run deleted while its page is open: a step opened then says the server's error.
+    expect((await call(`/api/runs/${id}`, ALICE, { method: 'DELETE' })).status).toBe(204);
+    const tool = page.locator('#trace .trace-row[data-kind="tool"]');
+    await tool.locator('.trace-open').click();
+    await expect
+      .poll(
+        () =>
+          tool
+            .locator('.trace-detail [role="alert"]')
+            .innerText()
+            .catch(() => ''),
+        POLL,
+      )
+      .toMatch(/^RUN_NOT_FOUND: /);
+    expect(errors.filter((error) => !/status of 404/.test(error))).toEqual([]);
     await page.context().close();
   });
 
