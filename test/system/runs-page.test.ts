@@ -1,9 +1,10 @@
 /**
  * The studio of the page in headless Chromium against a real listening HubOS with ScriptedModel
  * agents: the Runs view (filters, pages, live refresh, the usage chart), a run's trace (model and
- * tool calls, a workflow's steps, a live run growing, an approval decided in the page), a Stars
- * team's members and messages, the comparison of two runs and the Cosmos agents. Each key sees its
- * own runs only. With HUBOS_SCREENSHOTS=<dir> set it saves the screens there (docs/public/studio/).
+ * tool calls, a sub-agent's track, payloads on demand (a 1 MB one cut), a workflow's steps, a live
+ * run growing, an approval decided in the page), a Stars team's members, messages and tracks, run
+ * again on another model and the comparison of two runs, and the Cosmos agents. Each key sees its
+ * own runs only; forged addresses say "No run". With HUBOS_SCREENSHOTS=<dir> set it saves the screens there (docs/public/studio/).
  * Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -58,6 +59,15 @@ const lookup = defineTool({
   },
 });
 
+/** A tool answering over 1 MB: its payload is cut on the server and the page stays quick. */
+const BIG_OUTPUT_CHARS = 1_200_000;
+const dump = defineTool({
+  name: 'dump',
+  description: 'Dumps a big log.',
+  inputSchema: { type: 'object', properties: {} },
+  handler: () => `${MARKUP}${'log line\n'.repeat(BIG_OUTPUT_CHARS / 9)}`,
+});
+
 const launchRocket = defineTool({
   name: 'launch_rocket',
   description: 'Launches a rocket.',
@@ -86,6 +96,7 @@ const usage = { inputTokens: 1200, outputTokens: 300, cachedInputTokens: 200 };
 const helperModel = new ScriptedModel([], { modelId: 'gpt-4.1-mini' });
 const leadModel = new ScriptedModel([], { modelId: 'lead-model' });
 const workerModel = new ScriptedModel([], { modelId: 'worker-model' });
+const writerModel = new ScriptedModel([], { modelId: 'writer-model' });
 let kernel: Kernel;
 let browser: Browser;
 let url: string;
@@ -118,7 +129,7 @@ async function openPage(path: string, key: string): Promise<{ page: Page; errors
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
   page.on('console', (message) => {
-    // A route the server does not have yet answers 404: the page degrades, the browser logs it.
+    // A 404 (another key's run, a forged address) is logged by the browser; the page says "No run".
     if (message.type() === 'error' && !/status of 40[34]/.test(message.text()))
       errors.push(`console: ${message.text()}`);
   });
@@ -129,7 +140,15 @@ async function openPage(path: string, key: string): Promise<{ page: Page; errors
 async function shoot(page: Page, name: string) {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
+  // The page scrolls inside <main>: a window as tall as its content (up to 2,400 px) shows all of it.
+  const size = page.viewportSize()!;
+  const extra = await page
+    .locator('main')
+    .evaluate((main) => main.scrollHeight - main.clientHeight)
+    .catch(() => 0);
+  await page.setViewportSize({ width: size.width, height: Math.min(2400, size.height + Math.max(0, extra)) });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await page.setViewportSize(size);
 }
 
 const rowIds = (page: Page) =>
@@ -155,8 +174,9 @@ describe('the studio of the page', () => {
           helper: {
             model: helperModel,
             description: 'Answers with tools.',
-            tools: ['lookup', 'launch_rocket', 'task'],
+            tools: ['lookup', 'launch_rocket', 'dump', 'task'],
           },
+          writer: { model: writerModel, description: 'Writes.' },
           lead: { model: leadModel, description: 'Plans and delegates.', instructions: 'Lead.' },
           w1: { model: workerModel, description: 'Researches.', instructions: 'Research.' },
         },
@@ -179,6 +199,7 @@ describe('the studio of the page', () => {
             k.hooks.registerTools.tap('studio-tools', (registry) => {
               registry.register(lookup);
               registry.register(launchRocket);
+              registry.register(dump);
             });
           },
         },
@@ -196,6 +217,8 @@ describe('the studio of the page', () => {
       ],
     });
     hubos.registerAgent('helper', kernel.agent('helper'));
+    // A second served model: run again may switch a run to it.
+    hubos.registerAgent('writer', kernel.agent('writer'));
     url = await hubos.serve();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
@@ -353,12 +376,14 @@ describe('the studio of the page', () => {
       .poll(() => traceRows(page), POLL)
       .toEqual(['model:scripted:gpt-4.1-mini', 'tool:lookup', 'tool:lookup', 'model:scripted:gpt-4.1-mini']);
     const rows = page.locator('#trace .trace-row');
-    expect(await rows.nth(0).locator('.trace-facts').innerText()).toBe(
-      '1.2k in · 300 out · 200 cached · tool-calls',
+    expect(await rows.nth(0).locator('.trace-facts').innerText()).toMatch(
+      /^TTFT \d+ ms · 1\.2k in · 300 out · 200 cached(?: · \$[\d.]+)? · tool-calls$/,
     );
     // The two tool calls of one model step, in the order they ended: the failing one first.
     const found = rows.filter({ hasText: 'tide means' });
-    const missing = rows.filter({ hasText: '{"word":"missing"}' });
+    const missing = page
+      .locator('#trace .trace-row[data-kind="tool"]')
+      .filter({ hasText: '{"word":"missing"}' });
     expect(await found.locator('.trace-preview').innerText()).toContain('{"word":"tide"}');
     expect(await found.locator('.trace-preview').innerText()).toContain('tide means <img src=x onerror=');
     expect(await found.getAttribute('data-status')).toBe('ok');
@@ -472,7 +497,10 @@ describe('the studio of the page', () => {
     await prompt.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => page.locator('.run-status').innerText(), POLL).toBe('completed');
     const tool = page.locator('#trace .trace-row[data-kind="tool"]');
-    await expect.poll(() => tool.locator('.trace-facts').innerText(), POLL).toMatch(/^approved at /);
+    // The recorded step says what the policy said, and who decided when.
+    await expect
+      .poll(() => tool.locator('.trace-facts').innerText(), POLL)
+      .toMatch(/^ask \(danger:\*\) · approved by alice at /);
     expect(await tool.locator('.trace-preview').innerText()).toContain('{"launched":"moon"}');
     expect(errors).toEqual([]);
     await page.context().close();
@@ -508,7 +536,61 @@ describe('the studio of the page', () => {
     expect(await page.locator('.team-messages').innerText()).toContain('Fact: tides follow the moon.');
     expect(await page.locator('.team img').count()).toBe(0);
     expect(await page.locator('.again-form').count()).toBe(0);
+    // The trace: each member's steps on a track of its own, under its name and role.
+    const tracks = () =>
+      page.locator('#trace .trace-group[data-track-kind="member"]').evaluateAll((groups) =>
+        groups.map((group) => ({
+          label: [...group.querySelectorAll(':scope > .trace-group-head :is(.trace-name, .trace-turn)')]
+            .map((part) => part.textContent)
+            .join(' · '),
+          rows: [...group.querySelectorAll(':scope > ol > .trace-row')].map(
+            (row) => `${row.getAttribute('data-kind')}:${row.querySelector('.trace-name')?.textContent}`,
+          ),
+        })),
+      );
+    // The leader plans (its delegation), the worker answers, the leader sums up: three member runs.
+    await expect.poll(tracks, POLL).toEqual([
+      { label: 'crew-lead (leader)', rows: ['model:scripted:lead-model'] },
+      { label: 'crew-w1 (worker)', rows: ['model:scripted:worker-model'] },
+      { label: 'crew-lead (leader) · turn 2', rows: ['model:scripted:lead-model'] },
+    ]);
+    const worker = page.locator('#trace .trace-group[data-track-kind="member"]').nth(1);
+    expect(await worker.locator('.trace-preview').innerText()).toContain('Fact: tides follow the moon.');
+    expect(await worker.locator('.trace-row').getAttribute('style')).toContain('--depth: 1');
     await shoot(page, 'team');
+    expect(errors).toEqual([]);
+    await page.context().close();
+    leadModel.assertConsumed();
+    workerModel.assertConsumed();
+  });
+
+  it('shows a key without the team’s history the messages its members’ calls sent', async () => {
+    leadModel.push(
+      {
+        toolCalls: [
+          { name: 'stars_delegate', input: { tasks: [{ worker: 'crew-w1', task: `Count ${MARKUP}` }] } },
+        ],
+      },
+      'Counted.',
+    );
+    workerModel.push('Three.');
+    const answer = await call('/api/stars/crew/run', ALICE, {
+      method: 'POST',
+      body: JSON.stringify({ task: 'Count the tides.' }),
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const [team] = (await call('/api/runs?limit=1&agent=stars:crew', ALICE)).body.runs;
+    expect((await call('/api/stars/crew/messages', ALICE)).status).toBe(403);
+    const { page, errors } = await openPage(`#/runs/${team.id}`, ALICE);
+    const messages = page.locator('.team-messages li');
+    await expect.poll(() => messages.count(), POLL).toBe(1);
+    expect(await messages.locator('.team-route').innerText()).toBe('crew-lead → crew-w1 (delegate)');
+    expect(await messages.locator('p').innerText()).toBe(`Count ${MARKUP}`);
+    expect(await page.locator('.team-messages').getAttribute('aria-label')).toBe(
+      'Messages, the members’ tool calls',
+    );
+    expect(await page.locator('.team img').count()).toBe(0);
+    expect(await page.locator('#trace .trace-group[data-track-kind="member"]').count()).toBe(3);
     expect(errors).toEqual([]);
     await page.context().close();
     leadModel.assertConsumed();
@@ -533,7 +615,7 @@ describe('the studio of the page', () => {
     expect(await page.locator('[data-side="a"] [data-fact="model"]').innerText()).toBe(
       'scripted:gpt-4.1-mini',
     );
-    await shoot(page, 'compare');
+    expect(await page.locator('.compare-again').count()).toBe(0);
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -554,8 +636,8 @@ describe('the studio of the page', () => {
   });
 
   it('draws the fields richer steps carry: child tracks grouped and indented, TTFT, permission, approval', async () => {
-    // The page's own renderer, given steps shaped as GET /runs/:id/steps answers them with
-    // tracks, previews and decisions, so the page draws them once the server records them.
+    // The page's own renderer on steps shaped as GET /runs/:id/steps answers them, with what one
+    // scripted run does not give at once: a nested sub-agent, a failed child call, fixed times.
     const { page, errors } = await openPage('', ALICE);
     const at = (ms: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, 0, ms)).toISOString();
     const base = { runId: 'r1', step: 1, status: 'ok' };
@@ -682,26 +764,84 @@ describe('the studio of the page', () => {
     await page.context().close();
   });
 
-  // Needs POST /runs/:id/again (and GET /runs/models).
-  it.skip('runs a run again with an edited input and another model, then compares both', async () => {
-    helperModel.push({ text: 'First.', usage }, { text: 'Second.', usage });
+  it('runs a run again with an edited input and another model, then compares both', async () => {
+    helperModel.push({ text: 'First.', usage });
+    writerModel.push({ text: `Second. ${MARKUP}`, usage });
     const id = await run(ALICE, 'say something');
     const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
     await expect.poll(() => page.locator('#again-input').inputValue(), POLL).toBe('say something');
     await page.locator('#again-input').fill('say something else');
-    await expect.poll(() => page.locator('#again-model option').count(), POLL).toBeGreaterThan(1);
-    await page.locator('#again-model').selectOption({ index: 1 });
+    // GET /runs/models: the served agents' models, the run's own first (as "the same model").
+    await expect
+      .poll(() => page.locator('#again-model option').evaluateAll((o) => o.map((x) => x.value)), POLL)
+      .toEqual(['', 'scripted:gpt-4.1-mini', 'scripted:writer-model']);
+    await page.locator('#again-model').selectOption('scripted:writer-model');
     await page.getByRole('button', { name: 'Run again' }).click();
-    await expect.poll(() => page.url(), POLL).toMatch(new RegExp(`#/compare/${id}/`));
+    await expect.poll(() => page.url(), POLL).toMatch(new RegExp(`#/compare/${id}/[0-9a-f-]{36}$`));
+    const again = decodeURIComponent(page.url().split('/').at(-1)!);
     await expect.poll(() => page.locator('.compare-side').count(), POLL).toBe(2);
+    expect(await page.locator('[data-side="a"] .compare-input').innerText()).toBe('say something');
     expect(await page.locator('[data-side="b"] .compare-input').innerText()).toBe('say something else');
-    expect(await page.locator('[data-side="b"] .compare-answer').innerText()).toBe('Second.');
+    expect(await page.locator('[data-side="a"] .compare-answer').innerText()).toBe('First.');
+    expect(await page.locator('[data-side="b"] .compare-answer').innerText()).toBe(`Second. ${MARKUP}`);
+    expect(await page.locator('[data-side="b"] [data-fact="model"]').innerText()).toBe(
+      'scripted:writer-model',
+    );
+    expect(await page.locator('#compare-view img').count()).toBe(0);
+    expect(await page.locator('.compare-again').innerText()).toBe(
+      'The second run is a run again of the first.',
+    );
+    await shoot(page, 'compare');
+    // The server paired them: the repeat's record names the first run, and its page links the comparison.
+    const record = await call(`/api/runs/${again}`, ALICE);
+    expect(record.body).toMatchObject({ againOf: id, model: 'scripted:writer-model', via: 'rest' });
+    await page.goto(`${url}/#/runs/${again}`);
+    await expect
+      .poll(
+        () =>
+          page
+            .locator('.run-model')
+            .innerText()
+            .catch(() => ''),
+        POLL,
+      )
+      .toBe('scripted:writer-model');
+    await page.locator('.run-compare').click();
+    await expect.poll(() => page.url(), POLL).toMatch(new RegExp(`#/compare/${id}/${again}$`));
+    // The list marks the repeat with a link to the same comparison.
+    await page.goto(`${url}/#/runs`);
+    const link = page.locator(`tr[data-run="${again}"] .runs-again`);
+    await expect.poll(() => link.count(), POLL).toBe(1);
+    expect(await link.getAttribute('href')).toBe(`#/compare/${id}/${again}`);
     expect(errors).toEqual([]);
+    await page.context().close();
+    writerModel.assertConsumed();
+  });
+
+  it('tells a run again the server refuses, as its coded error', async () => {
+    helperModel.push({ text: 'Once.', usage });
+    const id = await run(ALICE, 'once only');
+    const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
+    await expect.poll(() => page.locator('#again-input').inputValue(), POLL).toBe('once only');
+    await page.locator('#again-input').fill('');
+    await page.getByRole('button', { name: 'Run again' }).click();
+    await expect
+      .poll(
+        () =>
+          page
+            .locator('.again-form .error')
+            .innerText()
+            .catch(() => ''),
+        POLL,
+      )
+      .toMatch(/^INVALID_BODY: /);
+    expect(page.url()).toMatch(new RegExp(`#/runs/${id}$`));
+    // The browser logs the 400 it got; nothing else went wrong.
+    expect(errors.filter((error) => !/status of 400/.test(error))).toEqual([]);
     await page.context().close();
   });
 
-  // Needs RunStep.track (a sub-agent's steps recorded in its parent run's steps).
-  it.skip('groups a sub-agent’s steps under its task call, indented under its label', async () => {
+  it('groups a sub-agent’s steps under its task call, indented under its label', async () => {
     // General-purpose sub-agents answer from the calling agent's model: the task's turn comes second.
     helperModel.push(
       {
@@ -717,8 +857,12 @@ describe('the studio of the page', () => {
     const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
     const group = page.locator('#trace .trace-group[data-track-kind="subagent"]');
     await expect.poll(() => group.count(), POLL).toBe(1);
+    // The label the recorder writes: `task <type>: <the description's first 60 characters>`.
     expect(await group.locator('.trace-group-head .trace-name').innerText()).toBe(
       'task general-purpose: Find the tide tables.',
+    );
+    expect(await group.locator('.trace-group-head .trace-facts').innerText()).toMatch(
+      /^1 step · [\d.]+ (ms|s) · 1\.2k in · 300 out$/,
     );
     expect(await group.locator('.trace-row').count()).toBe(1);
     expect(await group.locator('.trace-row').first().getAttribute('style')).toContain('--depth: 1');
@@ -730,27 +874,141 @@ describe('the studio of the page', () => {
           items.map((li) => li.getAttribute('data-kind') ?? li.getAttribute('data-track-kind')),
         ),
     ).toEqual(['model', 'tool', 'subagent', 'model']);
+    // The sub-agent's model call opens its payload: its answer and the task it was sent.
+    const inner = group.locator('.trace-row').first();
+    await inner.locator('.trace-open').click();
+    await expect.poll(() => inner.locator('.trace-detail').innerText(), POLL).toContain('High tide at noon.');
+    expect(await inner.locator('.trace-detail').innerText()).toContain('Find the tide tables.');
+    await shoot(page, 'subagent');
     expect(errors).toEqual([]);
     await page.context().close();
   });
 
-  // Needs GET /runs/:id/steps/:seq (the full payload of a step).
-  it.skip('opens a model call’s full payload: its answer and the messages it was sent', async () => {
-    helperModel.push({ text: 'Payload answer.', usage });
+  it('opens a model call’s full payload: its answer and the messages it was sent', async () => {
+    helperModel.push(
+      { toolCalls: [{ name: 'lookup', input: { word: 'payload' } }], usage },
+      { text: 'Payload answer.', usage },
+    );
     const id = await run(ALICE, 'show the payload');
-    const { page } = await openPage(`#/runs/${id}`, ALICE);
-    const row = page.locator('#trace .trace-row[data-kind="model"]').first();
+    const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
+    const row = page.locator('#trace .trace-row[data-kind="model"]').last();
+    await expect.poll(() => row.count(), POLL).toBe(1);
     await row.locator('.trace-open').click();
-    await expect.poll(() => row.locator('.trace-detail').innerText(), POLL).toContain('Payload answer.');
-    expect(await row.locator('.trace-detail').innerText()).toContain('show the payload');
+    const detail = row.locator('.trace-detail');
+    await expect.poll(() => detail.locator('[data-part="answer"]').innerText(), POLL).toBe('Payload answer.');
+    // Sent: the run's input, the first answer's tool call and the tool's output.
+    const sent = await detail.locator('[data-part="sent"]').innerText();
+    expect(sent).toContain('show the payload');
+    expect(sent).toContain('payload means');
+    expect(await detail.innerText()).toMatch(/Payload\s+\d[\d,]* bytes/);
+    // A run deleted while its page is open: a step opened then says the server's error.
+    expect((await call(`/api/runs/${id}`, ALICE, { method: 'DELETE' })).status).toBe(204);
+    const tool = page.locator('#trace .trace-row[data-kind="tool"]');
+    await tool.locator('.trace-open').click();
+    await expect
+      .poll(
+        () =>
+          tool
+            .locator('.trace-detail [role="alert"]')
+            .innerText()
+            .catch(() => ''),
+        POLL,
+      )
+      .toMatch(/^RUN_NOT_FOUND: /);
+    expect(errors.filter((error) => !/status of 404/.test(error))).toEqual([]);
     await page.context().close();
   });
 
-  // Needs GET /runs?q= (the server's text search): the page's own filter only sees the page it got.
-  it.skip('searches runs by their input on the server, past the first page', async () => {
-    const { page } = await openPage('#/runs', ALICE);
-    await page.locator('#runs-q').fill('question 0');
-    await expect.poll(() => page.locator('#runs-rows tr').count(), POLL).toBe(1);
+  it('cuts a tool’s 1 MB output: the server keeps its start, the page shows part of that and stays quick', async () => {
+    helperModel.push({ toolCalls: [{ name: 'dump', input: {} }], usage }, { text: 'Dumped.', usage });
+    const id = await run(ALICE, 'dump the log');
+    const steps = (await call(`/api/runs/${id}/steps`, ALICE)).body.steps;
+    const tool = steps.find((step: { kind: string }) => step.kind === 'tool');
+    expect(tool.payloadBytes).toBeGreaterThan(BIG_OUTPUT_CHARS);
+    expect(tool.preview.output.length).toBeLessThanOrEqual(240);
+    const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
+    const row = page.locator('#trace .trace-row[data-kind="tool"]');
+    await expect.poll(() => row.count(), POLL).toBe(1);
+    expect(await row.locator('.trace-preview').innerText()).toContain(MARKUP);
+    await row.locator('.trace-open').click();
+    const detail = row.locator('.trace-detail');
+    await expect.poll(() => detail.locator('.trace-truncated').count(), POLL).toBe(1);
+    const output = await detail.locator('[data-part="output"]').innerText();
+    expect(output.startsWith(`${MARKUP}log line\nlog line`)).toBe(true);
+    expect(output.length).toBeLessThan(101_000);
+    expect(output).toMatch(/more characters not shown\)$/);
+    expect(await page.locator('#run-view img').count()).toBe(0);
+    // Still answering: the next step opens and the list comes back.
+    const answer = page.locator('#trace .trace-row[data-kind="model"]').last();
+    await answer.locator('.trace-open').click();
+    await expect.poll(() => answer.locator('[data-part="answer"]').innerText(), POLL).toBe('Dumped.');
+    await page.locator('.back a').click();
+    await expect.poll(() => page.locator(`tr[data-run="${id}"]`).count(), POLL).toBe(1);
+    expect(await page.evaluate(() => 'pwned' in globalThis)).toBe(false);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('searches runs by their input on the server, past the first page', async () => {
+    // More than a page of runs since "question 0": only the server's search can find it.
+    expect(
+      (await call('/api/runs?limit=25', ALICE)).body.runs.map((r: { input: string }) => r.input),
+    ).not.toContain('question 0');
+    const { page, errors } = await openPage('#/runs', ALICE);
+    await expect.poll(() => page.locator('#runs-rows tr').count(), POLL).toBe(25);
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/runs?'))
+        asked.push(new URL(request.url()).searchParams.get('q') ?? '');
+    });
+    await page.locator('#runs-q').pressSequentially('Question 0', { delay: 20 });
+    await expect
+      .poll(() => page.locator('#runs-rows .runs-input').allInnerTexts(), POLL)
+      .toEqual(['question 0']);
+    // Typing is waited out: the server is asked for the whole text, not once per key.
+    expect(asked.filter((q) => q.startsWith('Question')).length).toBeLessThanOrEqual(2);
+    expect(asked).toContain('Question 0');
+    // The other filters go with it.
+    await page.locator('#runs-status').selectOption('failed');
+    await expect.poll(() => page.locator('#runs-table + .empty').isVisible(), POLL).toBe(true);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('answers a forged address with "No run", never another key’s run or a request out of /runs', async () => {
+    helperModel.push({ text: 'Alice’s.', usage });
+    const alices = await run(ALICE, 'alice only');
+    const { page, errors } = await openPage('#/runs', BOB);
+    const said = () =>
+      page
+        .locator('#run-view .error, #compare-view .error')
+        .filter({ visible: true })
+        .innerText()
+        .catch(() => '');
+    const asked: string[] = [];
+    page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+    // Another key's run, on its page and in a comparison.
+    await page.goto(`${url}/#/runs/${alices}`);
+    await expect.poll(said, POLL).toBe(`No run "${alices}" for this key.`);
+    await page.goto(`${url}/#/compare/${alices}/${alices}`);
+    await expect.poll(said, POLL).toBe(`No run "${alices}" for this key.`);
+    // Dots that would climb out of /runs/ are never asked for.
+    for (const forged of ['..', '%2E%2E', '.']) {
+      await page.goto(`${url}/#/runs/${forged}`);
+      await expect.poll(said, POLL).toMatch(/^No run "\.{1,2}" for this key\.$/);
+    }
+    await page.goto(`${url}/#/compare/../..`);
+    await expect.poll(said, POLL).toBe('No run ".." for this key.');
+    // `/api/runs/..` and `/api/runs/.` would have been asked as these.
+    expect(asked.filter((path) => path === '/api/' || path === '/api/runs/')).toEqual([]);
+    // Markup in the address is text; an address of no view opens the list.
+    await page.goto(`${url}/#/runs/${encodeURIComponent(MARKUP)}`);
+    await expect.poll(said, POLL).toBe(`No run "${MARKUP}" for this key.`);
+    await page.goto(`${url}/#/compare/only-one`);
+    await expect.poll(() => page.locator('#runs-view').isVisible(), POLL).toBe(true);
+    expect(await page.locator('.studio img').count()).toBe(0);
+    expect(await page.evaluate(() => 'pwned' in globalThis)).toBe(false);
+    expect(errors).toEqual([]);
     await page.context().close();
   });
 });

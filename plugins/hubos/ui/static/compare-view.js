@@ -1,7 +1,7 @@
 // Two runs side by side (a run and its run-again): answer, steps, tokens, cost, duration. A run
 // still going is followed until it ends.
 
-import { api, failure, runPath } from './studio-api.js';
+import { api, askable, failure, noRun, runPath } from './studio-api.js';
 import { cost, describeError, duration, tokens } from './studio-format.js';
 
 const FINAL = new Set(['completed', 'cancelled', 'failed', 'interrupted']);
@@ -9,7 +9,14 @@ let shown = 0;
 
 async function settled(id, isCurrent) {
   for (;;) {
-    const record = await api(runPath(id));
+    let record;
+    try {
+      if (!askable(id)) throw new ApiError('RUN_NOT_FOUND', `no run "${id}"`, 404);
+      record = await api(runPath(id));
+    } catch (error) {
+      error.run = id; // which of the two is no run
+      throw error;
+    }
     if (FINAL.has(record.status) || !isCurrent()) return record;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
@@ -65,6 +72,17 @@ function column(record, answer, side) {
   );
 }
 
+/** Says which run repeats the other (POST /runs/:id/again), when one does. */
+function pairing(a, b) {
+  const text =
+    b.againOf === a.id
+      ? 'The second run is a run again of the first.'
+      : a.againOf === b.id
+        ? 'The first run is a run again of the second.'
+        : undefined;
+  return text ? h('p', { class: 'hint compare-again' }, text) : undefined;
+}
+
 export async function showCompare(root, a, b) {
   const mine = ++shown;
   const isCurrent = () => mine === shown;
@@ -81,6 +99,7 @@ export async function showCompare(root, a, b) {
     root.replaceChildren(
       h('p', { class: 'back' }, h('a', { href: '#/runs' }, '← Runs')),
       h('h2', { id: 'compare-title' }, 'Compare runs'),
+      ...[pairing(records[0], records[1])].filter(Boolean),
       h(
         'div',
         { class: 'compare', 'aria-labelledby': 'compare-title' },
@@ -90,7 +109,11 @@ export async function showCompare(root, a, b) {
     );
   } catch (error) {
     if (!isCurrent()) return;
-    root.append(h('p', { class: 'error', role: 'alert' }, failure(error)));
+    root.replaceChildren(
+      h('p', { class: 'back' }, h('a', { href: '#/runs' }, '← Runs')),
+      h('h2', { id: 'compare-title' }, 'Compare runs'),
+      h('p', { class: 'error', role: 'alert' }, error.status === 404 ? noRun(error.run) : failure(error)),
+    );
   }
 }
 

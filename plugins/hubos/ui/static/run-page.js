@@ -3,7 +3,7 @@
 // Stars team's members and messages. Uses app.js's h, readEvents, approvalView, pendingApproval.
 
 import { LiveSteps } from './live-trace.js';
-import { api, apiOrNothing, failure, runPath } from './studio-api.js';
+import { api, apiOrNothing, askable, failure, noRun, runPath } from './studio-api.js';
 import { cost, describeError, duration, tokens, when } from './studio-format.js';
 import { showTeam } from './team.js';
 import { axisTicks, fillDetail, traceRows } from './trace.js';
@@ -40,8 +40,25 @@ function header(record, totals) {
       { class: 'run-tokens' },
     ),
     ...fact('Cost', costText, { class: 'run-cost' }),
+    ...(record.model ? fact('Model', record.model, { class: 'run-model' }) : []),
     ...(record.againOf
-      ? fact('Repeats', h('a', { href: `#/runs/${encodeURIComponent(record.againOf)}` }, record.againOf))
+      ? fact(
+          'Repeats',
+          h(
+            'span',
+            { class: 'run-again-of' },
+            h('a', { href: `#/runs/${encodeURIComponent(record.againOf)}` }, record.againOf),
+            ' · ',
+            h(
+              'a',
+              {
+                class: 'run-compare',
+                href: `#/compare/${encodeURIComponent(record.againOf)}/${encodeURIComponent(record.id)}`,
+              },
+              'compare both',
+            ),
+          ),
+        )
       : []),
   );
 }
@@ -95,21 +112,21 @@ async function openStep(page, button, context) {
   const seq = Number(row.dataset.seq);
   const step = context.bySeq.get(seq);
   if (!step) return;
-  detail.replaceChildren(h('p', { class: 'hint' }, 'Loading…'));
-  let answer;
-  try {
-    answer = context.live ? undefined : await apiOrNothing(`${runPath(page.id)}/steps/${seq}`);
-  } catch (error) {
-    detail.replaceChildren(h('p', { class: 'error' }, failure(error)));
-    delete detail.dataset.loaded;
+  if (context.live) {
+    // The live rows are the page's own, numbered as events came: the recorded ones replace them at the end.
+    fillDetail(detail, step, undefined, {
+      payloadNote: 'The run is going on: its full payloads come once it ends.',
+    });
     return;
   }
-  fillDetail(detail, answer?.step ?? step, answer?.payload, {
-    ...context,
-    payloadNote: context.live
-      ? 'The run is going on: its full payloads come once it ends.'
-      : 'This server does not answer a step’s full payload (GET /runs/:id/steps/:seq): shown is what the run’s record keeps.',
-  });
+  detail.replaceChildren(h('p', { class: 'hint' }, 'Loading…'));
+  try {
+    const answer = await api(`${runPath(page.id)}/steps/${seq}`);
+    fillDetail(detail, answer.step, answer.payload);
+  } catch (error) {
+    detail.replaceChildren(h('p', { class: 'error', role: 'alert' }, failure(error)));
+    delete detail.dataset.loaded; // opening it again asks again
+  }
 }
 
 async function recorded(page, record) {
@@ -213,7 +230,11 @@ function againForm(record) {
   if (/^(stars|workflow):/.test(record.agent)) return undefined;
   const input = h('textarea', { id: 'again-input', rows: '3', spellcheck: 'false' });
   input.value = record.input ?? '';
-  const model = h('select', { id: 'again-model' }, h('option', { value: '' }, 'the same model'));
+  const model = h(
+    'select',
+    { id: 'again-model' },
+    h('option', { value: '' }, record.model ? `the same model (${record.model})` : 'the same model'),
+  );
   const modelLabel = h('label', { for: 'again-model', hidden: true }, 'Model');
   const error = h('p', { class: 'error', role: 'alert', hidden: true });
   const go = h('button', { type: 'submit' }, 'Run again');
@@ -229,17 +250,18 @@ function againForm(record) {
     error,
   );
   model.hidden = true;
-  void apiOrNothing('/runs/models')
-    .then((answer) => {
-      // A server without the route: the models its agents use, as GET /agents names them.
-      const named = state.agents.flatMap((agent) => agent.models ?? [agent.model]);
-      const listed = (answer?.models ?? named).map((m) => (typeof m === 'string' ? m : (m?.id ?? m?.name)));
-      const models = [...new Set(listed.filter((name) => typeof name === 'string' && name))];
-      if (!models.length) return;
-      model.append(...models.map((name) => h('option', { value: name }, name)));
+  // The models the server lets a run be started again on (its agents'); none listed, no choice.
+  void api('/runs/models')
+    .then(({ models = [] }) => {
+      const others = models.filter((name) => typeof name === 'string' && name !== record.model);
+      if (!others.length) return;
+      model.append(...others.map((name) => h('option', { value: name }, name)));
       model.hidden = modelLabel.hidden = false;
     })
-    .catch(() => {});
+    .catch((failed) => {
+      error.textContent = failure(failed);
+      error.hidden = false;
+    });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     error.hidden = true;
@@ -252,10 +274,7 @@ function againForm(record) {
       studioSignal('run-started');
       location.hash = `#/compare/${encodeURIComponent(record.id)}/${encodeURIComponent(again.id)}`;
     } catch (failed) {
-      error.textContent =
-        failed.status === 404 && failed.code !== 'RUN_NOT_FOUND'
-          ? 'This server cannot run a run again (it has no POST /runs/:id/again).'
-          : failure(failed);
+      error.textContent = failure(failed);
       error.hidden = false;
     } finally {
       go.disabled = false;
@@ -290,17 +309,14 @@ export async function showRun(root, id) {
   );
   let record;
   try {
+    if (!askable(id)) throw new ApiError('RUN_NOT_FOUND', `no run "${id}"`, 404);
     record = await api(runPath(id));
   } catch (error) {
     if (current !== page) return;
     root.replaceChildren(
       h('p', { class: 'back' }, h('a', { href: '#/runs' }, '← Runs')),
       title,
-      h(
-        'p',
-        { class: 'error', role: 'alert' },
-        error.status === 404 ? `No run "${id}" for this key.` : failure(error),
-      ),
+      h('p', { class: 'error', role: 'alert' }, error.status === 404 ? noRun(id) : failure(error)),
     );
     return;
   }

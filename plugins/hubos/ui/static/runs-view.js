@@ -47,6 +47,7 @@ export function createRunsView(root) {
     autocomplete: 'off',
     placeholder: 'text in the input',
   });
+  // The search runs on the server (GET /runs?q=), over every run, not just the page shown.
   const bucket = h(
     'select',
     { id: 'usage-bucket' },
@@ -136,7 +137,17 @@ export function createRunsView(root) {
         'td',
         { class: 'runs-input' },
         (run.input ?? '').slice(0, 160),
-        run.againOf ? h('span', { class: 'hint' }, ' (again)') : undefined,
+        run.againOf
+          ? h(
+              'a',
+              {
+                class: 'runs-again',
+                href: `#/compare/${encodeURIComponent(run.againOf)}/${encodeURIComponent(run.id)}`,
+                title: 'Compare with the run it repeats',
+              },
+              'again: compare',
+            )
+          : undefined,
       ),
       h('td', { class: 'num' }, String(run.steps ?? 0)),
       h('td', { class: 'num' }, took === undefined ? '—' : duration(took)),
@@ -154,11 +165,7 @@ export function createRunsView(root) {
     try {
       const answer = await api(`/runs?${query}`);
       if (view.loading !== key) return; // the filters changed meanwhile
-      const wanted = q.value.trim().toLowerCase();
-      // A server without text search ignores q: the page still shows only runs whose input has it.
-      const runs = (answer.runs ?? []).filter(
-        (run) => !wanted || (run.input ?? '').toLowerCase().includes(wanted),
-      );
+      const runs = answer.runs ?? [];
       // A refresh that changes nothing leaves the rows (and the reader's place) as they are.
       const shown = JSON.stringify(runs.map((run) => [run.id, run.status, run.steps, run.finishedAt]));
       if (shown !== view.shown) {

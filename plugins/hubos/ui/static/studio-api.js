@@ -29,3 +29,13 @@ export const failure = (error) =>
   `${error.code ?? 'NETWORK_ERROR'}: ${error instanceof ApiError ? error.message : `could not reach the server: ${error.message}`}`;
 
 export const runPath = (id) => `/runs/${encodeURIComponent(id)}`;
+
+/**
+ * Whether `id` from the address may be asked for: `.` and `..` (escaped or not) would climb out of
+ * `/runs/` in the request's URL, and no run has them, nor an id past 200 characters.
+ */
+export const askable = (id) =>
+  typeof id === 'string' && id.length > 0 && id.length <= 200 && !/^\.{1,2}$/.test(id);
+
+/** What the page says for a run this key cannot see (the server answers 404, as for none). */
+export const noRun = (id) => `No run "${id.length > 80 ? `${id.slice(0, 80)}…` : id}" for this key.`;

@@ -32,6 +32,9 @@ function route() {
     parts = ['runs']; // a broken escape (`%zz`): the list, rather than nothing
   }
   if (parts[0] !== 'runs' && parts[0] !== 'compare' && parts[0] !== 'agents') return;
+  // An address of no studio page (`#/runs/a/b`, `#/compare/a`): the list, rather than a stale view.
+  if ((parts[0] === 'runs' && parts.length > 2) || (parts[0] === 'compare' && parts.length !== 3))
+    parts = ['runs'];
   if (!(parts[0] === 'runs' && parts.length === 1)) runs.close();
   if (!(parts[0] === 'runs' && parts.length === 2)) leaveRun();
   if (parts[0] !== 'compare') leaveCompare();

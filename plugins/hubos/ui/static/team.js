@@ -1,21 +1,43 @@
 // A Stars team run's members and roles (GET /stars/:name/members) and the messages between them:
-// from the members' steps (their message and delegation tool calls), or the team's history for admins.
+// the team's history during the run for admin keys, else read off the members' tracks (the
+// messaging tools — stars_send, stars_broadcast, stars_delegate — their model calls asked for).
 
-import { apiOrNothing } from './studio-api.js';
+import { api, apiOrNothing, runPath } from './studio-api.js';
 import { when } from './studio-format.js';
 
-const MESSAGE_TOOLS = /^(stars_)?(delegate|send|message|broadcast|ask)/;
+/** The member a track is (`crew-lead (leader)` → `crew-lead`). */
+const memberOf = (label) => label.replace(/ \([^)]*\)$/, '');
+/** Model calls read for messages at most: a long team run keeps its page quick. */
+const MAX_READ = 40;
 
-/** Messages read off the members' tracks: who called a messaging tool with what. */
-function messagesFromSteps(steps) {
-  return steps
-    .filter((step) => step.track?.kind === 'member' && step.kind === 'tool' && MESSAGE_TOOLS.test(step.name))
-    .map((step) => ({
-      from: step.track.label,
-      via: step.name.replace(/^stars_/, ''),
-      content: step.preview?.input ?? '',
-      at: step.startedAt,
-    }));
+/** The messages one member's tool calls (of a model answer) sent. */
+function messagesOf(step, toolCalls) {
+  const from = memberOf(step.track.label);
+  const messages = [];
+  for (const call of toolCalls ?? []) {
+    const input = call.input ?? {};
+    if (call.name === 'stars_send') messages.push({ from, to: input.to, content: input.content });
+    else if (call.name === 'stars_broadcast') messages.push({ from, to: '*', content: input.content });
+    else if (call.name === 'stars_delegate')
+      for (const task of Array.isArray(input.tasks) ? input.tasks : [])
+        messages.push({ from, to: task?.worker, content: task?.task, via: 'delegate' });
+  }
+  return messages
+    .filter((m) => typeof m.content === 'string')
+    .map((m) => ({ ...m, to: String(m.to ?? '?'), at: step.finishedAt ?? step.startedAt }));
+}
+
+/** Messages read off the members' tracks: their model calls that asked for tools, read in full. */
+async function messagesFromSteps(runId, steps) {
+  const asked = steps
+    .filter(
+      (step) => step.track?.kind === 'member' && step.kind === 'model' && step.finishReason === 'tool-calls',
+    )
+    .slice(0, MAX_READ);
+  const details = await Promise.all(
+    asked.map((step) => api(`${runPath(runId)}/steps/${step.seq}`).catch(() => undefined)),
+  );
+  return details.flatMap((detail, i) => messagesOf(asked[i], detail?.payload?.answer?.toolCalls));
 }
 
 export async function showTeam(section, record, steps) {
@@ -42,28 +64,25 @@ export async function showTeam(section, record, steps) {
       ),
     ),
   );
-  let messages = messagesFromSteps(steps);
-  let source = 'from the members’ steps';
-  if (!messages.length) {
-    // The team's history, admins only (403 for other keys): the messages of this run's time.
-    const history = await apiOrNothing(`${path}/messages`).catch(() => undefined);
+  // The team's history, admins only (403 for other keys): the messages of this run's time.
+  const history = await apiOrNothing(`${path}/messages`).catch(() => undefined);
+  let messages;
+  let source;
+  if (history) {
     const from = Date.parse(record.startedAt ?? record.createdAt);
     const to = record.finishedAt ? Date.parse(record.finishedAt) : Number.POSITIVE_INFINITY;
-    messages = (history?.messages ?? []).filter((m) => {
+    messages = (history.messages ?? []).filter((m) => {
       const at = Date.parse(m.at);
       return at >= from - 1000 && at <= to + 1000;
     });
-    source = history ? 'the team’s history during the run' : '';
+    source = 'the team’s history during the run';
+  } else {
+    messages = await messagesFromSteps(record.id, steps);
+    source = 'the members’ tool calls';
   }
   section.append(h('h4', {}, 'Messages'));
   if (!messages.length) {
-    section.append(
-      h(
-        'p',
-        { class: 'hint' },
-        source ? 'No messages between members.' : 'The team’s messages are shown to admin keys.',
-      ),
-    );
+    section.append(h('p', { class: 'hint' }, 'No messages between members.'));
     return;
   }
   section.append(
@@ -77,7 +96,7 @@ export async function showTeam(section, record, steps) {
           h(
             'span',
             { class: 'team-route' },
-            m.via ? `${m.from} (${m.via})` : `${m.from} → ${m.to === '*' ? 'everyone' : m.to}`,
+            `${m.from} → ${m.to === '*' ? 'everyone' : m.to}${m.via ? ` (${m.via})` : ''}`,
           ),
           h('span', { class: 'hint' }, ` ${when(m.at)}`),
           h('p', {}, m.content),

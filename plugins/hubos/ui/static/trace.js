@@ -47,8 +47,15 @@ function tracksOf(steps) {
     }
     track.steps.push(step);
   }
+  // A member run more than once (a leader plans, then sums up): each run is a turn of its own.
+  const turns = new Map();
   for (const track of tracks.values()) {
     if (!track.key) continue;
+    if (track.info.kind === 'member') {
+      const turn = (turns.get(track.info.label) ?? 0) + 1;
+      turns.set(track.info.label, turn);
+      if (turn > 1) track.turn = turn;
+    }
     const parent = tracks.get(track.info.parentRunId ?? '') ?? tracks.get('');
     parent.children.push(track);
   }
@@ -70,7 +77,18 @@ function ordered(track) {
         : { at: ms(first.startedAt), seq: first.seq - 0.5, track: child },
     );
   }
-  return items.sort((a, b) => a.at - b.at || a.seq - b.seq);
+  return items.sort((a, b) => a.at - b.at || holds(b.step, a.step) - holds(a.step, b.step) || a.seq - b.seq);
+}
+
+/**
+ * 1 when workflow step `outer` holds `inner` (`passes` holds `passes[0]/draft` and `passes[1]?`):
+ * started in the same millisecond, the loop still comes before its passes, though recorded after them.
+ */
+function holds(outer, inner) {
+  if (!outer || !inner || outer.kind !== 'step' || (inner.kind !== 'step' && inner.kind !== 'decision'))
+    return 0;
+  const rest = inner.name.slice(outer.name.length);
+  return inner.name.startsWith(outer.name) && /^[[/?]/.test(rest) ? 1 : 0;
 }
 
 /** Where a workflow step sits in its workflow: `passes[1]/draft` is one in, as is a condition (`passes[1]?`). */
@@ -234,6 +252,7 @@ function groupRow(track, depth, axis, context) {
         { class: 'trace-label' },
         el('span', { class: 'trace-kind' }, kind),
         el('span', { class: 'trace-name' }, track.info.label),
+        track.turn ? el('span', { class: 'trace-turn' }, `turn ${track.turn}`) : '',
         el('span', { class: 'trace-facts' }, facts.join(' · ')),
       ),
       el(
@@ -281,22 +300,35 @@ export function axisTicks(axis) {
   return ticks;
 }
 
-/** The full payload of a step (GET /runs/:id/steps/:seq), or what the page already knows of it. */
+/** How much of one payload part the page writes: a 1 MB tool output stays quick to show and scroll. */
+const SHOWN_CHARS = 100_000;
+
+/**
+ * The full payload of a step (GET /runs/:id/steps/:seq); without one (a live step), what the page
+ * already knows of it and `context.payloadNote` saying why.
+ */
 export function fillDetail(detail, step, payload, context = {}) {
   const parts = [];
   const block = (title, value) => {
     if (value === undefined) return;
     const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+    const cut = text.length > SHOWN_CHARS;
     parts.push(
       el('h4', {}, title),
-      el('pre', { tabindex: '0' }, text.length > 100_000 ? `${text.slice(0, 100_000)}\n…` : text),
+      el(
+        'pre',
+        { tabindex: '0', 'data-part': title.toLowerCase() },
+        cut
+          ? `${text.slice(0, SHOWN_CHARS)}\n… (${(text.length - SHOWN_CHARS).toLocaleString()} more characters not shown)`
+          : text,
+      ),
     );
   };
   const facts = [
     ['Started', new Date(step.startedAt).toLocaleString()],
     ['Took', duration(step.durationMs)],
     ['Status', step.status],
-    step.payloadBytes !== undefined ? ['Payload', `${step.payloadBytes} bytes`] : undefined,
+    step.payloadBytes !== undefined ? ['Payload', `${step.payloadBytes.toLocaleString()} bytes`] : undefined,
   ].filter(Boolean);
   parts.push(
     el(
@@ -306,20 +338,26 @@ export function fillDetail(detail, step, payload, context = {}) {
     ),
   );
   if (payload) {
+    if (payload.truncated)
+      parts.push(
+        el(
+          'p',
+          { class: 'hint trace-truncated' },
+          'Over 1 MB: the server kept the start of each part of this payload (as JSON text).',
+        ),
+      );
     block('Input', payload.input);
     block('Output', payload.output);
     if (payload.error) block('Error', describeError(payload.error));
-    if (payload.answer) block('Answer', payload.answer.text);
+    if (payload.answer)
+      block('Answer', typeof payload.answer === 'string' ? payload.answer : payload.answer.text);
     if (payload.answer?.toolCalls?.length) block('Tool calls', payload.answer.toolCalls);
     if (payload.sent) block('Sent', payload.sent);
+    if (step.usage) block('Usage', step.usage);
   } else {
-    const call = step.callId ? context.toolCalls?.get(step.callId) : undefined;
-    if (call) {
-      block('Input', call.input);
-      if (call.ok) block('Output', call.output);
-      else if (call.error) block('Error', describeError(call.error));
-    } else if (step.detail !== undefined) block('Record', step.detail);
-    else if (step.error) block('Error', describeError(step.error));
+    if (step.preview?.input !== undefined) block('Input (start)', step.preview.input);
+    if (step.preview?.output !== undefined) block('Output (start)', step.preview.output);
+    if (step.error) block('Error', describeError(step.error));
     if (step.usage) block('Usage', step.usage);
     parts.push(
       el('p', { class: 'hint' }, context.payloadNote ?? 'The full payload is not kept for this step.'),
