@@ -319,6 +319,7 @@ export { TOOL_NAME_PATTERN } from './tools/tool-check.ts';
 export { costOf, roundUsd } from './usage/cost-of.ts';
 export { BUILT_IN_PRICES, type ModelPrice, type PriceTable, priceTable } from './usage/model-prices.ts';
 export { priceOf } from './usage/price-of.ts';
+export { type PricedStep, pricedSteps } from './usage/priced-steps.ts';
 export { type RunUsageTotals, runTotals } from './usage/run-totals.ts';
 export {
   parseUsageQuery,

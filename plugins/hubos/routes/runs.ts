@@ -4,6 +4,7 @@ import {
   encodeCursor,
   HubosError,
   parseRunQuery,
+  pricedSteps,
   priceTable,
   RUN_STATES,
   RUN_SURFACES,
@@ -63,7 +64,7 @@ export function runRoutes(hubos: HubOS): Hono<HubOSEnv> {
       '/runs/:id/steps',
       describeRoute({
         summary:
-          "A run's finished model and tool calls, in order, with their timings and token usage, and the run's token and cost totals",
+          "A run's finished model and tool calls, in order, with their timings, token usage and (a model call with a price) cost, and the run's token and cost totals",
         tags,
         params: runParam,
         errors: { ...noRun, ...storeAway },
@@ -72,7 +73,7 @@ export function runRoutes(hubos: HubOS): Hono<HubOSEnv> {
         const steps = await hubos.runs.steps(c.req.param('id'), c.get('principal'));
         if (!steps) throw new HubosError('RUN_NOT_FOUND', `no run "${c.req.param('id')}"`);
         const prices = priceTable(hubos.options.kernel?.config.pricing);
-        return c.json({ steps, totals: runTotals(steps, prices) });
+        return c.json({ steps: pricedSteps(steps, prices), totals: runTotals(steps, prices) });
       },
     )
     .get('/runs/:id/steps/:seq', runStepDoc, runStepHandler(hubos))

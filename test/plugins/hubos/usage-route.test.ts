@@ -220,7 +220,7 @@ describe('GET /api/usage', () => {
 });
 
 describe('GET /api/runs/:id/steps totals', () => {
-  it("gives a run's tokens and cost, and no cost for a model with no price", async () => {
+  it("gives a run's and each model call's tokens and cost, and no cost for a model with no price", async () => {
     const hubos = await serve();
     const id = await run(hubos, ALICE, 'mini');
     const answer = await call(hubos, `/api/runs/${id}/steps`, ALICE);
@@ -230,9 +230,16 @@ describe('GET /api/runs/:id/steps totals', () => {
       kind: 'model',
       name: 'scripted:gpt-4.1-mini-2025-04-14',
       usage: { inputTokens: 1000, outputTokens: 100, cachedInputTokens: 400 },
+      // 600 × 0.4 + 400 × 0.1 + 100 × 1.6 = 440 per 1M
+      cost: 0.00044,
     });
+    expect(answer.body.steps.find((step: { kind: string }) => step.kind === 'tool')).not.toHaveProperty(
+      'cost',
+    );
     const unknown = await run(hubos, ALICE, 'mystery');
-    expect((await call(hubos, `/api/runs/${unknown}/steps`, ALICE)).body.totals).toEqual({
+    const unpriced = (await call(hubos, `/api/runs/${unknown}/steps`, ALICE)).body;
+    expect(unpriced.steps[0]).not.toHaveProperty('cost');
+    expect(unpriced.totals).toEqual({
       inputTokens: 7,
       outputTokens: 3,
       cachedInputTokens: 0,
