@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type Kernel } from '../../core/index.ts';
 import cosmos from '../../plugins/cosmos/index.ts';
@@ -18,19 +18,9 @@ import stars from '../../plugins/stars/index.ts';
 import subagent from '../../plugins/subagent/index.ts';
 import workflows, { defineWorkflow } from '../../plugins/workflows/index.ts';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
+import { CHROMIUM, launchChromium, missingChromium } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const MISSING_CHROMIUM = `the studio page tests need Debian's chromium at ${CHROMIUM}, which is missing: install it with "apt-get update && apt-get install -y chromium" (.ci/run does)`;
+const PAGE_TESTS = 'the studio page tests';
 const POLL = { timeout: 10_000, interval: 50 };
 const SHOTS = process.env.HUBOS_SCREENSHOTS;
 
@@ -160,12 +150,11 @@ const traceRows = (page: Page) =>
       rows.map((row) => `${row.dataset.kind}:${row.querySelector('.trace-name')?.textContent}`),
     );
 it("has Debian's chromium installed (the system tests fail, never skip, without it)", () => {
-  expect(existsSync(CHROMIUM), MISSING_CHROMIUM).toBe(true);
+  expect(existsSync(CHROMIUM), missingChromium(PAGE_TESTS)).toBe(true);
 });
 
 describe('the studio of the page', () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
     kernel = await bootKernel({
       config: {
         permissions: { ask: ['danger:*'] },
@@ -220,7 +209,7 @@ describe('the studio of the page', () => {
     // A second served model: run again may switch a run to it.
     hubos.registerAgent('writer', kernel.agent('writer'));
     url = await hubos.serve();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium(PAGE_TESTS);
   });
 
   afterAll(async () => {
