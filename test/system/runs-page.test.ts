@@ -111,6 +111,25 @@ async function run(key: string, input: string, async = false): Promise<string> {
   return answer.body.runId;
 }
 
+/**
+ * Runs the Stars team `crew` as `key` on `task`: its lead hands crew-w1 `delegated`, the worker
+ * answers `found`, the lead sums up with `summary`. The team run's id.
+ */
+async function teamRun(
+  key: string,
+  { task, delegated, found, summary }: { task: string; delegated: string; found: string; summary: string },
+): Promise<string> {
+  leadModel.push(
+    { toolCalls: [{ name: 'stars_delegate', input: { tasks: [{ worker: 'crew-w1', task: delegated }] } }] },
+    summary,
+  );
+  workerModel.push(found);
+  const answer = await call('/api/stars/crew/run', key, { method: 'POST', body: JSON.stringify({ task }) });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const [team] = (await call('/api/runs?limit=1&agent=stars:crew', key)).body.runs;
+  return team.id;
+}
+
 /** A fresh browser context holding `key`, on the page, recording the page's own errors. */
 async function openPage(path: string, key: string): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
@@ -496,22 +515,13 @@ describe('the studio of the page', () => {
   });
 
   it('shows a Stars team run’s members and roles and the messages between them', async () => {
-    leadModel.push(
-      {
-        toolCalls: [
-          { name: 'stars_delegate', input: { tasks: [{ worker: 'crew-w1', task: `Find facts ${MARKUP}` }] } },
-        ],
-      },
-      'The team found the facts.',
-    );
-    workerModel.push('Fact: tides follow the moon.');
-    const answer = await call('/api/stars/crew/run', ADMIN, {
-      method: 'POST',
-      body: JSON.stringify({ task: 'Research tides.' }),
+    const team = await teamRun(ADMIN, {
+      task: 'Research tides.',
+      delegated: `Find facts ${MARKUP}`,
+      found: 'Fact: tides follow the moon.',
+      summary: 'The team found the facts.',
     });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    const [team] = (await call('/api/runs?limit=1&agent=stars:crew', ADMIN)).body.runs;
-    const { page, errors } = await openPage(`#/runs/${team.id}`, ADMIN);
+    const { page, errors } = await openPage(`#/runs/${team}`, ADMIN);
     await expect
       .poll(
         () =>
@@ -554,23 +564,14 @@ describe('the studio of the page', () => {
   });
 
   it('shows a key without the team’s history the messages its members’ calls sent', async () => {
-    leadModel.push(
-      {
-        toolCalls: [
-          { name: 'stars_delegate', input: { tasks: [{ worker: 'crew-w1', task: `Count ${MARKUP}` }] } },
-        ],
-      },
-      'Counted.',
-    );
-    workerModel.push('Three.');
-    const answer = await call('/api/stars/crew/run', ALICE, {
-      method: 'POST',
-      body: JSON.stringify({ task: 'Count the tides.' }),
+    const team = await teamRun(ALICE, {
+      task: 'Count the tides.',
+      delegated: `Count ${MARKUP}`,
+      found: 'Three.',
+      summary: 'Counted.',
     });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    const [team] = (await call('/api/runs?limit=1&agent=stars:crew', ALICE)).body.runs;
     expect((await call('/api/stars/crew/messages', ALICE)).status).toBe(403);
-    const { page, errors } = await openPage(`#/runs/${team.id}`, ALICE);
+    const { page, errors } = await openPage(`#/runs/${team}`, ALICE);
     const messages = page.locator('.team-messages li');
     await expect.poll(() => messages.count(), POLL).toBe(1);
     expect(await messages.locator('.team-route').innerText()).toBe('crew-lead → crew-w1 (delegate)');
