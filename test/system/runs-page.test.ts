@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type Kernel } from '../../core/index.ts';
 import cosmos from '../../plugins/cosmos/index.ts';
@@ -160,6 +160,8 @@ async function shoot(page: Page, name: string) {
   await page.setViewportSize(size);
 }
 
+/** What `locator` says, or '' while it is not on the page: for polling until it shows. */
+const textOf = (locator: Locator) => () => locator.innerText().catch(() => '');
 const rowIds = (page: Page) =>
   page.locator('#runs-rows tr').evaluateAll((rows) => rows.map((row) => row.dataset.run));
 const traceRows = (page: Page) =>
@@ -329,28 +331,14 @@ describe('the studio of the page', () => {
     await expect.poll(() => rowIds(bob.page), POLL).toEqual([bobs]);
     await bob.page.goto(`${url}/#/runs/${ids[0]}`);
     await expect
-      .poll(
-        () =>
-          bob.page
-            .locator('#run-view .error')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
+      .poll(textOf(bob.page.locator('#run-view .error')), POLL)
       .toBe(`No run "${ids[0]}" for this key.`);
     // A broken address opens the list; an id that is no run says so, as text.
     await bob.page.goto(`${url}/#/runs/%zz`);
     await expect.poll(() => bob.page.locator('#runs-view').isVisible(), POLL).toBe(true);
     await bob.page.goto(`${url}/#/runs/${encodeURIComponent('<b>x</b>')}`);
     await expect
-      .poll(
-        () =>
-          bob.page
-            .locator('#run-view .error')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
+      .poll(textOf(bob.page.locator('#run-view .error')), POLL)
       .toMatch(/^No run "<b>x<\/b>" for this key\.$|^RUN_/);
     expect(await bob.page.locator('#run-view b').count()).toBe(0);
     // An admin key sees every key's runs.
@@ -786,16 +774,7 @@ describe('the studio of the page', () => {
     const record = await call(`/api/runs/${again}`, ALICE);
     expect(record.body).toMatchObject({ againOf: id, model: 'scripted:writer-model', via: 'rest' });
     await page.goto(`${url}/#/runs/${again}`);
-    await expect
-      .poll(
-        () =>
-          page
-            .locator('.run-model')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
-      .toBe('scripted:writer-model');
+    await expect.poll(textOf(page.locator('.run-model')), POLL).toBe('scripted:writer-model');
     await page.locator('.run-compare').click();
     await expect.poll(() => page.url(), POLL).toMatch(new RegExp(`#/compare/${id}/${again}$`));
     // The list marks the repeat with a link to the same comparison.
@@ -815,16 +794,7 @@ describe('the studio of the page', () => {
     await expect.poll(() => page.locator('#again-input').inputValue(), POLL).toBe('once only');
     await page.locator('#again-input').fill('');
     await page.getByRole('button', { name: 'Run again' }).click();
-    await expect
-      .poll(
-        () =>
-          page
-            .locator('.again-form .error')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
-      .toMatch(/^INVALID_BODY: /);
+    await expect.poll(textOf(page.locator('.again-form .error')), POLL).toMatch(/^INVALID_BODY: /);
     expect(page.url()).toMatch(new RegExp(`#/runs/${id}$`));
     // The browser logs the 400 it got; nothing else went wrong.
     expect(errors.filter((error) => !/status of 400/.test(error))).toEqual([]);
@@ -895,16 +865,7 @@ describe('the studio of the page', () => {
     expect((await call(`/api/runs/${id}`, ALICE, { method: 'DELETE' })).status).toBe(204);
     const tool = page.locator('#trace .trace-row[data-kind="tool"]');
     await tool.locator('.trace-open').click();
-    await expect
-      .poll(
-        () =>
-          tool
-            .locator('.trace-detail [role="alert"]')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
-      .toMatch(/^RUN_NOT_FOUND: /);
+    await expect.poll(textOf(tool.locator('.trace-detail [role="alert"]')), POLL).toMatch(/^RUN_NOT_FOUND: /);
     expect(errors.filter((error) => !/status of 404/.test(error))).toEqual([]);
     await page.context().close();
   });
@@ -969,12 +930,7 @@ describe('the studio of the page', () => {
     helperModel.push({ text: 'Alice’s.', usage });
     const alices = await run(ALICE, 'alice only');
     const { page, errors } = await openPage('#/runs', BOB);
-    const said = () =>
-      page
-        .locator('#run-view .error, #compare-view .error')
-        .filter({ visible: true })
-        .innerText()
-        .catch(() => '');
+    const said = textOf(page.locator('#run-view .error, #compare-view .error').filter({ visible: true }));
     const asked: string[] = [];
     page.on('request', (request) => asked.push(new URL(request.url()).pathname));
     // Another key's run, on its page and in a comparison.
