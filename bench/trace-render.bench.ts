@@ -7,12 +7,11 @@
  */
 
 import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import { defineTool } from '../core/index.ts';
 import { HubOS } from '../plugins/hubos/hubos.ts';
+import { CHROMIUM, launchChromium } from '../test/helpers/chromium.ts';
 import { bootKernel, ScriptedModel } from '../testing/index.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const LOADS = 7;
 const TARGET_MS = 1_000;
 
@@ -48,18 +47,7 @@ if (!existsSync(CHROMIUM)) {
   const hubos = new HubOS({ kernel, name: 'bench', port: 0, rateLimit: false });
   hubos.registerAgent('helper', kernel.agent('helper'));
   const url = await hubos.serve();
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium('the trace render bench');
   try {
     const runOf = async (rounds: number) => {
       model.push(...script(rounds));

@@ -3,16 +3,13 @@
  * view, the tools show as names, and a tool's description shows only when asked for (by mouse or
  * keyboard). Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
  */
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { defineTool, type Kernel, type Plugin } from '../../core/index.ts';
 import { HubOS } from '../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'];
-const MORE_ARGS = ['--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const POLL = { timeout: 10_000, interval: 50 };
 
 /** A description as long as the longest built-in ones (`task`'s runs to a dozen lines). */
@@ -44,7 +41,6 @@ let browser: Browser;
 let url: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`the page tests need Debian's chromium at ${CHROMIUM}`);
   kernel = await bootKernel({
     config: {
       agents: {
@@ -58,7 +54,7 @@ beforeAll(async () => {
   hubos.registerAgent('busy', kernel.agent('busy'));
   hubos.registerAgent('idle', kernel.agent('idle'));
   url = await hubos.serve();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...MORE_ARGS] });
+  browser = await launchChromium('the page tests');
 });
 
 afterAll(async () => {

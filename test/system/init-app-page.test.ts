@@ -3,31 +3,19 @@
  * in headless Chromium: the offline demo model calls the app's own dice_roll tool and answers.
  * Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
  */
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.ts';
 import { HUBOS_BIN, hubos, tempDir } from '../helpers/run.ts';
 import { type ServeProcess, serveProcess, stopServe } from '../helpers/serve-process.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const POLL = { timeout: 15_000, interval: 50 };
 
 let browser: Browser;
 let server: ServeProcess | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`this test needs Debian's chromium at ${CHROMIUM}: apt-get install -y chromium`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium('the init app page test');
 });
 
 afterAll(async () => {

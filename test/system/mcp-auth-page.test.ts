@@ -4,18 +4,15 @@
  * server and back to HubOS's loopback callback, and the server's tools arrive.
  * Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
  */
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Kernel } from '../../core/index.ts';
 import { HubOS } from '../../plugins/hubos/hubos.ts';
 import mcp from '../../plugins/mcp/index.ts';
 import { bootKernel } from '../../testing/index.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { type OAuthMcpServer, startOAuthMcpServer } from '../plugins/mcp/client-oauth-servers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'];
-const MORE_ARGS = ['--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const POLL = { timeout: 15_000, interval: 100 };
 
 let protectedServer: OAuthMcpServer;
@@ -25,7 +22,6 @@ let browser: Browser;
 let url: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`the page tests need Debian's chromium at ${CHROMIUM}`);
   protectedServer = await startOAuthMcpServer();
   kernel = await bootKernel({
     config: { mcp: { servers: { p: { url: protectedServer.url } } } },
@@ -33,7 +29,7 @@ beforeAll(async () => {
   });
   hubos = new HubOS({ kernel, name: 'auth-hub', port: 0, rateLimit: false });
   url = await hubos.serve();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...MORE_ARGS] });
+  browser = await launchChromium('the page tests');
 });
 
 afterAll(async () => {

@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type Kernel } from '../../core/index.ts';
 import cosmos from '../../plugins/cosmos/index.ts';
@@ -18,19 +18,9 @@ import stars from '../../plugins/stars/index.ts';
 import subagent from '../../plugins/subagent/index.ts';
 import workflows, { defineWorkflow } from '../../plugins/workflows/index.ts';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
+import { CHROMIUM, launchChromium, missingChromium } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const MISSING_CHROMIUM = `the studio page tests need Debian's chromium at ${CHROMIUM}, which is missing: install it with "apt-get update && apt-get install -y chromium" (.ci/run does)`;
+const PAGE_TESTS = 'the studio page tests';
 const POLL = { timeout: 10_000, interval: 50 };
 const SHOTS = process.env.HUBOS_SCREENSHOTS;
 
@@ -121,6 +111,25 @@ async function run(key: string, input: string, async = false): Promise<string> {
   return answer.body.runId;
 }
 
+/**
+ * Runs the Stars team `crew` as `key` on `task`: its lead hands crew-w1 `delegated`, the worker
+ * answers `found`, the lead sums up with `summary`. The team run's id.
+ */
+async function teamRun(
+  key: string,
+  { task, delegated, found, summary }: { task: string; delegated: string; found: string; summary: string },
+): Promise<string> {
+  leadModel.push(
+    { toolCalls: [{ name: 'stars_delegate', input: { tasks: [{ worker: 'crew-w1', task: delegated }] } }] },
+    summary,
+  );
+  workerModel.push(found);
+  const answer = await call('/api/stars/crew/run', key, { method: 'POST', body: JSON.stringify({ task }) });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const [team] = (await call('/api/runs?limit=1&agent=stars:crew', key)).body.runs;
+  return team.id;
+}
+
 /** A fresh browser context holding `key`, on the page, recording the page's own errors. */
 async function openPage(path: string, key: string): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
@@ -151,6 +160,8 @@ async function shoot(page: Page, name: string) {
   await page.setViewportSize(size);
 }
 
+/** What `locator` says, or '' while it is not on the page: for polling until it shows. */
+const textOf = (locator: Locator) => () => locator.innerText().catch(() => '');
 const rowIds = (page: Page) =>
   page.locator('#runs-rows tr').evaluateAll((rows) => rows.map((row) => row.dataset.run));
 const traceRows = (page: Page) =>
@@ -160,12 +171,11 @@ const traceRows = (page: Page) =>
       rows.map((row) => `${row.dataset.kind}:${row.querySelector('.trace-name')?.textContent}`),
     );
 it("has Debian's chromium installed (the system tests fail, never skip, without it)", () => {
-  expect(existsSync(CHROMIUM), MISSING_CHROMIUM).toBe(true);
+  expect(existsSync(CHROMIUM), missingChromium(PAGE_TESTS)).toBe(true);
 });
 
 describe('the studio of the page', () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
     kernel = await bootKernel({
       config: {
         permissions: { ask: ['danger:*'] },
@@ -220,7 +230,7 @@ describe('the studio of the page', () => {
     // A second served model: run again may switch a run to it.
     hubos.registerAgent('writer', kernel.agent('writer'));
     url = await hubos.serve();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium(PAGE_TESTS);
   });
 
   afterAll(async () => {
@@ -321,28 +331,14 @@ describe('the studio of the page', () => {
     await expect.poll(() => rowIds(bob.page), POLL).toEqual([bobs]);
     await bob.page.goto(`${url}/#/runs/${ids[0]}`);
     await expect
-      .poll(
-        () =>
-          bob.page
-            .locator('#run-view .error')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
+      .poll(textOf(bob.page.locator('#run-view .error')), POLL)
       .toBe(`No run "${ids[0]}" for this key.`);
     // A broken address opens the list; an id that is no run says so, as text.
     await bob.page.goto(`${url}/#/runs/%zz`);
     await expect.poll(() => bob.page.locator('#runs-view').isVisible(), POLL).toBe(true);
     await bob.page.goto(`${url}/#/runs/${encodeURIComponent('<b>x</b>')}`);
     await expect
-      .poll(
-        () =>
-          bob.page
-            .locator('#run-view .error')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
+      .poll(textOf(bob.page.locator('#run-view .error')), POLL)
       .toMatch(/^No run "<b>x<\/b>" for this key\.$|^RUN_/);
     expect(await bob.page.locator('#run-view b').count()).toBe(0);
     // An admin key sees every key's runs.
@@ -507,22 +503,13 @@ describe('the studio of the page', () => {
   });
 
   it('shows a Stars team run’s members and roles and the messages between them', async () => {
-    leadModel.push(
-      {
-        toolCalls: [
-          { name: 'stars_delegate', input: { tasks: [{ worker: 'crew-w1', task: `Find facts ${MARKUP}` }] } },
-        ],
-      },
-      'The team found the facts.',
-    );
-    workerModel.push('Fact: tides follow the moon.');
-    const answer = await call('/api/stars/crew/run', ADMIN, {
-      method: 'POST',
-      body: JSON.stringify({ task: 'Research tides.' }),
+    const team = await teamRun(ADMIN, {
+      task: 'Research tides.',
+      delegated: `Find facts ${MARKUP}`,
+      found: 'Fact: tides follow the moon.',
+      summary: 'The team found the facts.',
     });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    const [team] = (await call('/api/runs?limit=1&agent=stars:crew', ADMIN)).body.runs;
-    const { page, errors } = await openPage(`#/runs/${team.id}`, ADMIN);
+    const { page, errors } = await openPage(`#/runs/${team}`, ADMIN);
     await expect
       .poll(
         () =>
@@ -565,23 +552,14 @@ describe('the studio of the page', () => {
   });
 
   it('shows a key without the team’s history the messages its members’ calls sent', async () => {
-    leadModel.push(
-      {
-        toolCalls: [
-          { name: 'stars_delegate', input: { tasks: [{ worker: 'crew-w1', task: `Count ${MARKUP}` }] } },
-        ],
-      },
-      'Counted.',
-    );
-    workerModel.push('Three.');
-    const answer = await call('/api/stars/crew/run', ALICE, {
-      method: 'POST',
-      body: JSON.stringify({ task: 'Count the tides.' }),
+    const team = await teamRun(ALICE, {
+      task: 'Count the tides.',
+      delegated: `Count ${MARKUP}`,
+      found: 'Three.',
+      summary: 'Counted.',
     });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    const [team] = (await call('/api/runs?limit=1&agent=stars:crew', ALICE)).body.runs;
     expect((await call('/api/stars/crew/messages', ALICE)).status).toBe(403);
-    const { page, errors } = await openPage(`#/runs/${team.id}`, ALICE);
+    const { page, errors } = await openPage(`#/runs/${team}`, ALICE);
     const messages = page.locator('.team-messages li');
     await expect.poll(() => messages.count(), POLL).toBe(1);
     expect(await messages.locator('.team-route').innerText()).toBe('crew-lead → crew-w1 (delegate)');
@@ -796,16 +774,7 @@ describe('the studio of the page', () => {
     const record = await call(`/api/runs/${again}`, ALICE);
     expect(record.body).toMatchObject({ againOf: id, model: 'scripted:writer-model', via: 'rest' });
     await page.goto(`${url}/#/runs/${again}`);
-    await expect
-      .poll(
-        () =>
-          page
-            .locator('.run-model')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
-      .toBe('scripted:writer-model');
+    await expect.poll(textOf(page.locator('.run-model')), POLL).toBe('scripted:writer-model');
     await page.locator('.run-compare').click();
     await expect.poll(() => page.url(), POLL).toMatch(new RegExp(`#/compare/${id}/${again}$`));
     // The list marks the repeat with a link to the same comparison.
@@ -825,16 +794,7 @@ describe('the studio of the page', () => {
     await expect.poll(() => page.locator('#again-input').inputValue(), POLL).toBe('once only');
     await page.locator('#again-input').fill('');
     await page.getByRole('button', { name: 'Run again' }).click();
-    await expect
-      .poll(
-        () =>
-          page
-            .locator('.again-form .error')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
-      .toMatch(/^INVALID_BODY: /);
+    await expect.poll(textOf(page.locator('.again-form .error')), POLL).toMatch(/^INVALID_BODY: /);
     expect(page.url()).toMatch(new RegExp(`#/runs/${id}$`));
     // The browser logs the 400 it got; nothing else went wrong.
     expect(errors.filter((error) => !/status of 400/.test(error))).toEqual([]);
@@ -905,16 +865,7 @@ describe('the studio of the page', () => {
     expect((await call(`/api/runs/${id}`, ALICE, { method: 'DELETE' })).status).toBe(204);
     const tool = page.locator('#trace .trace-row[data-kind="tool"]');
     await tool.locator('.trace-open').click();
-    await expect
-      .poll(
-        () =>
-          tool
-            .locator('.trace-detail [role="alert"]')
-            .innerText()
-            .catch(() => ''),
-        POLL,
-      )
-      .toMatch(/^RUN_NOT_FOUND: /);
+    await expect.poll(textOf(tool.locator('.trace-detail [role="alert"]')), POLL).toMatch(/^RUN_NOT_FOUND: /);
     expect(errors.filter((error) => !/status of 404/.test(error))).toEqual([]);
     await page.context().close();
   });
@@ -979,12 +930,7 @@ describe('the studio of the page', () => {
     helperModel.push({ text: 'Alice’s.', usage });
     const alices = await run(ALICE, 'alice only');
     const { page, errors } = await openPage('#/runs', BOB);
-    const said = () =>
-      page
-        .locator('#run-view .error, #compare-view .error')
-        .filter({ visible: true })
-        .innerText()
-        .catch(() => '');
+    const said = textOf(page.locator('#run-view .error, #compare-view .error').filter({ visible: true }));
     const asked: string[] = [];
     page.on('request', (request) => asked.push(new URL(request.url()).pathname));
     // Another key's run, on its page and in a comparison.

@@ -6,24 +6,14 @@
  * Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
  */
 import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type ElicitResult, type Kernel, type Plugin, toolOutput } from '../../core/index.ts';
 import { HubOS } from '../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
+import { CHROMIUM, launchChromium, missingChromium } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const MISSING_CHROMIUM = `the page tests need Debian's chromium at ${CHROMIUM}, which is missing: install it with "apt-get update && apt-get install -y chromium" (.ci/run does)`;
+const PAGE_TESTS = 'the page tests';
 const POLL = { timeout: 10_000, interval: 50 };
 
 // A 2×2 red PNG.
@@ -114,12 +104,11 @@ async function sendMessage(page: Page, message: string): Promise<void> {
 }
 
 it("has Debian's chromium installed (the system tests fail, never skip, without it)", () => {
-  expect(existsSync(CHROMIUM), MISSING_CHROMIUM).toBe(true);
+  expect(existsSync(CHROMIUM), missingChromium(PAGE_TESTS)).toBe(true);
 });
 
 describe("the chat page: a tool's question and rich result", () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
     kernel = await bootKernel({
       config: { agents: { shop: { model, description: 'Orders shirts.', tools: ['order_shirt'] } } },
       plugins: [toolsPlugin],
@@ -127,7 +116,7 @@ describe("the chat page: a tool's question and rich result", () => {
     hubos = new HubOS({ kernel, name: 'shop-hub', port: 0, rateLimit: false });
     hubos.registerAgent('shop', kernel.agent('shop'));
     url = await hubos.serve();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium(PAGE_TESTS);
   });
 
   afterAll(async () => {

@@ -5,25 +5,15 @@
  * Needs Debian's chromium (`apt-get install -y chromium`); fails, never skips, without it.
  */
 import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool, type Kernel } from '../../core/index.ts';
 import { HubOS } from '../../plugins/hubos/hubos.ts';
 import workflows, { defineWorkflow } from '../../plugins/workflows/index.ts';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
+import { CHROMIUM, launchChromium, missingChromium } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const MISSING_CHROMIUM = `the workflow page tests need Debian's chromium at ${CHROMIUM}, which is missing: install it with "apt-get update && apt-get install -y chromium" (.ci/run does)`;
+const PAGE_TESTS = 'the workflow page tests';
 const POLL = { timeout: 10_000, interval: 50 };
 
 function deferred() {
@@ -174,12 +164,11 @@ async function pick(page: Page, name: string): Promise<void> {
 }
 
 it("has Debian's chromium installed (the system tests fail, never skip, without it)", () => {
-  expect(existsSync(CHROMIUM), MISSING_CHROMIUM).toBe(true);
+  expect(existsSync(CHROMIUM), missingChromium(PAGE_TESTS)).toBe(true);
 });
 
 describe('the workflow view of the chat page', () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
     kernel = await bootKernel({
       config: {
         permissions: { ask: ['danger:*'] },
@@ -195,7 +184,7 @@ describe('the workflow view of the chat page', () => {
         },
       ],
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium(PAGE_TESTS);
   });
 
   afterAll(async () => {

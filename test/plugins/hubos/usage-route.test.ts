@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../../core/index.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
-import { testTools } from './helpers.ts';
+import { ask, testTools } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hubos-usage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,19 +79,14 @@ async function serve() {
   return hubos;
 }
 
-async function call(hubos: HubOS, path: string, key: string, init: RequestInit = {}) {
-  const response = await hubos.app.request(path, {
-    ...init,
-    headers: { authorization: `Bearer ${key}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+/** A GET of `path` as the caller with `key`. */
+const call = (hubos: HubOS, path: string, key: string) =>
+  ask(hubos, 'GET', path, { headers: { authorization: `Bearer ${key}` } });
 
 async function run(hubos: HubOS, key: string, agent: string): Promise<string> {
-  const answer = await call(hubos, `/api/agents/${agent}/run`, key, {
-    method: 'POST',
-    body: JSON.stringify({ input: 'go' }),
+  const answer = await ask(hubos, 'POST', `/api/agents/${agent}/run`, {
+    body: { input: 'go' },
+    headers: { authorization: `Bearer ${key}` },
   });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body.runId as string;

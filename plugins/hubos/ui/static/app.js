@@ -761,6 +761,19 @@ async function* readEvents(body) {
   }
 }
 
+/** The events of a fetch body whose data is JSON: yields `{ event, data }` parsed; skips data that is not. */
+async function* readJsonEvents(body) {
+  for await (const { event, data } of readEvents(body)) {
+    let parsed;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      continue;
+    }
+    yield { event, data: parsed };
+  }
+}
+
 async function send(input) {
   const agent = state.agent;
   const chat = state.chat;
@@ -933,15 +946,7 @@ async function send(input) {
       const result = await response.json();
       handle('run-finish', { result });
     } else {
-      for await (const { event, data } of readEvents(response.body)) {
-        let parsed;
-        try {
-          parsed = JSON.parse(data);
-        } catch {
-          continue;
-        }
-        handle(event, parsed);
-      }
+      for await (const { event, data } of readJsonEvents(response.body)) handle(event, data);
       if (!finished && !controller.signal.aborted)
         throw new ApiError('STREAM_ENDED', 'the connection closed before the run finished');
     }

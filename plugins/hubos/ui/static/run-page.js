@@ -1,6 +1,6 @@
 // A run's page: its record, its trace (recorded steps, or live from its events while it runs),
 // a step's full payload on demand, its pending approvals decided in place, run again, and a
-// Stars team's members and messages. Uses app.js's h, readEvents, approvalView, pendingApproval.
+// Stars team's members and messages. Uses app.js's h, readJsonEvents, approvalView, pendingApproval.
 
 import { LiveSteps } from './live-trace.js';
 import { api, apiOrNothing, askable, failure, noRun, runPath } from './studio-api.js';
@@ -202,13 +202,7 @@ async function follow(page) {
 }
 
 async function followEvents(response, live, prompts, redraw) {
-  for await (const { event, data } of readEvents(response.body)) {
-    let parsed;
-    try {
-      parsed = JSON.parse(data);
-    } catch {
-      continue;
-    }
+  for await (const { event, data: parsed } of readJsonEvents(response.body)) {
     if (event === 'run-end') return parsed;
     if (event === 'approval-result') {
       const prompt = prompts.get(parsed.callId);

@@ -1,6 +1,6 @@
 // The page's workflow view: lists the served workflows, draws one's steps, runs it and shows each
 // step's progress live. A module that runs after app.js and uses its helpers ($, h, request,
-// readEvents, approvalView, showView, …): classic scripts leave their declarations in the global scope.
+// readJsonEvents, approvalView, showView, …): classic scripts leave their declarations in the global scope.
 
 // Where the workflows plugin serves its routes; empty when it is not on (no view then, and no request).
 const WORKFLOWS = document.querySelector('meta[name="hubos-workflows"]')?.getAttribute('content') || '';
@@ -379,14 +379,8 @@ async function run(name, input) {
       signal: controller.signal,
     });
     if (!response.ok) throw await responseError(response);
-    for await (const { event, data } of readEvents(response.body)) {
-      let parsed;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        continue;
-      }
-      handle(event, parsed);
+    for await (const { event, data } of readJsonEvents(response.body)) {
+      handle(event, data);
       if (event === 'workflow-finish') finished = true;
     }
     if (!finished && !controller.signal.aborted)
