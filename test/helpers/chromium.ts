@@ -24,8 +24,8 @@ export function missingChromium(who: string): string {
   return `${who}: Debian's chromium at ${CHROMIUM} is missing; install it with "apt-get update && apt-get install -y chromium" (.ci/run does)`;
 }
 
-/** Launches Chromium, or throws `missingChromium(who)` when it is not installed. */
-export async function launchChromium(who: string): Promise<Browser> {
+/** Launches Chromium (with `extraArgs` after the usual ones), or throws `missingChromium(who)` when it is not installed. */
+export async function launchChromium(who: string, extraArgs: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(missingChromium(who));
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }

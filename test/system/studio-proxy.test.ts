@@ -9,14 +9,14 @@
 import { existsSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../core/index.ts';
 import { HubOS } from '../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
+import { CHROMIUM, launchChromium, missingChromium } from '../helpers/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const MISSING_CHROMIUM = `the studio proxy test needs Debian's chromium at ${CHROMIUM}, which is missing: install it with "apt-get update && apt-get install -y chromium" (.ci/run does)`;
+const WHO = 'the studio proxy test';
 const PUBLIC_HOST = 'studio.example.test';
 const ALICE = 'alice-key-0123456789abcdef';
 const BOB = 'bob-key-0123456789abcdefgh';
@@ -89,12 +89,11 @@ async function openPage(address: string, key: string): Promise<{ page: Page; err
 }
 
 it("has Debian's chromium installed (the system tests fail, never skip, without it)", () => {
-  expect(existsSync(CHROMIUM), MISSING_CHROMIUM).toBe(true);
+  expect(existsSync(CHROMIUM), missingChromium(WHO)).toBe(true);
 });
 
 describe('the studio behind a reverse proxy', () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(MISSING_CHROMIUM);
     kernel = await bootKernel({ config: { agents: { helper: { model, description: 'Answers.' } } } });
     // The proxy's port is the public URL's, so it listens first, and learns HubOS's address after.
     proxy = reverseProxy(() => new URL(direct));
@@ -115,21 +114,8 @@ describe('the studio behind a reverse proxy', () => {
     });
     hubos.registerAgent('helper', kernel.agent('helper'));
     direct = await hubos.serve();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        // The public name resolves to the proxy, as DNS would.
-        `--host-resolver-rules=MAP ${PUBLIC_HOST} 127.0.0.1`,
-      ],
-    });
+    // The public name resolves to the proxy, as DNS would.
+    browser = await launchChromium(WHO, [`--host-resolver-rules=MAP ${PUBLIC_HOST} 127.0.0.1`]);
   });
 
   afterAll(async () => {
