@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_NODE_VERSION, NODE_ENGINES, unsupportedNodeMessage } from '../../core/node-version.ts';
-import { cleanEnv, expectOk, npm, packedHubos } from '../helpers/packed-hubos.ts';
+import { cleanEnv, expectOk, INSTALL_TIMEOUT, npm, packedHubos } from '../helpers/packed-hubos.ts';
 import { run, tempDir, writeFiles } from '../helpers/run.ts';
 import { serveProcess, stopServe } from '../helpers/serve-process.ts';
 
@@ -46,33 +46,37 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
     await rm(join(app, 'agent.config.ts'));
   });
 
-  it('hubos init makes a working app: an agent, a local tool plugin and its passing test', async () => {
-    const init = await npx(['hubos', 'init'], app);
-    expectOk(init, 'hubos init');
-    expect(init.stdout).toContain('agent.config.ts     the agent "assistant"');
-    expect(init.stdout).toContain('offline demo model');
-    expect(init.stdout).toContain(`npx hubos run assistant '/dice_roll {"count": 2}'`);
-    const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
-    expect(pkg.type).toBe('module');
-    expect(pkg.engines.node).toBe(NODE_ENGINES);
-    expect(pkg.dependencies.hubos).toMatch(/^file:.*hubos-\d+\.\d+\.\d+\.tgz$/); // as npm install wrote it
-    expect(readFileSync(join(app, '.npmrc'), 'utf8')).toContain('engine-strict=true');
+  it(
+    'hubos init makes a working app: an agent, a local tool plugin and its passing test',
+    async () => {
+      const init = await npx(['hubos', 'init'], app);
+      expectOk(init, 'hubos init');
+      expect(init.stdout).toContain('agent.config.ts     the agent "assistant"');
+      expect(init.stdout).toContain('offline demo model');
+      expect(init.stdout).toContain(`npx hubos run assistant '/dice_roll {"count": 2}'`);
+      const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
+      expect(pkg.type).toBe('module');
+      expect(pkg.engines.node).toBe(NODE_ENGINES);
+      expect(pkg.dependencies.hubos).toMatch(/^file:.*hubos-\d+\.\d+\.\d+\.tgz$/); // as npm install wrote it
+      expect(readFileSync(join(app, '.npmrc'), 'utf8')).toContain('engine-strict=true');
 
-    const test = await npm(['test'], app, env);
-    expectOk(test, 'npm test of the app');
-    expect(test.stdout).toMatch(/pass 2\n/);
-    expect(test.stdout).toMatch(/fail 0\n/);
+      const test = await npm(['test'], app, env);
+      expectOk(test, 'npm test of the app');
+      expect(test.stdout).toMatch(/pass 2\n/);
+      expect(test.stdout).toMatch(/fail 0\n/);
 
-    const roll = await npx(['hubos', 'run', 'assistant', '/dice_roll {"count": 2, "sides": 6}'], app);
-    expectOk(roll, 'hubos run with a tool call');
-    const rolled = JSON.parse(/dice_roll returned: (\{.*\})/.exec(roll.stdout)?.[1] ?? 'null');
-    expect(rolled.rolls).toHaveLength(2);
-    expect(rolled.total).toBe(rolled.rolls[0] + rolled.rolls[1]);
-    const chat = await npx(['hubos', 'run', 'assistant', 'hello'], app);
-    expectOk(chat, 'hubos run');
-    expect(chat.stdout).toContain('I am the offline demo model');
-    expect(chat.stdout).toContain('/dice_roll');
-  });
+      const roll = await npx(['hubos', 'run', 'assistant', '/dice_roll {"count": 2, "sides": 6}'], app);
+      expectOk(roll, 'hubos run with a tool call');
+      const rolled = JSON.parse(/dice_roll returned: (\{.*\})/.exec(roll.stdout)?.[1] ?? 'null');
+      expect(rolled.rolls).toHaveLength(2);
+      expect(rolled.total).toBe(rolled.rolls[0] + rolled.rolls[1]);
+      const chat = await npx(['hubos', 'run', 'assistant', 'hello'], app);
+      expectOk(chat, 'hubos run');
+      expect(chat.stdout).toContain('I am the offline demo model');
+      expect(chat.stdout).toContain('/dice_roll');
+    },
+    INSTALL_TIMEOUT,
+  );
 
   it('hubos serve answers the agent over HTTP and serves the chat page for it', async () => {
     const server = await serveProcess(join(app, 'node_modules/.bin/hubos'), [], { cwd: app, env });
@@ -141,55 +145,63 @@ export default defineConfig({ plugins: [{ name: 'mine', apply: (k) => k.hooks.re
     }
   });
 
-  it('hubos create-plugin scaffolds a package that installs hubos the way the app did, builds and tests', async () => {
-    const created = await npx(['hubos', 'create-plugin', 'hubos-plugin-weather'], app);
-    expectOk(created, 'hubos create-plugin');
-    expect(created.stdout).toContain(
-      'Next: cd hubos-plugin-weather && npm install && npm run build && npm test',
-    );
-    const plugin = join(app, 'hubos-plugin-weather');
-    const pkg = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'));
-    expect(pkg.engines.node).toBe(NODE_ENGINES);
-    expect(pkg.peerDependencies.hubos).toMatch(/^\^\d+\.\d+\.\d+$/);
-    expect(pkg.devDependencies.hubos).toMatch(/^file:\.\.\/.*hubos-\d+\.\d+\.\d+\.tgz$/);
-    expect(readFileSync(join(plugin, 'README.md'), 'utf8')).not.toContain('npmjs.com');
-    expectOk(await npm(['install', '--prefer-offline'], plugin, env), 'npm install in the scaffold');
-    expectOk(await npm(['run', 'build'], plugin, env), 'npm run build in the scaffold');
-    const test = await npm(['test'], plugin, env);
-    expectOk(test, 'npm test in the scaffold');
-    expect(test.stdout).toMatch(/pass [1-9]\d*\n/);
-    expect(test.stdout).toMatch(/fail 0\n/);
-  });
+  it(
+    'hubos create-plugin scaffolds a package that installs hubos the way the app did, builds and tests',
+    async () => {
+      const created = await npx(['hubos', 'create-plugin', 'hubos-plugin-weather'], app);
+      expectOk(created, 'hubos create-plugin');
+      expect(created.stdout).toContain(
+        'Next: cd hubos-plugin-weather && npm install && npm run build && npm test',
+      );
+      const plugin = join(app, 'hubos-plugin-weather');
+      const pkg = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'));
+      expect(pkg.engines.node).toBe(NODE_ENGINES);
+      expect(pkg.peerDependencies.hubos).toMatch(/^\^\d+\.\d+\.\d+$/);
+      expect(pkg.devDependencies.hubos).toMatch(/^file:\.\.\/.*hubos-\d+\.\d+\.\d+\.tgz$/);
+      expect(readFileSync(join(plugin, 'README.md'), 'utf8')).not.toContain('npmjs.com');
+      expectOk(await npm(['install', '--prefer-offline'], plugin, env), 'npm install in the scaffold');
+      expectOk(await npm(['run', 'build'], plugin, env), 'npm run build in the scaffold');
+      const test = await npm(['test'], plugin, env);
+      expectOk(test, 'npm test in the scaffold');
+      expect(test.stdout).toMatch(/pass [1-9]\d*\n/);
+      expect(test.stdout).toMatch(/fail 0\n/);
+    },
+    INSTALL_TIMEOUT,
+  );
 });
 
 describe('an existing CommonJS app', () => {
-  it('hubos init leaves it CommonJS, with .mts files whose test passes, and its own scripts still run', async () => {
-    const legacy = await tempDir('hubos-legacy-');
-    try {
-      expectOk(await npm(['init', '-y'], legacy, env), 'npm init -y');
-      await writeFiles(legacy, {
-        'index.js': "const os = require('node:os');\nconsole.log('legacy', typeof os.platform());\n",
-      });
-      expectOk(
-        await npm(['install', '--prefer-offline', tarball], legacy, env),
-        'npm install of the tarball',
-      );
-      const init = await npx(['hubos', 'init'], legacy);
-      expectOk(init, 'hubos init');
-      expect(init.stdout).toContain("is CommonJS, so the app's files are .mts");
-      expect(JSON.parse(readFileSync(join(legacy, 'package.json'), 'utf8')).type).toBe('commonjs');
-      const test = await npm(['test'], legacy, env);
-      expectOk(test, 'npm test of the app');
-      expect(test.stdout).toMatch(/pass 2\n/);
-      const roll = await npx(['hubos', 'run', 'assistant', '/dice_roll {"count": 1}'], legacy);
-      expectOk(roll, 'hubos run');
-      expect(roll.stdout).toContain('dice_roll returned');
-      const own = await run(process.execPath, ['index.js'], { cwd: legacy, env });
-      expect(own).toMatchObject({ code: 0, stdout: 'legacy string\n' });
-    } finally {
-      await rm(legacy, { recursive: true, force: true });
-    }
-  });
+  it(
+    'hubos init leaves it CommonJS, with .mts files whose test passes, and its own scripts still run',
+    async () => {
+      const legacy = await tempDir('hubos-legacy-');
+      try {
+        expectOk(await npm(['init', '-y'], legacy, env), 'npm init -y');
+        await writeFiles(legacy, {
+          'index.js': "const os = require('node:os');\nconsole.log('legacy', typeof os.platform());\n",
+        });
+        expectOk(
+          await npm(['install', '--prefer-offline', tarball], legacy, env),
+          'npm install of the tarball',
+        );
+        const init = await npx(['hubos', 'init'], legacy);
+        expectOk(init, 'hubos init');
+        expect(init.stdout).toContain("is CommonJS, so the app's files are .mts");
+        expect(JSON.parse(readFileSync(join(legacy, 'package.json'), 'utf8')).type).toBe('commonjs');
+        const test = await npm(['test'], legacy, env);
+        expectOk(test, 'npm test of the app');
+        expect(test.stdout).toMatch(/pass 2\n/);
+        const roll = await npx(['hubos', 'run', 'assistant', '/dice_roll {"count": 1}'], legacy);
+        expectOk(roll, 'hubos run');
+        expect(roll.stdout).toContain('dice_roll returned');
+        const own = await run(process.execPath, ['index.js'], { cwd: legacy, env });
+        expect(own).toMatchObject({ code: 0, stdout: 'legacy string\n' });
+      } finally {
+        await rm(legacy, { recursive: true, force: true });
+      }
+    },
+    INSTALL_TIMEOUT,
+  );
 });
 
 /** The machine's own Node.js, when it is older than HubOS supports (Debian's, on the CI machines). */

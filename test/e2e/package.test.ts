@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, expectOk, npm, packedHubos } from '../helpers/packed-hubos.ts';
+import { cleanEnv, expectOk, INSTALL_TIMEOUT, npm, packedHubos } from '../helpers/packed-hubos.ts';
 import { CLOCK_FIXTURE, ROOT, run, tempDir, writeFiles } from '../helpers/run.ts';
 import { type ServeProcess, serveProcess } from '../helpers/serve-process.ts';
 
@@ -112,22 +112,26 @@ export default defineConfig({ plugins: [['hubos-plugin-clock', { timezone: 'Amer
     expect(JSON.parse(plain.stdout).output.formatted).toContain('5:30:00');
   });
 
-  it('scaffolds a plugin with hubos create-plugin that builds and passes its own test', async () => {
-    const bin = join(app, 'node_modules/.bin/hubos');
-    expectOk(
-      await run(bin, ['create-plugin', 'hubos-plugin-greeter'], { cwd: app, env: cleanEnv }),
-      'create-plugin',
-    );
-    const plugin = join(app, 'hubos-plugin-greeter');
-    expectOk(await npm(['install', '--prefer-offline', tarball], plugin), 'npm install in the scaffold');
-    expectOk(await npm(['run', 'build'], plugin), 'npm run build in the scaffold');
-    expect(existsSync(join(plugin, 'dist/index.js'))).toBe(true);
-    expect(existsSync(join(plugin, 'dist/index.d.ts'))).toBe(true);
-    const test = await npm(['test'], plugin);
-    expectOk(test, 'npm test in the scaffold');
-    expect(test.stdout).toMatch(/pass 1\n/);
-    expect(test.stdout).toMatch(/fail 0\n/);
-  });
+  it(
+    'scaffolds a plugin with hubos create-plugin that builds and passes its own test',
+    async () => {
+      const bin = join(app, 'node_modules/.bin/hubos');
+      expectOk(
+        await run(bin, ['create-plugin', 'hubos-plugin-greeter'], { cwd: app, env: cleanEnv }),
+        'create-plugin',
+      );
+      const plugin = join(app, 'hubos-plugin-greeter');
+      expectOk(await npm(['install', '--prefer-offline', tarball], plugin), 'npm install in the scaffold');
+      expectOk(await npm(['run', 'build'], plugin), 'npm run build in the scaffold');
+      expect(existsSync(join(plugin, 'dist/index.js'))).toBe(true);
+      expect(existsSync(join(plugin, 'dist/index.d.ts'))).toBe(true);
+      const test = await npm(['test'], plugin);
+      expectOk(test, 'npm test in the scaffold');
+      expect(test.stdout).toMatch(/pass 1\n/);
+      expect(test.stdout).toMatch(/fail 0\n/);
+    },
+    INSTALL_TIMEOUT,
+  );
 });
 
 const KEY_A = 'key-a-0123456789abcdef';

@@ -15,6 +15,12 @@ import { ROOT, type RunResult, run } from './run.ts';
  * npm settings inherited from an outer `npm test` must not steer the inner npm commands, and an
  * installed `hubos` bin (`#!/usr/bin/env node`) runs on the Node running the tests.
  */
+/**
+ * How long a test that installs, builds and tests a package with npm may take: seconds on an idle
+ * machine, but npm's work is CPU and disk bound, and under a loaded machine it passed 20 s.
+ */
+export const INSTALL_TIMEOUT = 180_000;
+
 export const cleanEnv: NodeJS.ProcessEnv = {
   ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key))),
   PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
