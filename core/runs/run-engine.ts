@@ -532,6 +532,7 @@ export class RunEngine {
     const live = this.#open(taken, undefined);
     live.kept = journal.at(-1)?.seq ?? 0;
     live.seq = await this.#events.lastSeq(record.id).catch(() => 0);
+    if (live.steps) live.steps.continueAfter((await table.steps(record.id)).at(-1)?.seq ?? 0);
     live.steps?.see({
       type: 'run-start',
       runId: record.id,

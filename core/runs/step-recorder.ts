@@ -23,6 +23,14 @@ export class StepRecorder {
     this.#own = new LoopSteps(runId);
   }
 
+  /**
+   * Numbers the steps from here on after `seq`: a run resumed on another instance goes on after
+   * the steps its dead instance kept (a step at a number already taken would not be written).
+   */
+  continueAfter(seq: number): void {
+    this.#seq = Math.max(this.#seq, seq);
+  }
+
   /** The steps `event` finishes, in order (none for most events): the run's own, or a Stars member's. */
   see(event: AgentEvent): RunStep[] {
     if (event.runId === this.#runId) return this.#seeOwn(event);

@@ -12,6 +12,7 @@ import { INSTANCES_NAMESPACE } from '../../../core/instance.ts';
 import { sessionKey } from '../../../core/principal.ts';
 import { openRunTable } from '../../../core/runs/open-run-table.ts';
 import type { RunRecord } from '../../../core/runs/run-record.ts';
+import type { RunStep } from '../../../core/runs/run-table.ts';
 import { SqliteStore } from '../../../core/store/sqlite.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel, type ScriptStep } from '../../../testing/index.ts';
@@ -97,6 +98,27 @@ async function leftBehind(path: string, left: Left): Promise<void> {
       expiresAt: new Date(Date.now() + 60_000).toISOString(),
       status: 'pending',
     });
+  await store.close();
+}
+
+/** The steps the dead instance wrote as they finished (its model call, then its tool call). */
+async function keptSteps(path: string, kinds: ('model' | 'tool')[]): Promise<void> {
+  const store = new SqliteStore(path);
+  const table = await openRunTable(store);
+  const at = new Date().toISOString();
+  await table.addSteps(
+    kinds.map((kind, i) => ({
+      runId: 'r-1',
+      seq: i + 1,
+      kind,
+      name: kind === 'model' ? 'dead-model' : 'lookup',
+      step: 1,
+      startedAt: at,
+      finishedAt: at,
+      durationMs: 0,
+      status: 'ok' as const,
+    })),
+  );
   await store.close();
 }
 
@@ -195,9 +217,17 @@ describe('a run whose instance died', () => {
     // Died in the second model call: both tools had answered, the session has the first step.
     const step = [asks('lookup'), answered('lookup', '{"price":42}')];
     await leftBehind(path, { journal: [[user, step[0]!], [step[1]!]], session: [user, ...step] });
+    await keptSteps(path, ['model', 'tool']);
     const { url, model, kernel } = await serveOn(path, ['it costs 42']);
     const done = await until(url, (record) => record.status === 'completed');
     expect(done.result?.text).toBe('it costs 42');
+    // The trace goes on after the steps the dead instance kept: none is lost or written over.
+    const { steps } = (await (await fetch(`${url}/api/runs/r-1/steps`)).json()) as { steps: RunStep[] };
+    expect(steps.map((s) => `${s.seq}:${s.kind}:${s.name}`)).toEqual([
+      '1:model:dead-model',
+      '2:tool:lookup',
+      '3:model:scripted:scripted',
+    ]);
     expect(ran).toEqual({ lookup: 0, charge: 0 });
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0]!.messages).toEqual([user, ...step]);
