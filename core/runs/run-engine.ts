@@ -691,11 +691,7 @@ export class RunEngine {
         this.#events.append(record.id, { seq, event: event as unknown as StoreValue });
         if (live.steps) {
           // A Stars member's run: a sub-agent it starts is recorded on this run too.
-          if (event.runId !== record.id) {
-            if (event.type === 'run-start') this.#childOf.set(event.runId, live);
-            else if (event.type === 'run-finish' || event.type === 'run-error')
-              this.#childOf.delete(event.runId);
-          }
+          if (event.runId !== record.id) this.#noteChild(event, live);
           const finished = live.steps.see(event);
           if (finished.length > 0) this.#keepSteps(live, table, finished);
         }
@@ -779,8 +775,7 @@ export class RunEngine {
   recordChild(callerRunId: string, child: { label: string; callId?: string }, event: AgentEvent): void {
     const live = this.#live.get(callerRunId) ?? this.#childOf.get(callerRunId);
     if (!live?.steps || !this.#table) return;
-    if (event.type === 'run-start') this.#childOf.set(event.runId, live);
-    else if (event.type === 'run-finish' || event.type === 'run-error') this.#childOf.delete(event.runId);
+    this.#noteChild(event, live);
     const track: StepTrack = {
       runId: event.runId,
       kind: 'subagent',
@@ -790,6 +785,12 @@ export class RunEngine {
     };
     const finished = live.steps.seeChild(event, track);
     if (finished.length > 0) this.#keepSteps(live, this.#table, finished);
+  }
+
+  /** Keeps which live run records child run `event.runId` while it goes on (from its start to its end). */
+  #noteChild(event: AgentEvent, live: LiveRun): void {
+    if (event.type === 'run-start') this.#childOf.set(event.runId, live);
+    else if (event.type === 'run-finish' || event.type === 'run-error') this.#childOf.delete(event.runId);
   }
 
   // A step's rows wait for the run's next write in this turn of the event loop (its end, for a run
