@@ -102,9 +102,15 @@ describe('hubos run', () => {
     const dir = await project();
     const child = spawn(process.execPath, [HUBOS_BIN, 'run', 'helper', '/wait'], { cwd: dir });
     let stderr = '';
+    let interrupted = false;
     child.stderr.on('data', (data: Buffer) => {
       stderr += data;
-      if (stderr.includes('waiting')) child.kill('SIGINT');
+      // One Ctrl-C: each later chunk still holds 'waiting', and more Ctrl-Cs would exit at once
+      // (the second) or kill it by the signal (one after that).
+      if (!interrupted && stderr.includes('waiting')) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
     });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(130);
