@@ -126,6 +126,17 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   RECORD_INVALID: 400,
   // A tool asked a human or a model where none is offered (see ToolContext.elicit / sample).
   ELICITATION_UNAVAILABLE: 409,
+  // A guardrail stopped the run: its input, an answer or a tool call did not pass (the message names it).
+  GUARDRAIL_TRIPPED: 422,
+  // A guardrail spec names no guardrail, or its options make no sense.
+  GUARDRAIL_INVALID: 400,
+  // An eval dataset that cannot be read: the message names the line and field.
+  DATASET_INVALID: 400,
+  // A scorer spec names no scorer, or its options make no sense.
+  SCORER_INVALID: 400,
+  EXPERIMENT_NOT_FOUND: 404,
+  // A list of experiments asked with a filter, limit or cursor that makes no sense.
+  EXPERIMENT_QUERY_INVALID: 400,
   RESOURCE_INVALID: 500,
   RESOURCE_DUPLICATE: 409,
   RESOURCE_NOT_FOUND: 404,
