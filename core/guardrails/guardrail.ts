@@ -34,8 +34,10 @@ export interface GuardrailContext {
   final?: boolean;
   /** Aborts with the run. */
   signal: AbortSignal;
-  /** The model a check may ask (the `classifier` built-in): its own, else the run's. */
+  /** The run's model: what a check that asks a model (the `classifier` built-in) asks unless told another. */
   model?: LanguageModel;
+  /** The model a reference names (`'openai:gpt-4.1-mini'`), made by the kernel's model registry. */
+  resolveModel?: (ref: string) => LanguageModel;
 }
 
 /**
