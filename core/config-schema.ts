@@ -4,6 +4,7 @@ import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
 import { didYouMean } from './closest-name.ts';
 import { CONFIG_CHECKS } from './config-checks.generated.ts';
 import { HubosError } from './errors.ts';
+import { EVALS_CONFIG_SCHEMA } from './evals/evals-config.ts';
 import {
   type Ajv,
   createAjv,
@@ -42,6 +43,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   permissions: permissionsSchema(true),
   telemetry: TELEMETRY_CONFIG_SCHEMA,
   pricing: PRICING_CONFIG_SCHEMA,
+  evals: EVALS_CONFIG_SCHEMA,
 };
 
 export interface OwnedKey {

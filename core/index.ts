@@ -9,6 +9,7 @@ import './node-check.ts';
 import type { SessionsConfig } from './agent/sessions.ts';
 import type { AgentTemplate } from './agent/spec.ts';
 import type { BusConfig } from './bus/open-bus.ts';
+import type { EvalsConfig } from './evals/evals-config.ts';
 import type { ModelObject } from './model/model.ts';
 import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
@@ -85,6 +86,34 @@ export {
   type HubosErrorCode,
   type HubosErrorOptions,
 } from './errors.ts';
+export {
+  type DatasetDefinition,
+  dataset,
+  datasetVersion,
+  defineDataset,
+  loadDataset,
+} from './evals/dataset.ts';
+export type { EvalsConfig } from './evals/evals-config.ts';
+export { DEFAULT_CONCURRENCY, type EvaluateOptions, evaluate } from './evals/evaluate.ts';
+export type {
+  CaseExpectations,
+  CaseResult,
+  Dataset,
+  EvalCase,
+  EvaluateResult,
+  Experiment,
+  ExperimentSummary,
+  Score,
+  Scorer,
+  ScorerInput,
+  ScorerSpec,
+  ScorerSummary,
+  TrajectoryExpectation,
+} from './evals/experiment.ts';
+export { type ExperimentPage, type ExperimentQuery, ExperimentStore } from './evals/experiment-store.ts';
+export { ScorerRegistry } from './evals/scorer-registry.ts';
+export { defineScorer } from './evals/scorers/define-scorer.ts';
+export type { ScorerContext, ScorerFactory } from './evals/scorers/scorer-context.ts';
 export { createHooksAccessor, type HookCatalog, type HooksAccessor, type KernelLike } from './hook-owner.ts';
 export {
   createWrapHook,
@@ -375,6 +404,8 @@ export interface HubosConfig {
    * over the built-in list prices: what the usage and steps routes count as cost.
    */
   pricing?: PriceTable;
+  /** Evaluations: `judge` is the model the judge scorer asks when it names none. */
+  evals?: EvalsConfig;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Approvals } from './agent/approvals.ts';
 import type { Sessions } from './agent/sessions.ts';
 import type { AgentSpec } from './agent/spec.ts';
 import type { Bus } from './bus/bus.ts';
+import type { ScorerRegistry } from './evals/scorer-registry.ts';
 import type { TapOnlyHooks } from './hook-utils.ts';
 import type { KernelHooks } from './hooks.ts';
 import type { HubosConfig } from './index.ts';
@@ -40,6 +41,8 @@ export interface KernelView {
   /** Prompts the app offers (MCP serves them), registered as tools are. */
   readonly prompts: PromptRegistry;
   readonly models: ModelRegistry;
+  /** Scorers evals may name: register yours here (`register(name, factory)`). */
+  readonly scorers: ScorerRegistry;
   /** The config as loaded (before the `config` hook runs; resolved after it). */
   readonly config: HubosConfig;
   readonly configFile: string | undefined;

@@ -12,6 +12,7 @@ import { Coalescer } from './coalescer.ts';
 import { type ConfigExport, resolveConfigExport } from './config.ts';
 import { type OwnedKey, validateConfig } from './config-schema.ts';
 import { errorMessage, HubosError } from './errors.ts';
+import { ScorerRegistry } from './evals/scorer-registry.ts';
 import { REGISTER_OWNED_HOOKS } from './hook-owner.ts';
 import { type TappableHook, tapView, tapViews, traceHooks } from './hook-utils.ts';
 import { createKernelHooks, type KernelHooks } from './hooks.ts';
@@ -91,6 +92,8 @@ export class Kernel {
   readonly resources = new ResourceRegistry();
   readonly prompts = new PromptRegistry();
   readonly models = new ModelRegistry();
+  /** The scorers evals may name: the built-ins and those plugins register in their setup. */
+  readonly scorers = new ScorerRegistry();
   readonly cwd: string;
   readonly mode: string;
   readonly command: string;
@@ -333,6 +336,7 @@ export class Kernel {
       resources: this.resources,
       prompts: this.prompts,
       models: this.models,
+      scorers: this.scorers,
       get config() {
         return kernel.config;
       },

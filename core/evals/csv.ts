@@ -1,0 +1,81 @@
+/** One row of a CSV file: its cells, and the line (from 1) it starts on. */
+export interface CsvRow {
+  cells: string[];
+  line: number;
+}
+
+/** Why a CSV file could not be read, and the line (from 1) where. */
+export class CsvSyntaxError extends Error {
+  readonly line: number;
+
+  constructor(message: string, line: number) {
+    super(message);
+    this.line = line;
+  }
+}
+
+/**
+ * Reads CSV as RFC 4180 says: cells split by commas, rows by CRLF or LF; a quoted cell may hold
+ * commas, line breaks and quotes (doubled: `""`). A BOM is skipped; a blank line is no row.
+ */
+export function parseCsv(text: string): CsvRow[] {
+  const rows: CsvRow[] = [];
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  while (i < text.length) {
+    const start = line;
+    const cells: string[] = [];
+    for (;;) {
+      let cell = '';
+      if (text[i] === '"') {
+        const opened = line;
+        i++;
+        for (;;) {
+          if (i >= text.length)
+            throw new CsvSyntaxError('a quoted cell is not closed: end it with a "', opened);
+          const char = text[i] as string;
+          if (char === '"') {
+            if (text[i + 1] === '"') {
+              cell += '"';
+              i += 2;
+              continue;
+            }
+            i++;
+            break;
+          }
+          if (char === '\n') line++;
+          cell += char;
+          i++;
+        }
+        const after = text[i];
+        if (after !== undefined && after !== ',' && after !== '\n' && after !== '\r')
+          throw new CsvSyntaxError(
+            'text after a quoted cell\'s closing quote: quote the whole cell and double the quotes inside it ("say ""hi""")',
+            line,
+          );
+      } else {
+        while (i < text.length && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') {
+          if (text[i] === '"')
+            throw new CsvSyntaxError(
+              'a quote inside an unquoted cell: quote the whole cell and double the quotes inside it ("say ""hi""")',
+              line,
+            );
+          cell += text[i];
+          i++;
+        }
+      }
+      cells.push(cell);
+      if (text[i] === ',') {
+        i++;
+        continue;
+      }
+      break;
+    }
+    // The row's end: CRLF, LF, a lone CR, or the end of the text.
+    if (text[i] === '\r') i++;
+    if (text[i] === '\n') i++;
+    line++;
+    if (!(cells.length === 1 && cells[0] === '')) rows.push({ cells, line: start });
+  }
+  return rows;
+}

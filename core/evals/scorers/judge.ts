@@ -1,0 +1,120 @@
+import type { Message } from '../../agent/messages.ts';
+import { errorMessage, HubosError } from '../../errors.ts';
+import type { LanguageModel } from '../../model/model.ts';
+import type { Scorer, ScorerInput } from '../experiment.ts';
+import { onlyOptions, score } from './define-scorer.ts';
+import type { ScorerContext } from './scorer-context.ts';
+
+const SYSTEM = `You grade an AI assistant's answer. Judge it only by this rubric:
+
+<rubric>
+{rubric}
+</rubric>
+
+Answer with one JSON object and nothing else: {"score": <a number from 0 (fails the rubric) to 1 (fully meets it)>, "reason": "<one sentence saying why>"}`;
+
+/**
+ * `judge`: a model grades the answer against `rubric` (and the case's `expected.criteria`, and its
+ * expected answer, when it has them), answering `{"score": 0..1, "reason": "..."}`. Its model: the
+ * `model` option (a reference), else the config's `evals.judge`, else the agent's own.
+ * An answer that is not such JSON scores 0, saying what came back.
+ */
+export function judgeScorer(options: Record<string, unknown>, context: ScorerContext): Scorer {
+  onlyOptions('judge', options, ['rubric', 'model', 'name']);
+  const { rubric, model: ref, name = 'judge' } = options;
+  if (typeof rubric !== 'string' || rubric.trim() === '')
+    throw new HubosError(
+      'SCORER_INVALID',
+      'scorer "judge" needs a "rubric": what a good answer does, e.g. { use: "judge", rubric: "answers the question politely and correctly" }',
+    );
+  if (ref !== undefined && (typeof ref !== 'string' || ref === ''))
+    throw new HubosError(
+      'SCORER_INVALID',
+      `scorer "judge": "model" must be a model reference such as "openai:gpt-4.1-mini", got ${JSON.stringify(ref)}`,
+    );
+  if (typeof name !== 'string' || name === '')
+    throw new HubosError(
+      'SCORER_INVALID',
+      `scorer "judge": "name" must be a non-empty text, got ${JSON.stringify(name)}`,
+    );
+  const chosen = (ref as string | undefined) ?? context.judge;
+  let model: LanguageModel;
+  try {
+    model = chosen === undefined ? context.agentModel : context.resolveModel(chosen);
+  } catch (error) {
+    throw new HubosError('SCORER_INVALID', `scorer "judge": model "${chosen}": ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  const system = SYSTEM.replace('{rubric}', rubric.trim());
+  return {
+    name,
+    async score(input) {
+      const text = await ask(model, system, question(input), input.signal);
+      const verdict = parseVerdict(text);
+      if (!verdict)
+        return score(
+          0,
+          `the judge did not answer {"score", "reason"} JSON: ${JSON.stringify(text.slice(0, 200))}`,
+        );
+      return score(verdict.score, verdict.reason);
+    },
+  };
+}
+
+function question({ case: item, output, run }: ScorerInput): string {
+  const input = typeof item.input === 'string' ? item.input : lastUser(item.input);
+  const parts = [`<question>\n${input}\n</question>`];
+  if (item.expected?.output !== undefined)
+    parts.push(`<reference_answer>\n${item.expected.output}\n</reference_answer>`);
+  if (item.expected?.criteria !== undefined) parts.push(`<criteria>\n${item.expected.criteria}\n</criteria>`);
+  parts.push(
+    run.status === 'completed'
+      ? `<answer>\n${output}\n</answer>`
+      : `<answer>\n${output}\n</answer>\n(The run ${run.status}${run.error ? `: ${run.error.message}` : ''}.)`,
+  );
+  return parts.join('\n\n');
+}
+
+function lastUser(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i] as Message;
+    if (message.role === 'user') return message.content;
+  }
+  return '';
+}
+
+async function ask(
+  model: LanguageModel,
+  system: string,
+  content: string,
+  signal: AbortSignal,
+): Promise<string> {
+  let text = '';
+  for await (const chunk of model.stream({
+    system,
+    messages: [{ role: 'user', content }],
+    tools: [],
+    signal,
+    temperature: 0,
+    stream: false,
+  }))
+    if (chunk.type === 'text-delta') text += chunk.delta;
+  return text;
+}
+
+/** `{"score": n, "reason": "..."}` from the judge's answer (fenced or with words around it), or undefined. */
+export function parseVerdict(text: string): { score: number; reason: string } | undefined {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start === -1 || end <= start) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(start, end + 1));
+  } catch {
+    return undefined;
+  }
+  const { score: given, reason } = (value ?? {}) as { score?: unknown; reason?: unknown };
+  if (typeof given !== 'number' || !(given >= 0 && given <= 1)) return undefined;
+  return { score: given, reason: typeof reason === 'string' && reason !== '' ? reason : 'no reason given' };
+}
