@@ -25,6 +25,16 @@ const COMMANDS = {
   mcp: { json: { type: 'boolean' } },
   workflow: { json: { type: 'boolean' }, 'run-id': { type: 'string' } },
   prune: { owner: { type: 'string' }, json: { type: 'boolean' } },
+  eval: {
+    agent: { type: 'string' },
+    concurrency: { type: 'string' },
+    threshold: { type: 'string', multiple: true },
+    scorer: { type: 'string', multiple: true },
+    baseline: { type: 'string' },
+    reporter: { type: 'string', multiple: true },
+    name: { type: 'string' },
+    json: { type: 'boolean' },
+  },
   runs: {
     json: { type: 'boolean' },
     agent: { type: 'string' },
@@ -91,7 +101,9 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
           ? 2
           : command === 'run'
             ? Number.POSITIVE_INFINITY
-            : 0;
+            : command === 'eval'
+              ? 1
+              : 0;
   if (positionals.length > expectPositionals)
     throw new UsageError(`${command}: unexpected argument "${positionals[expectPositionals]}"`, command);
   switch (command) {
@@ -182,6 +194,27 @@ async function dispatch(argv: string[], io: CliIO, signal: AbortSignal): Promise
         },
         io,
       );
+    case 'eval': {
+      const list = (name: string) => values[name] as unknown as string[] | undefined;
+      const text = (name: string) =>
+        typeof values[name] === 'string' ? { [name]: values[name] as string } : {};
+      return (await import('./commands/eval.ts')).evalCommand(
+        positionals,
+        {
+          ...kernelFlags,
+          ...text('agent'),
+          ...text('concurrency'),
+          ...text('baseline'),
+          ...text('name'),
+          ...(list('threshold') ? { threshold: list('threshold') as string[] } : {}),
+          ...(list('scorer') ? { scorer: list('scorer') as string[] } : {}),
+          ...(list('reporter') ? { reporter: list('reporter') as string[] } : {}),
+          json: values.json === true,
+        },
+        io,
+        signal,
+      );
+    }
     case 'create-plugin':
       return (await import('./commands/create-plugin.ts')).createPluginCommand(
         positionals[0],

@@ -127,6 +127,41 @@ const HELP: Record<string, CommandHelp> = {
     examples: ['hubos prune', 'hubos prune --owner alice'],
     config: true,
   },
+  eval: {
+    synopsis:
+      'hubos eval <dataset> [--agent <name>] [--concurrency <n>] [--threshold <scorer>=<min>]… [--scorer <name>]… [--baseline <id>|latest] [--reporter json=<file>|junit=<file>]… [--name <name>] [--json]',
+    summary:
+      'Runs each case of a dataset through an agent (a recorded run each, its trace in the studio), scores it, stores the experiment, and prints a table of the results. Exit 0 when every threshold is met, 1 when one is not, 2 for a bad command line.',
+    arguments: [['<dataset>', 'a .jsonl, .csv, .json, .ts, .js or .mjs file of cases']],
+    options: [
+      ['--agent <name>', "the agent to evaluate (default: the config's only agent)"],
+      ['--concurrency <n>', 'how many cases run at once, 1 to 1000 (default 10)'],
+      [
+        '--threshold <scorer>=<min>',
+        "the scorer's minimum mean, 0 to 1 (over the dataset's thresholds); repeatable",
+      ],
+      [
+        '--scorer <name>',
+        "score with this scorer (default: the dataset's, else those its cases' expectations call for); repeatable",
+      ],
+      [
+        '--baseline <id>|latest',
+        'compare with an earlier experiment (latest: the newest of this agent and dataset); ▼ marks a case that got worse',
+      ],
+      ['--reporter json=<file>', 'also write the results as JSON; repeatable'],
+      [
+        '--reporter junit=<file>',
+        'also write JUnit XML: a testsuite per scorer, failures below its threshold',
+      ],
+      ['--name <name>', 'name the experiment (default: the dataset and the time)'],
+      ['--json', 'print the results as JSON instead of the table'],
+    ],
+    examples: [
+      'hubos eval evals/support.jsonl --threshold contains=0.9',
+      'hubos eval evals/qa.csv --agent support --baseline latest --reporter junit=reports/eval.xml',
+    ],
+    config: true,
+  },
   mcp: {
     synopsis: 'hubos mcp | hubos mcp list [--json]',
     summary:

@@ -21,6 +21,8 @@ Commands:
                               write a run, its steps and its token and cost totals as JSON
   prune [--owner <id>] [--json]
                               apply runs, sessions and a2a retention now; with --owner, erase everything that principal owns
+  eval <dataset> [--agent <a>] [--threshold <scorer>=<min>]… [--baseline <id>|latest] [--reporter json=<f>|junit=<f>]…
+                              run a dataset's cases through an agent, score them and store the experiment
   mcp                         serve the config's tools to an MCP client over stdin/stdout
   mcp list [--json]           list the configured MCP servers, their state and their tools
   create-plugin <name> [--dir <folder>]
