@@ -25,9 +25,11 @@ export function parseCsv(text: string): CsvRow[] {
   while (i < text.length) {
     const start = line;
     const cells: string[] = [];
+    let quoted = false;
     for (;;) {
       let cell = '';
       if (text[i] === '"') {
+        quoted = true;
         const opened = line;
         i++;
         for (;;) {
@@ -75,7 +77,7 @@ export function parseCsv(text: string): CsvRow[] {
     if (text[i] === '\r') i++;
     if (text[i] === '\n') i++;
     line++;
-    if (!(cells.length === 1 && cells[0] === '')) rows.push({ cells, line: start });
+    if (quoted || !(cells.length === 1 && cells[0] === '')) rows.push({ cells, line: start });
   }
   return rows;
 }

@@ -62,7 +62,10 @@ export async function loadDataset(path: string, cwd = process.cwd()): Promise<Da
     return { ...fromDefinition(parsed, { file }, name), file };
   }
   const rows = ext === '.csv' ? csvCases(text, file) : jsonlCases(text, file);
-  const cases = checkedCases(rows.map(({ value, line }) => ({ value, source: { file, line } })));
+  const cases = checkedCases(
+    rows.map(({ value, line }) => ({ value, source: { file, line } })),
+    file,
+  );
   return { name, version: datasetVersion(cases), cases, file };
 }
 
@@ -126,6 +129,7 @@ function fromDefinition(value: unknown, source: CaseSource, fallbackName: string
     throw datasetError(source, 'name', `must be a non-empty text, got ${kind(fields.name)}`);
   const cases = checkedCases(
     fields.cases.map((item, i) => ({ value: item, source: { ...source, path: `cases[${i}]` } })),
+    source.file,
   );
   return {
     name: (fields.name as string | undefined) ?? fallbackName,
@@ -136,16 +140,10 @@ function fromDefinition(value: unknown, source: CaseSource, fallbackName: string
   };
 }
 
-function checkedCases(items: { value: unknown; source: CaseSource }[]): EvalCase[] {
-  const first = items[0]?.source ?? {};
-  if (items.length === 0)
-    throw datasetError({ file: first.file }, undefined, 'has no cases: add at least one');
+function checkedCases(items: { value: unknown; source: CaseSource }[], file: string | undefined): EvalCase[] {
+  if (items.length === 0) throw datasetError({ file }, undefined, 'has no cases: add at least one');
   if (items.length > MAX_CASES)
-    throw datasetError(
-      { file: first.file },
-      undefined,
-      `has ${items.length} cases; at most ${MAX_CASES}: split it`,
-    );
+    throw datasetError({ file }, undefined, `has ${items.length} cases; at most ${MAX_CASES}: split it`);
   const seen = new Set<string>();
   return items.map(({ value, source }, i) => {
     const checked = validateCase(value, source, i + 1);
