@@ -28,3 +28,4 @@ await import('./run-follow.bench.ts');
 await import('./scale-out.bench.ts');
 await import('./run-cost.bench.ts');
 await import('./trace-render.bench.ts');
+await import('./eval.bench.ts');
