@@ -102,7 +102,7 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry and pricing', () => {
+  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing and evals', () => {
     expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
       'plugins',
       'agents',
@@ -115,8 +115,25 @@ describe('validateConfig: core keys', () => {
       'permissions',
       'telemetry',
       'pricing',
+      'evals',
     ]);
     expect(CORE_CONFIG_SCHEMA.plugins).toMatchObject({ type: 'array' });
+  });
+
+  it('takes evals.judge as a model reference, and rejects anything else under evals', () => {
+    expect(validateConfig({ evals: { judge: 'openai:gpt-4.1' } }, new Map(), FILE).evals).toEqual({
+      judge: 'openai:gpt-4.1',
+    });
+    const empty = expectHubosError(
+      () => validateConfig({ evals: { judge: '' } }, new Map(), FILE),
+      'CONFIG_INVALID',
+    );
+    expect(empty.message).toContain('"evals.judge"');
+    const unknown = expectHubosError(
+      () => validateConfig({ evals: { judges: 'x' } } as never, new Map(), FILE),
+      'CONFIG_INVALID',
+    );
+    expect(unknown.message).toContain('judges');
   });
 
   it('accepts an empty config and returns a copy', () => {
@@ -217,7 +234,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, weather',
+      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, evals, weather',
     );
     expect(error.message).not.toContain('did you mean');
   });
@@ -241,7 +258,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, evals, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);
