@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineScorer, ExperimentStore, evaluate, type Kernel } from '../../core/index.ts';
+import { defineScorer, ExperimentStore, evaluate, type Kernel, type Plugin } from '../../core/index.ts';
 import { geographyKernel, geographyModel, lastMessage, perCallModel } from './helpers.ts';
 
 let kernel: Kernel | undefined;
@@ -179,6 +179,38 @@ describe('evaluate()', () => {
     ]);
     expect(result.cases[0]?.id).toBe('1');
     expect(result.summary.scorers.remembers?.cases).toBe(1);
+  });
+
+  it('takes a scorer a plugin registered by name in kernel.scorers, as a dataset names it', async () => {
+    kernel = await geographyKernel(geographyModel(), {
+      plugins: [
+        {
+          name: 'brevity',
+          apply(view) {
+            view.scorers.register('brevity', (options) =>
+              defineScorer({
+                name: 'brevity',
+                score: ({ output }) => ({
+                  score: output.length <= (options.max as number) ? 1 : 0,
+                  reason: `${output.length} characters`,
+                }),
+              }),
+            );
+          },
+        } satisfies Plugin,
+      ],
+    });
+    const result = await evaluate({
+      kernel,
+      agent: 'geo',
+      dataset: {
+        cases: CASES.slice(0, 1),
+        scorers: [{ use: 'brevity', max: 10 }],
+        thresholds: { brevity: 1 },
+      },
+    });
+    expect(result.cases[0]?.scores).toEqual({ brevity: { score: 0, reason: '31 characters' } });
+    expect(result.summary.passed).toBe(false);
   });
 
   it('rejects what it cannot run: unknown scorer, threshold of no scorer, missing baseline, bad concurrency', async () => {
