@@ -71,6 +71,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         `the threshold of "${name}" must be a number from 0 to 1, got ${JSON.stringify(min)}`,
       );
   }
+  // Its runs are this instance's: its heartbeat tells a server sharing the store that they still run.
+  await kernel.instance.start();
   const store = new ExperimentStore(kernel.store);
   const baseline = await baselineOf(store, options.baseline, principal, agent.id, data.name);
   const started = performance.now();
@@ -170,8 +172,17 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
 async function datasetOf(value: EvaluateOptions['dataset'], cwd: string): Promise<Dataset> {
   if (typeof value === 'string') return loadDataset(value, cwd);
   if (Array.isArray(value)) return inlineDataset(value);
-  if (typeof value === 'object' && value !== null && typeof (value as Dataset).version === 'string')
-    return value as Dataset;
+  if (typeof value === 'object' && value !== null && typeof (value as Dataset).version === 'string') {
+    // A loaded dataset is checked again (it may have been changed, or made by hand) and keeps its name and file.
+    const { name, cases, thresholds, scorers, file } = value as Dataset;
+    const checked = inlineDataset({
+      name,
+      cases,
+      ...(thresholds ? { thresholds } : {}),
+      ...(scorers ? { scorers } : {}),
+    });
+    return file ? { ...checked, file } : checked;
+  }
   return inlineDataset(value);
 }
 
