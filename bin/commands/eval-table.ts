@@ -40,7 +40,7 @@ export function resultsTable(result: EvaluateResult): string {
     rule,
     ...footer.map(line),
     '',
-    `experiment ${experiment.id} · ${summary.cases} cases · ${summary.failed} failed · ${(summary.durationMs / 1000).toFixed(1)} s${worse} · ${verdict}`,
+    `experiment ${experiment.id} · ${summary.cases} ${summary.cases === 1 ? 'case' : 'cases'} · ${summary.failed} failed · ${(summary.durationMs / 1000).toFixed(1)} s${worse} · ${verdict}`,
     '',
   ].join('\n');
 }

@@ -61,7 +61,7 @@ export async function evalCommand(
           'eval',
         );
     io.stderr.write(
-      `eval: ${dataset.cases.length} cases of ${dataset.name} (${dataset.version}) · agent "${agent}" · concurrency ${concurrency ?? 10}\n`,
+      `eval: ${dataset.cases.length} ${dataset.cases.length === 1 ? 'case' : 'cases'} of ${dataset.name} (${dataset.version}) · agent "${agent}" · concurrency ${concurrency ?? 10}\n`,
     );
     await kernel.instance.start();
     const bar = progressBar(io.stderr, dataset.cases.length);

@@ -244,6 +244,24 @@ describe('hubos eval', () => {
     expect(missing.stderr).toContain('no experiment "nope" to compare with');
   }, 60_000);
 
+  it("reads a TypeScript dataset module that imports 'hubos', in a folder that has not installed it", async () => {
+    const dir = await project();
+    await writeFiles(dir, {
+      'evals/mod.ts': `import { defineDataset } from 'hubos';
+export default defineDataset({
+  name: 'typed',
+  thresholds: { contains: 1 },
+  cases: [{ id: 'one', input: 'What is the capital of Land1?', expected: { contains: 'City1' } }],
+});
+`,
+    });
+    const result = await hubos(['eval', 'evals/mod.ts'], dir, QUIET);
+    expect(result.stderr).toContain('eval: 1 case of typed (sha256:');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^one\s+completed\s+1\.00$/m);
+    expect(result.stdout).toMatch(/· 1 case · 0 failed ·/);
+  }, 60_000);
+
   describe('a judge on an OpenAI-compatible server', () => {
     let server: FakeServer | undefined;
     afterEach(async () => {
