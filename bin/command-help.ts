@@ -131,7 +131,7 @@ const HELP: Record<string, CommandHelp> = {
     synopsis:
       'hubos eval <dataset> [--agent <name>] [--concurrency <n>] [--threshold <scorer>=<min>]… [--scorer <name>]… [--baseline <id>|latest] [--reporter json=<file>|junit=<file>]… [--name <name>] [--json]',
     summary:
-      'Runs each case of a dataset through an agent (a recorded run each, its trace in the studio), scores it, stores the experiment, and prints a table of the results. Exit 0 when every threshold is met, 1 when one is not, 2 for a bad command line.',
+      'Runs each case of a dataset through an agent (a recorded run each, its trace in the studio), scores it, stores the experiment, and prints a table of the results. Exit 0 when every threshold is met, 1 when one is not, 2 for a bad command line, 130 when Ctrl-C cancelled it.',
     arguments: [['<dataset>', 'a .jsonl, .csv, .json, .ts, .js or .mjs file of cases']],
     options: [
       ['--agent <name>', "the agent to evaluate (default: the config's only agent)"],

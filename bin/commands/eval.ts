@@ -30,7 +30,7 @@ interface Reporter {
  * `hubos eval <dataset>`: runs each case of the dataset through an agent (a recorded run each),
  * scores it, stores the experiment, prints a table of the results (or JSON) and writes the
  * reports asked for. Exit 0 when every threshold is met, 1 when one is not (or the run fails),
- * 2 for a bad command line.
+ * 2 for a bad command line, 130 when Ctrl-C cancelled it.
  */
 export async function evalCommand(
   positionals: string[],
@@ -84,9 +84,15 @@ export async function evalCommand(
           bar.update(done, failed);
         },
       });
-    } finally {
+    } catch (error) {
       bar.end();
+      if (!signal.aborted) throw error;
+      io.stderr.write(
+        'eval: cancelled; the experiment is kept, marked failed, with the cases that finished\n',
+      );
+      return 130;
     }
+    bar.end();
     io.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : resultsTable(result));
     for (const reporter of reporters) {
       const path = resolve(io.cwd, reporter.path);

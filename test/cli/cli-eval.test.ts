@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EvaluateResult } from '../../core/index.ts';
-import { hubos, tempDir, writeFiles } from '../helpers/run.ts';
+import { HUBOS_BIN, hubos, tempDir, writeFiles } from '../helpers/run.ts';
 import { type FakeServer, startServer } from '../plugins/models/server.ts';
 
 // An agent on a ScriptedModel: asked "the capital of LandN", it calls `capital` and answers
@@ -20,9 +20,10 @@ const model = {
     const last = request.messages[request.messages.length - 1];
     const asked = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const land = /capital of (\\w+)/.exec(asked)?.[1] ?? '?';
+    const delayMs = Number(process.env.EVAL_DELAY_MS ?? 0);
     const step = last?.role === 'tool'
-      ? wrong.includes(land) ? 'I am not sure.' : \`The capital of \${land} is \${JSON.parse(last.content).capital}.\`
-      : { toolCalls: [{ name: 'capital', input: { land } }] };
+      ? { delayMs, text: wrong.includes(land) ? 'I am not sure.' : \`The capital of \${land} is \${JSON.parse(last.content).capital}.\` }
+      : { delayMs, toolCalls: [{ name: 'capital', input: { land } }] };
     return new ScriptedModel([step], { modelId: 'geo' }).stream(request);
   },
 };
@@ -150,7 +151,7 @@ describe('hubos eval', () => {
     ]);
     // The runs are the store's, via eval: `hubos runs list` finds them.
     const runs = await hubos(['runs', 'list', '--via', 'eval', '--limit', '100', '--json'], dir, QUIET);
-    expect(JSON.parse(runs.stdout).runs ?? JSON.parse(runs.stdout)).toHaveLength(50);
+    expect(JSON.parse(runs.stdout)).toHaveLength(50);
 
     const fail = await hubos(
       [
@@ -260,6 +261,30 @@ export default defineDataset({
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^one\s+completed\s+1\.00$/m);
     expect(result.stdout).toMatch(/· 1 case · 0 failed ·/);
+  }, 60_000);
+
+  it('Ctrl-C cancels the cases still running: exit 130, and the runs are cancelled', async () => {
+    const dir = await project();
+    const child = spawn(process.execPath, [HUBOS_BIN, 'eval', 'evals/geo.jsonl', '--concurrency', '2'], {
+      cwd: dir,
+      env: { ...process.env, ...QUIET, EVAL_DELAY_MS: '200' },
+    });
+    let stderr = '';
+    let interrupted = false;
+    child.stderr.on('data', (data: Buffer) => {
+      stderr += data;
+      if (!interrupted && stderr.includes('eval: 5/50 cases')) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain('eval: cancelled; the experiment is kept, marked failed');
+    const runs = await hubos(['runs', 'list', '--via', 'eval', '--json'], dir, QUIET);
+    const statuses = (JSON.parse(runs.stdout) as { status: string }[]).map((run) => run.status);
+    expect(statuses.filter((status) => status === 'cancelled').length).toBeGreaterThan(0);
+    expect(statuses.length).toBeLessThan(50);
   }, 60_000);
 
   describe('a judge on an OpenAI-compatible server', () => {
