@@ -85,6 +85,22 @@ export {
   type HubosErrorCode,
   type HubosErrorOptions,
 } from './errors.ts';
+export type {
+  CaseExpectations,
+  CaseResult,
+  Dataset,
+  EvalCase,
+  EvaluateResult,
+  Experiment,
+  ExperimentSummary,
+  Score,
+  Scorer,
+  ScorerInput,
+  ScorerSpec,
+  ScorerSummary,
+  TrajectoryExpectation,
+} from './evals/experiment.ts';
+export { type ExperimentPage, type ExperimentQuery, ExperimentStore } from './evals/experiment-store.ts';
 export { createHooksAccessor, type HookCatalog, type HooksAccessor, type KernelLike } from './hook-owner.ts';
 export {
   createWrapHook,
