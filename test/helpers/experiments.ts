@@ -6,7 +6,7 @@ import { ExperimentStore, newRunId, type Store } from '../../core/index.ts';
 /** One case's outcome: a completed run that answered `output`, scored as given. */
 export function caseResult(
   id: string,
-  input: string,
+  input: CaseResult['input'],
   output: string,
   scores: Record<string, Score>,
   extra: Partial<CaseResult> = {},
