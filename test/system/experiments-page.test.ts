@@ -343,6 +343,20 @@ describe('the studio’s experiments', () => {
     expect(errors).toEqual([]);
   });
 
+  it('filters the Runs view by every way a run starts, the eval cases’ included', async () => {
+    const { page, errors } = await openPage('#/runs', ALICE);
+    await expect.poll(() => page.locator('#runs-rows tr').count(), POLL).toBe(2);
+    // Each choice is one the server takes (a name it does not know would be a 400 on the page).
+    for (const via of ['eval', 'ag-ui']) {
+      await page.locator('#runs-via').selectOption(via);
+      await expect.poll(() => page.locator('#runs-table + .empty').isVisible(), POLL).toBe(true);
+      expect(await page.locator('#runs-view .error').isVisible()).toBe(false);
+    }
+    await page.locator('#runs-via').selectOption('rest');
+    await expect.poll(() => page.locator('#runs-rows tr').count(), POLL).toBe(2);
+    expect(errors).toEqual([]);
+  });
+
   it('shows another key none of them, and their addresses as no experiment', async () => {
     const { page, errors } = await openPage('#/experiments', BOB);
     await expect.poll(() => page.locator('#experiments-table + .empty').isVisible(), POLL).toBe(true);
