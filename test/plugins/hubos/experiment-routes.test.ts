@@ -1,8 +1,11 @@
 // The experiments a caller can find and forget: GET /api/experiments by pages, one with its cases,
 // and DELETE; each key sees its own only (an admin key everyone's), and nonsense is a clear 4xx.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Experiment } from '../../../core/evals/experiment.ts';
-import { ExperimentStore } from '../../../core/index.ts';
+import { ExperimentStore, SqliteStore } from '../../../core/index.ts';
 import { caseResult, seedExperiment } from '../../helpers/experiments.ts';
 import { buildHelper, type Built as Served } from './helpers.ts';
 
@@ -15,8 +18,9 @@ const ALICE = 'a'.repeat(32);
 const BOB = 'b'.repeat(32);
 const ADMIN = 'c'.repeat(32);
 
-async function serve(): Promise<Served> {
+async function serve(options: Parameters<typeof buildHelper>[1] = {}): Promise<Served> {
   const served = await buildHelper([], {
+    ...options,
     apiKeys: [
       { key: ALICE, id: 'alice' },
       { key: BOB, id: 'bob' },
@@ -219,5 +223,37 @@ describe('erasing an owner', () => {
     const experiments = new ExperimentStore(store);
     for (const experiment of alices) expect(await experiments.cases(experiment.id)).toEqual([]);
     expect(await experiments.cases(bobs.id)).toHaveLength(2);
+  });
+});
+
+describe('on a SQLite file', () => {
+  it('pages, scopes and erases experiments as on any store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hubos-experiments-'));
+    const store = new SqliteStore(join(dir, 'hubos.db'));
+    closers.push(async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const served = await serve({ store });
+    const mine: Experiment[] = [];
+    for (let i = 0; i < 3; i++)
+      mine.push(await seedExperiment(store, refundCases(), { owner: 'alice', createdAt: at(i) }));
+    const bobs = await seedExperiment(store, refundCases(), { owner: 'bob', createdAt: at(5) });
+
+    const first = await call(served, '/api/experiments?limit=2', ALICE);
+    const second = await call(served, `/api/experiments?limit=2&after=${first.body.next}`, ALICE);
+    expect([...first.body.experiments, ...second.body.experiments].map((e: Experiment) => e.id)).toEqual([
+      mine[2]!.id,
+      mine[1]!.id,
+      mine[0]!.id,
+    ]);
+    expect(second.body.next).toBeUndefined();
+    expect((await call(served, `/api/experiments/${bobs.id}`, ALICE)).status).toBe(404);
+    expect((await call(served, `/api/experiments/${mine[0]!.id}`, ALICE)).body.cases).toHaveLength(2);
+
+    expect((await call(served, '/api/owners/alice', ADMIN, 'DELETE')).body).toMatchObject({ experiments: 3 });
+    expect(
+      (await call(served, '/api/experiments', ADMIN)).body.experiments.map((e: Experiment) => e.id),
+    ).toEqual([bobs.id]);
   });
 });
