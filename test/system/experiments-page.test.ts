@@ -37,6 +37,8 @@ let hubos: HubOS;
 let baseline: Experiment;
 let latest: Experiment;
 let writers: Experiment;
+/** The admin key's, of 250 cases. */
+let big: Experiment;
 /** The real run that answered the first case of `latest`. */
 let runId: string;
 
@@ -188,6 +190,20 @@ describe('the studio’s experiments', () => {
     // Someone else's, enough to make the admin's list two pages long.
     for (let i = 0; i < 24; i++)
       await seedExperiment(store, refundCases(earlierRun, false), { owner: 'dave', createdAt: minute(0) });
+    // The admin's own, of many cases: the page writes them a hundred at a time.
+    big = await seedExperiment(
+      store,
+      Array.from({ length: 250 }, (_, i) =>
+        caseResult(
+          `case-${i + 1}`,
+          `question ${i + 1}`,
+          `answer ${i + 1}`,
+          { contains: { score: i % 10 ? 1 : 0, reason: i % 10 ? 'contains it' : 'misses it' } },
+          i % 10 ? {} : { status: 'failed', error: { code: 'MODEL_ERROR', message: 'the model is away' } },
+        ),
+      ),
+      { owner: 'root', name: 'the whole catalogue', createdAt: minute(0) },
+    );
   });
 
   afterAll(async () => {
@@ -223,7 +239,7 @@ describe('the studio’s experiments', () => {
     await expect.poll(() => admin.page.locator('#experiments-rows tr').count(), POLL).toBe(25);
     expect(await admin.page.locator('#experiments-page').innerText()).toBe('Page 1 · 25 experiments');
     await admin.page.locator('#experiments-older').click();
-    await expect.poll(() => admin.page.locator('#experiments-rows tr').count(), POLL).toBe(2);
+    await expect.poll(() => admin.page.locator('#experiments-rows tr').count(), POLL).toBe(3);
     expect(await admin.page.locator('#experiments-older').isDisabled()).toBe(true);
     await admin.page.locator('#experiments-newer').click();
     await expect.poll(() => admin.page.locator('#experiments-rows tr').count(), POLL).toBe(25);
@@ -293,11 +309,52 @@ describe('the studio’s experiments', () => {
     expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     await shoot(page, 'experiment');
 
+    // Only those that need a look: the one that got worse.
+    await view.locator('#experiment-only').check();
+    await expect
+      .poll(
+        () => view.locator('.experiment-case').evaluateAll((cases) => cases.map((c) => c.dataset.case)),
+        POLL,
+      )
+      .toEqual(['shipping']);
+    await view.locator('#experiment-only').uncheck();
+    await expect.poll(() => view.locator('.experiment-case').count(), POLL).toBe(3);
+    expect(await view.locator('#experiment-more').isHidden()).toBe(true);
+
     // The case's run: its trace, with the model call that answered.
     await first.locator('a.experiment-run').click();
     expect(page.url()).toContain(`#/runs/${runId}`);
     await expect.poll(() => page.locator('#trace .trace-row').count(), POLL).toBeGreaterThan(0);
     expect(await page.locator('#run-view .run-answer').innerText()).toBe('You have 30 days.');
+    expect(errors).toEqual([]);
+  });
+
+  it('writes a big experiment’s cases a hundred at a time, and its failed ones on their own', async () => {
+    const { page, errors } = await openPage(`#/experiments/${big.id}`, ADMIN);
+    const view = page.locator('#experiment-view');
+    await expect.poll(() => view.locator('.experiment-case').count(), POLL).toBe(100);
+    expect(await view.locator('#experiment-more').innerText()).toBe('Show 100 more (150 not shown)');
+    await view.locator('#experiment-more').click();
+    await expect.poll(() => view.locator('.experiment-case').count(), POLL).toBe(200);
+    await view.locator('#experiment-more').click();
+    await expect.poll(() => view.locator('.experiment-case').count(), POLL).toBe(250);
+    expect(await view.locator('#experiment-more').isHidden()).toBe(true);
+    expect(await view.locator('.experiment-case').last().getAttribute('data-case')).toBe('case-250');
+
+    expect(await view.locator('label[for="experiment-only"]').innerText()).toBe(
+      'Only the 25 that got worse or did not complete',
+    );
+    await view.locator('#experiment-only').check();
+    await expect.poll(() => view.locator('.experiment-case').count(), POLL).toBe(25);
+    expect(await view.locator('.experiment-case[data-status="failed"]').count()).toBe(25);
+    expect(await view.locator('.experiment-case[data-case="case-11"] .run-error').innerText()).toBe(
+      'MODEL_ERROR: the model is away',
+    );
+    // No threshold: nothing to fail, the scorer's row says so.
+    expect(await view.locator('[data-fact="result"]').innerText()).toBe('pass');
+    expect(await view.locator('#experiment-summary tr[data-scorer="contains"]').innerText()).toContain(
+      'no threshold',
+    );
     expect(errors).toEqual([]);
   });
 

@@ -17,6 +17,8 @@ import { api, askable, failure } from './studio-api.js';
 import { cost, describeError, duration, tokens, when } from './studio-format.js';
 
 let shown = 0;
+/** Cases written at a time. */
+const CASE_PAGE = 100;
 
 const back = () => h('p', { class: 'back' }, h('a', { href: '#/experiments' }, '← Experiments'));
 const fact = (name, value, attributes = {}) => h('div', {}, h('dt', {}, name), h('dd', attributes, value));
@@ -115,7 +117,7 @@ function summaryTable(summary) {
 
 function caseView(result) {
   const worse = result.worse ?? {};
-  const isWorse = Object.keys(worse).length > 0;
+  const worseNow = isWorse(result);
   const scores = Object.entries(result.scores ?? {});
   return h(
     'article',
@@ -123,7 +125,7 @@ function caseView(result) {
       class: 'experiment-case',
       'data-case': result.id,
       'data-status': result.status,
-      'data-worse': String(isWorse),
+      'data-worse': String(worseNow),
     },
     h(
       'h3',
@@ -131,7 +133,7 @@ function caseView(result) {
       h('span', { class: 'experiment-case-id' }, result.id),
       ' ',
       h('span', { class: 'badge', 'data-status': result.status }, result.status),
-      isWorse
+      worseNow
         ? h('span', { class: 'change', 'data-change': 'worse' }, '▼ worse than the baseline')
         : undefined,
       ' ',
@@ -180,6 +182,48 @@ function caseView(result) {
   );
 }
 
+const isWorse = (result) => Object.keys(result.worse ?? {}).length > 0;
+const needsLook = (result) => isWorse(result) || result.status !== 'completed';
+
+/**
+ * The cases, CASE_PAGE at a time (a dataset may hold thousands: the page stays quick), with a
+ * switch to those that got worse or did not complete.
+ */
+function caseList(cases) {
+  const list = h('div', { class: 'experiment-cases', 'aria-labelledby': 'experiment-cases-title' });
+  const more = h('button', { type: 'button', class: 'quiet', id: 'experiment-more' });
+  const only = h('input', { type: 'checkbox', id: 'experiment-only' });
+  const picked = { cases, shown: 0 };
+  const fill = () => {
+    const next = picked.cases.slice(picked.shown, picked.shown + CASE_PAGE);
+    list.append(...next.map(caseView));
+    picked.shown += next.length;
+    const left = picked.cases.length - picked.shown;
+    more.hidden = left === 0;
+    more.textContent = `Show ${Math.min(left, CASE_PAGE)} more (${left} not shown)`;
+  };
+  more.addEventListener('click', fill);
+  only.addEventListener('change', () => {
+    picked.cases = only.checked ? cases.filter(needsLook) : cases;
+    picked.shown = 0;
+    list.replaceChildren();
+    fill();
+  });
+  fill();
+  return h(
+    'div',
+    {},
+    h(
+      'label',
+      { class: 'experiment-only', for: 'experiment-only' },
+      only,
+      ` Only the ${cases.filter(needsLook).length} that got worse or did not complete`,
+    ),
+    list,
+    more,
+  );
+}
+
 export async function showExperiment(root, id) {
   const mine = ++shown;
   root.replaceChildren(
@@ -191,7 +235,7 @@ export async function showExperiment(root, id) {
     if (!askable(id)) throw new ApiError('EXPERIMENT_NOT_FOUND', `no experiment "${id}"`, 404);
     const { experiment, cases } = await api(experimentPath(id));
     if (mine !== shown) return;
-    const worse = cases.filter((c) => c.worse && Object.keys(c.worse).length > 0).length;
+    const worse = cases.filter(isWorse).length;
     root.replaceChildren(
       back(),
       h('h2', { id: 'experiment-title' }, experiment.name),
@@ -199,11 +243,7 @@ export async function showExperiment(root, id) {
       h('h3', {}, 'Summary'),
       summaryTable(experiment.summary),
       h('h3', { id: 'experiment-cases-title' }, `Cases${worse ? ` · ${worse} worse than the baseline` : ''}`),
-      h(
-        'div',
-        { class: 'experiment-cases', 'aria-labelledby': 'experiment-cases-title' },
-        ...cases.map(caseView),
-      ),
+      caseList(cases),
     );
     root.dataset.experiment = experiment.id;
   } catch (error) {
