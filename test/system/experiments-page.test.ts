@@ -350,6 +350,21 @@ describe('the studio’s experiments', () => {
     expect(await view.locator('.experiment-case[data-case="case-11"] .run-error').innerText()).toBe(
       'MODEL_ERROR: the model is away',
     );
+    // Compared with itself: nothing changed; its cases come a hundred at a time there too.
+    await page.goto(`${url}/#/experiments/${big.id}/vs/${big.id}`);
+    const compare = page.locator('#experiment-compare-view');
+    await expect.poll(() => compare.locator('#experiment-compare-cases tbody tr').count(), POLL).toBe(100);
+    expect(await compare.locator('#experiment-compare-more').innerText()).toBe(
+      'Show 100 more cases (150 not shown)',
+    );
+    expect(await compare.locator('#experiment-compare-cases-title').textContent()).toBe(
+      'Cases · 0 scores better, 0 worse',
+    );
+    await compare.locator('#experiment-compare-only').check();
+    await expect.poll(() => compare.locator('#experiment-compare-cases tbody tr').count(), POLL).toBe(0);
+    await page.goto(`${url}/#/experiments/${big.id}`);
+    await expect.poll(() => view.locator('.experiment-case').count(), POLL).toBe(100);
+
     // No threshold: nothing to fail, the scorer's row says so.
     expect(await view.locator('[data-fact="result"]').innerText()).toBe('pass');
     expect(await view.locator('#experiment-summary tr[data-scorer="contains"]').innerText()).toContain(
@@ -393,6 +408,10 @@ describe('the studio’s experiments', () => {
     expect(await view.locator('#experiment-compare-means tr[data-scorer="contains"]').innerText()).toContain(
       '= same',
     );
+    expect(await view.locator('label[for="experiment-compare-only"]').innerText()).toBe(
+      'Only the 3 cases whose scores changed',
+    );
+    expect(await view.locator('#experiment-compare-more').isHidden()).toBe(true);
     expect(await view.locator('#experiment-compare-cases-title').textContent()).toBe(
       'Cases · 3 scores better, 1 worse',
     );

@@ -14,6 +14,8 @@ import { api, askable, failure } from './studio-api.js';
 import { when } from './studio-format.js';
 
 let shown = 0;
+/** Cases written at a time. */
+const CASE_PAGE = 100;
 
 const back = () => h('p', { class: 'back' }, h('a', { href: '#/experiments' }, '← Experiments'));
 const title = () => h('h2', { id: 'experiment-compare-title' }, 'Compare experiments');
@@ -84,50 +86,90 @@ function caseIds(a, b) {
   return [...new Set([...a.map((c) => c.id), ...b.map((c) => c.id)])];
 }
 
-function casesTable(a, b) {
+/** Each case (matched by id) with its scorers' scores in both and how the second changed. */
+function pairedCases(a, b) {
   const first = new Map(a.map((c) => [c.id, c]));
   const second = new Map(b.map((c) => [c.id, c]));
-  const rows = [];
-  for (const id of caseIds(a, b)) {
+  return caseIds(a, b).map((id) => {
     const x = first.get(id);
     const y = second.get(id);
-    const scorers = [...new Set([...Object.keys(x?.scores ?? {}), ...Object.keys(y?.scores ?? {})])];
-    const only = !x ? 'only in the second' : !y ? 'only in the first' : undefined;
-    scorers.forEach((name, i) => {
-      const before = x?.scores?.[name]?.score;
-      const now = y?.scores?.[name]?.score;
-      const kind = change(before, now);
-      rows.push(
-        row(
-          [
-            i === 0
-              ? h(
-                  'th',
-                  { scope: 'rowgroup', rowspan: String(scorers.length) },
-                  id,
-                  only ? h('span', { class: 'hint' }, ` (${only})`) : undefined,
-                )
-              : undefined,
-            h('td', {}, name),
-            h('td', { class: 'num', title: x?.scores?.[name]?.reason ?? '' }, score(before)),
-            h('td', { class: 'num', title: y?.scores?.[name]?.reason ?? '' }, score(now)),
-            h('td', {}, changeMark(kind)),
-          ].filter(Boolean),
-          { 'data-case': id, 'data-scorer': name, ...(kind ? { 'data-change': kind } : {}) },
-        ),
-      );
+    const names = [...new Set([...Object.keys(x?.scores ?? {}), ...Object.keys(y?.scores ?? {})])];
+    const scores = names.map((name) => {
+      const before = x?.scores?.[name];
+      const now = y?.scores?.[name];
+      return { name, before, now, kind: change(before?.score, now?.score) };
     });
-  }
-  return h(
-    'table',
-    { class: 'runs-table experiment-compare-cases', id: 'experiment-compare-cases' },
-    h('caption', { class: 'visually-hidden' }, 'Each case’s scores in both'),
-    h(
-      'thead',
-      {},
-      row(['Case', 'Scorer', 'First', 'Second', 'Change'].map((t) => h('th', { scope: 'col' }, t))),
+    return { id, only: !x ? 'only in the second' : !y ? 'only in the first' : undefined, scores };
+  });
+}
+
+function caseRows({ id, only, scores }) {
+  return scores.map(({ name, before, now, kind }, i) =>
+    row(
+      [
+        i === 0
+          ? h(
+              'th',
+              { scope: 'rowgroup', rowspan: String(scores.length) },
+              id,
+              only ? h('span', { class: 'hint' }, ` (${only})`) : undefined,
+            )
+          : undefined,
+        h('td', {}, name),
+        h('td', { class: 'num', title: before?.reason ?? '' }, score(before?.score)),
+        h('td', { class: 'num', title: now?.reason ?? '' }, score(now?.score)),
+        h('td', {}, changeMark(kind)),
+      ].filter(Boolean),
+      { 'data-case': id, 'data-scorer': name, ...(kind ? { 'data-change': kind } : {}) },
     ),
-    h('tbody', {}, ...rows),
+  );
+}
+
+const changed = (paired) => paired.scores.some((s) => s.kind === 'better' || s.kind === 'worse');
+
+/** The cases' table, CASE_PAGE cases at a time, with a switch to those whose scores changed. */
+function casesTable(all) {
+  const body = h('tbody', {});
+  const more = h('button', { type: 'button', class: 'quiet', id: 'experiment-compare-more' });
+  const only = h('input', { type: 'checkbox', id: 'experiment-compare-only' });
+  const picked = { cases: all, shown: 0 };
+  const fill = () => {
+    const next = picked.cases.slice(picked.shown, picked.shown + CASE_PAGE);
+    body.append(...next.flatMap(caseRows));
+    picked.shown += next.length;
+    const left = picked.cases.length - picked.shown;
+    more.hidden = left === 0;
+    more.textContent = `Show ${Math.min(left, CASE_PAGE)} more cases (${left} not shown)`;
+  };
+  more.addEventListener('click', fill);
+  only.addEventListener('change', () => {
+    picked.cases = only.checked ? all.filter(changed) : all;
+    picked.shown = 0;
+    body.replaceChildren();
+    fill();
+  });
+  fill();
+  return h(
+    'div',
+    {},
+    h(
+      'label',
+      { class: 'experiment-only', for: 'experiment-compare-only' },
+      only,
+      ` Only the ${all.filter(changed).length} cases whose scores changed`,
+    ),
+    h(
+      'table',
+      { class: 'runs-table experiment-compare-cases', id: 'experiment-compare-cases' },
+      h('caption', { class: 'visually-hidden' }, 'Each case’s scores in both'),
+      h(
+        'thead',
+        {},
+        row(['Case', 'Scorer', 'First', 'Second', 'Change'].map((t) => h('th', { scope: 'col' }, t))),
+      ),
+      body,
+    ),
+    more,
   );
 }
 
@@ -137,8 +179,8 @@ export async function showExperimentCompare(root, a, b) {
   try {
     const [x, y] = await Promise.all([load(a), load(b)]);
     if (mine !== shown) return;
-    const changes = casesTable(x.cases, y.cases);
-    const count = (kind) => changes.querySelectorAll(`tbody tr[data-change="${kind}"]`).length;
+    const paired = pairedCases(x.cases, y.cases);
+    const count = (kind) => paired.flatMap((c) => c.scores).filter((s) => s.kind === kind).length;
     root.replaceChildren(
       back(),
       title(),
@@ -150,7 +192,7 @@ export async function showExperimentCompare(root, a, b) {
         { id: 'experiment-compare-cases-title' },
         `Cases · ${count('better')} scores better, ${count('worse')} worse`,
       ),
-      changes,
+      casesTable(paired),
     );
   } catch (error) {
     if (mine !== shown) return;
