@@ -68,6 +68,8 @@ export interface SeedOptions {
   createdAt?: Date;
   thresholds?: Record<string, number>;
   baseline?: { id: string; means: Record<string, number> };
+  /** `running`: stored as evaluate() keeps one still going (no summary, no end yet). */
+  status?: Experiment['status'];
 }
 
 /** Stores an experiment of `cases` as evaluate() does (record, then cases) and answers it. */
@@ -86,10 +88,14 @@ export async function seedExperiment(
     dataset: { ...dataset, cases: cases.length, file: `evals/${dataset.name}.jsonl` },
     owner: options.owner,
     ...(options.baseline ? { baseline: options.baseline.id } : {}),
-    status: 'completed',
+    status: options.status ?? 'completed',
     createdAt: created.toISOString(),
-    finishedAt: new Date(created.getTime() + 1800).toISOString(),
-    summary: summarize(cases, options.thresholds, options.baseline?.means),
+    ...(options.status === 'running'
+      ? {}
+      : {
+          finishedAt: new Date(created.getTime() + 1800).toISOString(),
+          summary: summarize(cases, options.thresholds, options.baseline?.means),
+        }),
   };
   const experiments = new ExperimentStore(store);
   await experiments.put(experiment);

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaseResult, Experiment } from '../../core/evals/experiment.ts';
-import type { Kernel } from '../../core/index.ts';
+import { ExperimentStore, type Kernel } from '../../core/index.ts';
 import { HubOS } from '../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel } from '../../testing/index.ts';
 import { CHROMIUM, launchChromium, missingChromium } from '../helpers/chromium.ts';
-import { caseResult, seedExperiment } from '../helpers/experiments.ts';
+import { caseResult, seedExperiment, summarize } from '../helpers/experiments.ts';
 
 const PAGE_TESTS = 'the experiments page tests';
 const POLL = { timeout: 10_000, interval: 50 };
@@ -451,6 +451,40 @@ describe('the studio’s experiments', () => {
     await expect
       .poll(textOf(page.locator('#experiment-view .error')), POLL)
       .toBe('No experiment ".." for this key.');
+    expect(errors).toEqual([]);
+  });
+
+  it('follows an eval as it runs: the list shows it, its page fills as its cases end', async () => {
+    const { page, errors } = await openPage('#/experiments', ALICE);
+    await expect.poll(() => rowIds(page), POLL).toHaveLength(3);
+    const cases = refundCases(runId, true);
+    const running = await seedExperiment(kernel.store, cases.slice(0, 1), {
+      owner: 'alice',
+      name: 'refunds, running',
+      status: 'running',
+    });
+    // evaluate() stores the experiment first, with its dataset's size, then each case as it ends.
+    const store = new ExperimentStore(kernel.store);
+    await store.put({ ...running, dataset: { ...running.dataset, cases: cases.length } });
+    // The first page is asked again while shown.
+    await expect.poll(async () => (await rowIds(page))[0], POLL).toBe(running.id);
+    expect(await page.locator(`tr[data-experiment="${running.id}"] .badge`).innerText()).toBe('running');
+
+    await page.locator(`tr[data-experiment="${running.id}"] a`).click();
+    const view = page.locator('#experiment-view');
+    await expect.poll(textOf(view.locator('#experiment-progress')), POLL).toBe('Running: 1 of 3 cases done…');
+    // The other cases end, then the experiment is stored with its summary.
+    await store.putCases(running.id, cases.slice(1), 1);
+    await store.put({
+      ...running,
+      dataset: { ...running.dataset, cases: cases.length },
+      status: 'completed',
+      finishedAt: new Date().toISOString(),
+      summary: summarize(cases, { contains: 0.5 }),
+    });
+    await expect.poll(() => view.locator('.experiment-case').count(), POLL).toBe(3);
+    await expect.poll(textOf(view.locator('[data-fact="result"]')), POLL).toBe('pass');
+    expect(await view.locator('#experiment-progress').count()).toBe(0);
     expect(errors).toEqual([]);
   });
 });

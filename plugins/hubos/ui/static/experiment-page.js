@@ -19,6 +19,7 @@ import { cost, describeError, duration, tokens, when } from './studio-format.js'
 let shown = 0;
 /** Cases written at a time. */
 const CASE_PAGE = 100;
+const RUNNING_MS = 2000;
 
 const back = () => h('p', { class: 'back' }, h('a', { href: '#/experiments' }, '← Experiments'));
 const fact = (name, value, attributes = {}) => h('div', {}, h('dt', {}, name), h('dd', attributes, value));
@@ -224,13 +225,15 @@ function caseList(cases) {
   );
 }
 
-export async function showExperiment(root, id) {
+export async function showExperiment(root, id, again = false) {
   const mine = ++shown;
-  root.replaceChildren(
-    back(),
-    h('h2', { id: 'experiment-title' }, 'Experiment'),
-    h('p', { class: 'status' }, 'Loading…'),
-  );
+  // Asked again (a running one): what is shown stays until the new answer replaces it.
+  if (!again)
+    root.replaceChildren(
+      back(),
+      h('h2', { id: 'experiment-title' }, 'Experiment'),
+      h('p', { class: 'status' }, 'Loading…'),
+    );
   try {
     if (!askable(id)) throw new ApiError('EXPERIMENT_NOT_FOUND', `no experiment "${id}"`, 404);
     const { experiment, cases } = await api(experimentPath(id));
@@ -242,9 +245,23 @@ export async function showExperiment(root, id) {
       facts(experiment),
       h('h3', {}, 'Summary'),
       summaryTable(experiment.summary),
+      ...(experiment.status === 'running'
+        ? [
+            h(
+              'p',
+              { class: 'status', role: 'status', id: 'experiment-progress' },
+              `Running: ${cases.length} of ${experiment.dataset?.cases ?? '?'} cases done…`,
+            ),
+          ]
+        : []),
       h('h3', { id: 'experiment-cases-title' }, `Cases${worse ? ` · ${worse} worse than the baseline` : ''}`),
       caseList(cases),
     );
+    // An eval still running stores its cases as they end: asked again until it has ended.
+    if (experiment.status === 'running')
+      setTimeout(() => {
+        if (mine === shown) void showExperiment(root, id, true);
+      }, RUNNING_MS);
     root.dataset.experiment = experiment.id;
   } catch (error) {
     if (mine !== shown) return;

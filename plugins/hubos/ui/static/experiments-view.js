@@ -1,11 +1,13 @@
 // The Experiments view: the caller's evaluations of datasets newest first, a page at a time (by
-// cursor), filtered by agent; two picked are compared side by side.
+// cursor), filtered by agent, the first page refreshed while shown (an eval running elsewhere
+// shows up and ends); two picked are compared side by side.
 
 import { compareHref, datasetLabel, experimentHref, score, verdict } from './experiment-parts.js';
 import { api, failure } from './studio-api.js';
 import { duration, plural, when } from './studio-format.js';
 
 const PAGE = 25;
+const REFRESH_MS = 3000;
 
 /** Each scorer's mean, as `contains 0.90 · judge 0.75`. */
 function means(summary) {
@@ -86,7 +88,14 @@ export function createExperimentsView(root) {
   );
 
   /** Cursors of the pages before the shown one ('' is the first); the picked ones, by id, with their time. */
-  const view = { cursors: [''], next: undefined, loading: undefined, picks: new Map() };
+  const view = {
+    cursors: [''],
+    next: undefined,
+    loading: undefined,
+    picks: new Map(),
+    shown: undefined,
+    timer: undefined,
+  };
 
   function showPicks() {
     const count = view.picks.size;
@@ -145,14 +154,20 @@ export function createExperimentsView(root) {
     const cursor = view.cursors.at(-1);
     if (cursor) query.set('after', cursor);
     const key = query.toString();
+    if (view.loading === key) return;
     view.loading = key;
     table.setAttribute('aria-busy', 'true');
     try {
       const answer = await api(`/experiments?${query}`);
       if (view.loading !== key) return; // the filter changed meanwhile
       const experiments = answer.experiments ?? [];
-      body.replaceChildren(...experiments.map(row));
-      showPicks();
+      // A refresh that changes nothing leaves the rows (and the reader's place) as they are.
+      const shown = JSON.stringify(experiments.map((e) => [e.id, e.status, e.summary?.passed]));
+      if (shown !== view.shown) {
+        view.shown = shown;
+        body.replaceChildren(...experiments.map(row));
+        showPicks();
+      }
       empty.hidden = experiments.length > 0;
       view.next = answer.next;
       older.disabled = !view.next;
@@ -202,12 +217,25 @@ export function createExperimentsView(root) {
     location.hash = compareHref(a[0], b[0]);
   });
 
+  const refresh = () => {
+    if (state.view === 'experiments' && document.visibilityState === 'visible' && view.cursors.length === 1)
+      void load();
+  };
+  document.addEventListener('visibilitychange', refresh);
+
   return {
-    /** Shows the view (`?agent=` in the address fills the filter). */
+    /** Shows the view (`?agent=` in the address fills the filter) and refreshes its first page while shown. */
     open(params = new URLSearchParams()) {
       if (params.has('agent')) agent.value = params.get('agent');
       agents.replaceChildren(...(state.agents ?? []).map((a) => h('option', { value: a.name })));
+      view.shown = undefined;
       void load();
+      clearInterval(view.timer);
+      view.timer = setInterval(refresh, REFRESH_MS);
+    },
+    close() {
+      clearInterval(view.timer);
+      view.timer = undefined;
     },
   };
 }

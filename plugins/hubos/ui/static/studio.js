@@ -43,6 +43,7 @@ function route() {
   const pair = parts[0] === 'experiments' && parts.length === 4 && parts[2] === 'vs';
   if (parts[0] === 'experiments' && parts.length > 2 && !pair) parts = ['experiments'];
   if (!(parts[0] === 'experiments' && parts.length === 2)) leaveExperiment();
+  if (!(parts[0] === 'experiments' && parts.length === 1)) experiments.close();
   if (!pair) leaveExperimentCompare();
   if (!(parts[0] === 'runs' && parts.length === 1)) runs.close();
   if (!(parts[0] === 'runs' && parts.length === 2)) leaveRun();
@@ -82,6 +83,7 @@ for (const button of document.querySelectorAll('[data-show-view]'))
       runs.close();
       leaveRun();
       leaveCompare();
+      experiments.close();
       leaveExperiment();
       leaveExperimentCompare();
       if (location.hash) history.replaceState(null, '', location.pathname + location.search);
