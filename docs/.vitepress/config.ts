@@ -40,6 +40,7 @@ export default defineConfig({
           { text: 'Models', link: '/guide/models' },
           { text: 'Plugins', link: '/guide/plugins' },
           { text: 'Testing', link: '/guide/testing' },
+          { text: 'Evals', link: '/guide/evals' },
         ],
       },
       {

@@ -18,6 +18,7 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import { isPublicPath } from './public-paths.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { approvalRoutes } from './routes/approvals.ts';
+import { experimentRoutes } from './routes/experiments.ts';
 import { ownerRoutes } from './routes/owners.ts';
 import { runAgainRoutes } from './routes/run-again.ts';
 import { runRoutes } from './routes/runs.ts';
@@ -139,6 +140,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   mountOwn(hubos.apiPrefix, runAgainRoutes(hubos));
   mountOwn(hubos.apiPrefix, runRoutes(hubos));
   mountOwn(hubos.apiPrefix, usageRoutes(hubos));
+  mountOwn(hubos.apiPrefix, experimentRoutes(hubos));
   mountOwn(hubos.apiPrefix, ownerRoutes(hubos));
   approvalRoutes(app, hubos);
   await a2aRoutes(app, hubos);

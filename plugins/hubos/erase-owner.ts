@@ -1,4 +1,4 @@
-import type { Store } from '../../core/index.ts';
+import { ExperimentStore, type Store } from '../../core/index.ts';
 import { eraseRunsOf, openApprovalTable, openRunTable, openSessionTable } from '../../core/internal.ts';
 import { taskTables } from './a2a-task-records.ts';
 
@@ -10,13 +10,15 @@ export interface Erased {
   sessionMessages: number;
   approvals: number;
   tasks: number;
+  /** Experiments (evaluations of a dataset) with their cases. */
+  experiments: number;
   /** Runs of the owner still queued or running: cancel them, then erase again. */
   activeRuns: number;
 }
 
 /**
  * Removes everything `owner` has in the store: its ended runs and their steps, its sessions with
- * their messages (of every agent, named in the config or not), its approvals and its A2A tasks.
+ * their messages (of every agent, named in the config or not), its approvals, its A2A tasks and its experiments.
  * Runs still going are left and counted. All are rows of their tables, deleted a batch at a time
  * by their owner index.
  */
@@ -50,7 +52,15 @@ export async function eraseOwner(store: Store, owner: string): Promise<Erased> {
     await taskTable.runs.deleteKeys(keys);
     batch = keys.length;
   }
-  return { owner, runs, sessions, sessionMessages, approvals, tasks, activeRuns };
+  // Experiments by the owner index: each listed page is deleted, so the next list starts afresh.
+  const experimentStore = new ExperimentStore(store);
+  let experiments = 0;
+  for (;;) {
+    const page = await experimentStore.list({ owner, limit: ERASE_BATCH });
+    for (const experiment of page.experiments) if (await experimentStore.delete(experiment.id)) experiments++;
+    if (!page.next) break;
+  }
+  return { owner, runs, sessions, sessionMessages, approvals, tasks, experiments, activeRuns };
 }
 
 const ERASE_BATCH = 500;

@@ -10,14 +10,14 @@ const OWNER = /^[A-Za-z0-9._:~@-]{1,200}$/;
 
 /**
  * `DELETE /owners/:id`: an admin erases everything one principal owns (its runs, sessions, approvals,
- * tasks); mounted under the API prefix.
+ * tasks, experiments); mounted under the API prefix.
  */
 export function ownerRoutes(hubos: HubOS): Hono<HubOSEnv> {
   return new Hono<HubOSEnv>().delete(
     '/owners/:id',
     describeRoute({
       summary:
-        'Erase everything a principal owns: its ended runs and their steps, its sessions and their messages (with every agent), its approvals and A2A tasks (an admin key only); answers what went',
+        'Erase everything a principal owns: its ended runs and their steps, its sessions and their messages (with every agent), its approvals, A2A tasks and experiments (an admin key only); answers what went',
       tags: ['runs'],
       params: { id: "The principal's id (an API key's `id`): letters, digits, . _ : ~ @ -" },
       errors: {

@@ -16,7 +16,7 @@ const SINCE = {
 };
 const SINCE_MS = { hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000, month: 30 * 86_400_000 };
 const STATES = ['queued', 'running', 'completed', 'failed', 'cancelled', 'interrupted'];
-const SURFACES = ['rest', 'a2a', 'agui', 'mcp', 'stars', 'workflow', 'subagent', 'cli'];
+const SURFACES = ['rest', 'a2a', 'ag-ui', 'mcp', 'stars', 'workflow', 'subagent', 'cli', 'eval'];
 
 const field = (id, text, control) => h('label', { for: id, class: 'filter' }, h('span', {}, text), control);
 const options = (values, any) => [
