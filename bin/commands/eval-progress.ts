@@ -23,7 +23,7 @@ export function progressBar(out: ProgressOut, total: number) {
       const tenth = Math.floor(share * 10);
       if (tenth > lastTenth) {
         lastTenth = tenth;
-        out.write(`eval: ${done}/${total} cases (${tenth * 10}%)${note}\n`);
+        out.write(`eval: ${done}/${total} cases (${Math.floor(share * 100)}%)${note}\n`);
       }
     },
     end() {

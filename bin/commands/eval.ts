@@ -50,10 +50,10 @@ export async function evalCommand(
   const dataset: Dataset = await loadDataset(file, io.cwd);
   const kernel = await loadKernel('eval', flags, io);
   try {
-    const agent = pickAgent(
-      kernel.listAgents().map((one) => one.id),
-      flags.agent,
-    );
+    const live = kernel.listAgents().map((one) => one.id);
+    // The default is the config's own agent: a Stars team's members are agents too, made from it.
+    const declared = Object.keys(kernel.config.agents ?? {}).filter((name) => live.includes(name));
+    const agent = pickAgent(flags.agent === undefined && declared.length > 0 ? declared : live, flags.agent);
     for (const name of flags.scorer ?? [])
       if (!kernel.scorers.has(name))
         throw new UsageError(
@@ -109,7 +109,7 @@ export async function evalCommand(
   }
 }
 
-/** The agent named, or the config's only one. */
+/** The agent named, or the only one of `agents`. */
 function pickAgent(agents: string[], wanted: string | undefined): string {
   if (wanted !== undefined) {
     if (agents.includes(wanted)) return wanted;
