@@ -76,3 +76,14 @@ describe('blocked-terms', () => {
     );
   });
 });
+
+describe('blocked-terms on JSON', () => {
+  it('counts the redactions of every string in one reason', async () => {
+    const guard = guardrails.blockedTerms({ terms: ['falcon'], action: 'redact' });
+    expect(await guard.check({ a: 'Falcon', b: ['falcon and FALCON'] }, context('tool-output'))).toEqual({
+      action: 'rewrite',
+      value: { a: '[redacted:blocked-term]', b: ['[redacted:blocked-term] and [redacted:blocked-term]'] },
+      reason: 'redacted 3 blocked terms',
+    });
+  });
+});

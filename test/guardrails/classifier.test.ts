@@ -105,3 +105,13 @@ describe('classifier', () => {
     );
   });
 });
+
+describe('classifier reasons', () => {
+  it('cuts a long reason: it goes into errors and traces', async () => {
+    const model = new ScriptedModel([JSON.stringify({ flagged: true, reason: 'x'.repeat(5_000) })]);
+    const verdict = (await guardrails.classifier({ rubric }).check(answer, context('output', { model }))) as {
+      reason: string;
+    };
+    expect(verdict.reason).toBe(`${'x'.repeat(500)}…`);
+  });
+});

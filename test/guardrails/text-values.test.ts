@@ -26,7 +26,7 @@ describe('text built-ins on JSON', () => {
         cc: ['[redacted:email]', 'nobody'],
         body: { text: 'Card [redacted:card]', pages: 3, urgent: true, note: null },
       },
-      reason: 'redacted 1 e-mail address; redacted 1 card number',
+      reason: 'redacted 2 e-mail addresses and 1 card number',
     });
     expect(args).toEqual(before);
   });
