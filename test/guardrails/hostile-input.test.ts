@@ -68,3 +68,15 @@ describe('built-ins against hostile input', () => {
     expect(verdict.value).toContain('mail [redacted:email]\n');
   });
 });
+
+describe('built-ins against many matches', () => {
+  it('redacts 100,000 card numbers in one run of digits', async () => {
+    const text = '4111111111111111 '.repeat(100_000);
+    const verdict = (await guardrails.pii().check(text, context('output'))) as {
+      value: string;
+      reason: string;
+    };
+    expect(verdict.reason).toBe('redacted 100000 card numbers');
+    expect(verdict.value).toBe('[redacted:card] '.repeat(100_000));
+  });
+});
