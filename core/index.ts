@@ -114,6 +114,28 @@ export { type ExperimentPage, type ExperimentQuery, ExperimentStore } from './ev
 export { ScorerRegistry } from './evals/scorer-registry.ts';
 export { defineScorer } from './evals/scorers/define-scorer.ts';
 export type { ScorerContext, ScorerFactory } from './evals/scorers/scorer-context.ts';
+export type { BlockedTermsOptions } from './guardrails/builtins/blocked-terms.ts';
+export type { ClassifierOptions } from './guardrails/builtins/classifier.ts';
+export { type BuiltinGuardrails, guardrails } from './guardrails/builtins/index.ts';
+export type { InjectionOptions } from './guardrails/builtins/injection.ts';
+export type { JsonSchemaOptions } from './guardrails/builtins/json-schema.ts';
+export type { MaxLengthOptions } from './guardrails/builtins/max-length.ts';
+export type { PiiKind, PiiOptions } from './guardrails/builtins/pii.ts';
+export {
+  defineGuardrail,
+  GUARDRAIL_STAGES,
+  type Guardrail,
+  type GuardrailContext,
+  type GuardrailSpec,
+  type GuardrailStage,
+  type GuardrailsConfig,
+  type GuardrailVerdict,
+  type GuardrailVerdictRecord,
+  pass,
+  rewrite,
+  trip,
+} from './guardrails/guardrail.ts';
+export { type GuardrailFactory, GuardrailRegistry } from './guardrails/registry.ts';
 export { createHooksAccessor, type HookCatalog, type HooksAccessor, type KernelLike } from './hook-owner.ts';
 export {
   createWrapHook,
