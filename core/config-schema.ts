@@ -4,6 +4,7 @@ import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
 import { didYouMean } from './closest-name.ts';
 import { CONFIG_CHECKS } from './config-checks.generated.ts';
 import { HubosError } from './errors.ts';
+import { GUARDRAILS_CONFIG_SCHEMA } from './guardrails/resolve-guardrails.ts';
 import {
   type Ajv,
   createAjv,
@@ -42,6 +43,11 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   permissions: permissionsSchema(true),
   telemetry: TELEMETRY_CONFIG_SCHEMA,
   pricing: PRICING_CONFIG_SCHEMA,
+  guardrails: {
+    ...GUARDRAILS_CONFIG_SCHEMA,
+    description:
+      "Guardrails of every agent (input, output: before each agent's own) and every tool call (tool).",
+  },
 };
 
 export interface OwnedKey {

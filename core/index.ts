@@ -9,6 +9,7 @@ import './node-check.ts';
 import type { SessionsConfig } from './agent/sessions.ts';
 import type { AgentTemplate } from './agent/spec.ts';
 import type { BusConfig } from './bus/open-bus.ts';
+import type { GuardrailsConfig } from './guardrails/guardrail.ts';
 import type { ModelObject } from './model/model.ts';
 import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
@@ -45,6 +46,7 @@ export type {
   AgentEventType,
   ApprovalRequestEvent,
   ApprovalResultEvent,
+  GuardrailEvent,
   RunResult,
   RunStatus,
   StopReason,
@@ -375,6 +377,12 @@ export interface HubosConfig {
    * over the built-in list prices: what the usage and steps routes count as cost.
    */
   pricing?: PriceTable;
+  /**
+   * Guardrails of every agent and tool call: `input` and `output` run before each agent's own
+   * (`agents.<name>.guardrails`), `tool` on every call through `kernel.tools` (agents', MCP
+   * `tools/call`, workflow tool steps).
+   */
+  guardrails?: GuardrailsConfig;
 }
 
 /**

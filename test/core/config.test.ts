@@ -102,7 +102,7 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry and pricing', () => {
+  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing and guardrails', () => {
     expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
       'plugins',
       'agents',
@@ -115,6 +115,7 @@ describe('validateConfig: core keys', () => {
       'permissions',
       'telemetry',
       'pricing',
+      'guardrails',
     ]);
     expect(CORE_CONFIG_SCHEMA.plugins).toMatchObject({ type: 'array' });
   });
@@ -217,7 +218,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, weather',
+      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, weather',
     );
     expect(error.message).not.toContain('did you mean');
   });
@@ -241,7 +242,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);
