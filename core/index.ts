@@ -87,6 +87,23 @@ export {
   type HubosErrorCode,
   type HubosErrorOptions,
 } from './errors.ts';
+export { type BuiltinGuardrails, guardrails } from './guardrails/builtins/index.ts';
+export type { PiiKind, PiiOptions } from './guardrails/builtins/pii.ts';
+export {
+  defineGuardrail,
+  GUARDRAIL_STAGES,
+  type Guardrail,
+  type GuardrailContext,
+  type GuardrailSpec,
+  type GuardrailStage,
+  type GuardrailsConfig,
+  type GuardrailVerdict,
+  type GuardrailVerdictRecord,
+  pass,
+  rewrite,
+  trip,
+} from './guardrails/guardrail.ts';
+export { type GuardrailFactory, GuardrailRegistry } from './guardrails/registry.ts';
 export { createHooksAccessor, type HookCatalog, type HooksAccessor, type KernelLike } from './hook-owner.ts';
 export {
   createWrapHook,
