@@ -87,7 +87,12 @@ export {
   type HubosErrorCode,
   type HubosErrorOptions,
 } from './errors.ts';
+export type { BlockedTermsOptions } from './guardrails/builtins/blocked-terms.ts';
+export type { ClassifierOptions } from './guardrails/builtins/classifier.ts';
 export { type BuiltinGuardrails, guardrails } from './guardrails/builtins/index.ts';
+export type { InjectionOptions } from './guardrails/builtins/injection.ts';
+export type { JsonSchemaOptions } from './guardrails/builtins/json-schema.ts';
+export type { MaxLengthOptions } from './guardrails/builtins/max-length.ts';
 export type { PiiKind, PiiOptions } from './guardrails/builtins/pii.ts';
 export {
   defineGuardrail,

@@ -1,4 +1,5 @@
 import type { CallSurface } from '../call-surface.ts';
+import { HubosError } from '../errors.ts';
 import type { LanguageModel } from '../model/model.ts';
 
 /**
@@ -99,6 +100,33 @@ export interface GuardrailVerdictRecord {
 
 /** A guardrail from its parts, with its name and `check` checked. */
 export function defineGuardrail(guardrail: Guardrail): Guardrail {
+  const name = (guardrail as Partial<Guardrail> | undefined)?.name;
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new HubosError(
+      'GUARDRAIL_INVALID',
+      'defineGuardrail: give the guardrail a non-empty "name" (e.g. "no-refunds")',
+    );
+  if (typeof guardrail.check !== 'function')
+    throw new HubosError(
+      'GUARDRAIL_INVALID',
+      `guardrail "${name}": "check" must be a function (value, ctx) => verdict`,
+    );
+  const { stages, streaming } = guardrail;
+  if (
+    stages !== undefined &&
+    (!Array.isArray(stages) ||
+      stages.length === 0 ||
+      !stages.every((stage) => GUARDRAIL_STAGES.includes(stage)))
+  )
+    throw new HubosError(
+      'GUARDRAIL_INVALID',
+      `guardrail "${name}": "stages" must be a non-empty list of ${GUARDRAIL_STAGES.map((s) => `'${s}'`).join(', ')}`,
+    );
+  if (streaming !== undefined && streaming !== 'sentence' && streaming !== 'whole')
+    throw new HubosError(
+      'GUARDRAIL_INVALID',
+      `guardrail "${name}": "streaming" must be 'sentence' or 'whole'`,
+    );
   return guardrail;
 }
 

@@ -1,0 +1,78 @@
+import { defineGuardrail, type Guardrail } from '../guardrail.ts';
+import { globally, invalid, oneOf, parsePattern, readOptions, stringList } from './options.ts';
+import { checkEachString, type TextVerdict } from './text-values.ts';
+
+export interface BlockedTermsOptions {
+  /** Words and phrases, matched case-insensitively as whole words (`secret` is not found in `secretary`). */
+  terms?: string[];
+  /** Regular expressions: a source (`'\\bproject\\s+falcon\\b'`, case-insensitive) or `'/source/flags'`. */
+  patterns?: string[];
+  /** `trip` (default) stops the run; `redact` replaces each match with `[redacted:blocked-term]`. */
+  action?: 'trip' | 'redact';
+}
+
+export const BLOCKED_TERM_LABEL = '[redacted:blocked-term]';
+
+/** Regex syntax in a term, escaped (the `u` flag refuses escapes of other characters). */
+const escapeTerm = (term: string) =>
+  term
+    .trim()
+    .replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
+    .replace(/\s+/g, '\\s+');
+
+/** One term of many, on word boundaries in any script: a letter, digit or `_` must not touch it. */
+function termsPattern(terms: readonly string[]): RegExp {
+  const alternatives = [...terms].sort((a, b) => b.length - a.length).map(escapeTerm);
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}_])`, 'iu');
+}
+
+/**
+ * `blocked-terms`: trips on (or redacts) words, phrases and patterns a config forbids. A reason
+ * names the option that matched (`terms[2]`, `patterns[0]`), never the text: an answer that was
+ * held back must not leak through its error.
+ */
+export function blockedTerms(options: BlockedTermsOptions = {}): Guardrail {
+  const read = readOptions('blocked-terms', options, ['terms', 'patterns', 'action']);
+  const terms = stringList('blocked-terms', 'terms', read.terms) ?? [];
+  const sources = stringList('blocked-terms', 'patterns', read.patterns) ?? [];
+  if (terms.length === 0 && sources.length === 0)
+    throw invalid(
+      'blocked-terms',
+      `give at least one of "terms" (words: ['password']) or "patterns" (regexes: ['\\\\bproject\\\\s+falcon\\\\b'])`,
+    );
+  const action = oneOf('blocked-terms', 'action', read.action, ['trip', 'redact'], 'trip');
+  const termRegexes = terms.map((term) => termsPattern([term]));
+  const patterns = sources.map((source, i) => parsePattern('blocked-terms', `patterns[${i}]`, source));
+  const everyTerm = terms.length > 0 ? globally(termsPattern(terms)) : undefined;
+  const everyMatch = patterns.map(globally);
+
+  const checkText = (text: string): TextVerdict => {
+    if (action === 'trip') {
+      const term = termRegexes.findIndex((regex) => regex.test(text));
+      if (term !== -1) return { action: 'trip', reason: `found a blocked term (terms[${term}])` };
+      const pattern = patterns.findIndex((regex) => regex.test(text));
+      if (pattern !== -1)
+        return { action: 'trip', reason: `matched a blocked pattern (patterns[${pattern}])` };
+      return undefined;
+    }
+    let count = 0;
+    const label = () => {
+      count++;
+      return BLOCKED_TERM_LABEL;
+    };
+    let redacted = everyTerm ? text.replace(everyTerm, label) : text;
+    for (const pattern of everyMatch) redacted = redacted.replace(pattern, label);
+    if (count === 0) return undefined;
+    return {
+      action: 'rewrite',
+      value: redacted,
+      reason: `redacted ${count} blocked ${count === 1 ? 'term' : 'terms'}`,
+    };
+  };
+
+  return defineGuardrail({
+    name: 'blocked-terms',
+    streaming: 'sentence',
+    check: (value) => checkEachString(value, checkText),
+  });
+}
