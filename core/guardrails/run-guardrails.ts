@@ -49,7 +49,21 @@ export async function runGuardrails(
   let current = value;
   for (const guardrail of guardrails) {
     if (!checksAt(guardrail, ctx.stage)) continue;
-    const verdict = await verdictOf(guardrail, current, ctx);
+    let answer: GuardrailVerdict | undefined;
+    try {
+      // Awaited only when the check answers asynchronously: most answer at once, on the hot path.
+      const checked = guardrail.check(current, ctx);
+      answer = checked instanceof Promise ? await checked : checked;
+    } catch (error) {
+      // A cancelled run is cancelled, not tripped.
+      ctx.signal.throwIfAborted();
+      if (error instanceof GuardrailTripped) throw error;
+      answer = {
+        action: 'trip',
+        reason: `its check failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    const verdict = wellFormed(answer);
     const record: GuardrailVerdictRecord = {
       guardrail: guardrail.name,
       stage: ctx.stage,
@@ -65,28 +79,15 @@ export async function runGuardrails(
   return { value: current, verdicts };
 }
 
-async function verdictOf(
-  guardrail: Guardrail,
-  value: unknown,
-  ctx: GuardrailContext,
-): Promise<GuardrailVerdict> {
-  let verdict: GuardrailVerdict | undefined;
-  try {
-    verdict = await guardrail.check(value, ctx);
-  } catch (error) {
-    // A cancelled run is cancelled, not tripped.
-    ctx.signal.throwIfAborted();
-    if (error instanceof GuardrailTripped) throw error;
-    return {
-      action: 'trip',
-      reason: `its check failed: ${error instanceof Error ? error.message : String(error)}`,
-    };
-  }
-  if (verdict === undefined) return { action: 'pass' };
-  if (verdict.action === 'pass' || verdict.action === 'rewrite' || verdict.action === 'trip') {
-    if (verdict.action !== 'pass' && typeof verdict.reason !== 'string')
-      return { action: 'trip', reason: `its ${verdict.action} verdict has no reason` };
-    return verdict;
+/** A check's answer as a verdict: nothing passes; anything that is not a verdict trips. */
+function wellFormed(answer: GuardrailVerdict | undefined): GuardrailVerdict {
+  if (answer === undefined || answer === null) return { action: 'pass' };
+  if (typeof answer !== 'object')
+    return { action: 'trip', reason: 'its check answered something that is not a verdict' };
+  if (answer.action === 'pass' || answer.action === 'rewrite' || answer.action === 'trip') {
+    if (answer.action !== 'pass' && typeof answer.reason !== 'string')
+      return { action: 'trip', reason: `its ${answer.action} verdict has no reason` };
+    return answer;
   }
   return { action: 'trip', reason: 'its check answered something that is not a verdict' };
 }
