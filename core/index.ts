@@ -61,7 +61,7 @@ export { sampleModel } from './agent/sample.ts';
 export type { SessionRetention } from './agent/session-retention.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
-export type { ToolCallRequest } from './agent/tool-pipeline.ts';
+export type { ToolCallRequest, ToolGuardrails } from './agent/tool-pipeline.ts';
 export type { RunInteraction } from './agent/tool-runner.ts';
 export type { ApprovalCursor, ApprovalQuery, ApprovalTable } from './approvals/approval-table.ts';
 export type { Bus, LogEntry } from './bus/bus.ts';
