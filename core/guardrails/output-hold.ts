@@ -94,21 +94,23 @@ export class OutputHold {
     if (text !== '') this.#release(text);
   }
 
-  /** Adds one check's verdicts to each guardrail's: a trip over a rewrite over a pass, its reason kept. */
+  /**
+   * Adds one check's verdicts to each guardrail's: a trip over a rewrite over a pass, its reason
+   * kept. Every guardrail here checks at `output`, so a check's i-th verdict is the i-th guardrail's.
+   */
   #count(verdicts: readonly GuardrailVerdictRecord[]): void {
-    let at = 0;
-    for (const verdict of verdicts) {
-      while (at < this.#guardrails.length && this.#guardrails[at]!.name !== verdict.guardrail) at++;
-      const seen = this.#verdicts[at];
-      if (!seen) this.#verdicts[at] = { ...verdict, checks: 1 };
-      else {
-        seen.checks = (seen.checks ?? 0) + 1;
-        if (RANK[verdict.action] >= RANK[seen.action]) {
-          seen.action = verdict.action;
-          if (verdict.reason) seen.reason = verdict.reason;
-        }
+    for (let i = 0; i < verdicts.length; i++) {
+      const verdict = verdicts[i]!;
+      const seen = this.#verdicts[i];
+      if (!seen) {
+        this.#verdicts[i] = { ...verdict, checks: 1 };
+        continue;
       }
-      at++;
+      seen.checks = (seen.checks ?? 0) + 1;
+      if (RANK[verdict.action] >= RANK[seen.action]) {
+        seen.action = verdict.action;
+        if (verdict.reason) seen.reason = verdict.reason;
+      }
     }
   }
 
