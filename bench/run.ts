@@ -3,6 +3,7 @@ await import('./cli-start.bench.ts');
 await import('./cold-start.bench.ts');
 await import('./tool-validation.bench.ts');
 await import('./hook-dispatch.bench.ts');
+await import('./guardrails.bench.ts');
 await import('./agent-loop.bench.ts');
 await import('./subagent.bench.ts');
 await import('./filesystem.bench.ts');

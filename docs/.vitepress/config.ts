@@ -37,6 +37,7 @@ export default defineConfig({
         items: [
           { text: 'Tools', link: '/guide/tools' },
           { text: 'Agents', link: '/guide/agents' },
+          { text: 'Guardrails', link: '/guide/guardrails' },
           { text: 'Models', link: '/guide/models' },
           { text: 'Plugins', link: '/guide/plugins' },
           { text: 'Testing', link: '/guide/testing' },

@@ -46,7 +46,8 @@ export function blockedTerms(options: BlockedTermsOptions = {}): Guardrail {
   const everyTerm = terms.length > 0 ? globally(termsPattern(terms)) : undefined;
   const everyMatch = patterns.map(globally);
 
-  const checkText = (text: string): TextVerdict => {
+  /** One text; redactions are counted into `counted` (all the strings of a JSON value share one reason). */
+  const checkText = (text: string, counted: { redactions: number }): TextVerdict => {
     if (action === 'trip') {
       const term = termRegexes.findIndex((regex) => regex.test(text));
       if (term !== -1) return { action: 'trip', reason: `found a blocked term (terms[${term}])` };
@@ -63,16 +64,19 @@ export function blockedTerms(options: BlockedTermsOptions = {}): Guardrail {
     let redacted = everyTerm ? text.replace(everyTerm, label) : text;
     for (const pattern of everyMatch) redacted = redacted.replace(pattern, label);
     if (count === 0) return undefined;
-    return {
-      action: 'rewrite',
-      value: redacted,
-      reason: `redacted ${count} blocked ${count === 1 ? 'term' : 'terms'}`,
-    };
+    counted.redactions += count;
+    return { action: 'rewrite', value: redacted, reason: '' };
   };
 
   return defineGuardrail({
     name: 'blocked-terms',
     streaming: 'sentence',
-    check: (value) => checkEachString(value, checkText),
+    check(value) {
+      const counted = { redactions: 0 };
+      const verdict = checkEachString(value, (text) => checkText(text, counted));
+      if (verdict?.action !== 'rewrite') return verdict;
+      const { redactions } = counted;
+      return { ...verdict, reason: `redacted ${redactions} blocked ${redactions === 1 ? 'term' : 'terms'}` };
+    },
   });
 }

@@ -19,6 +19,9 @@ export interface ClassifierOptions {
   action?: 'trip';
 }
 
+/** A model's reason is cut to this many characters: it goes into errors and traces. */
+const MAX_REASON = 500;
+
 const WHAT: Record<GuardrailStage, string> = {
   input: "a user's message to an assistant",
   output: "an assistant's answer",
@@ -79,9 +82,9 @@ export function classifier(options: ClassifierOptions): Guardrail {
         return trip(
           `the classifier's answer was not {"flagged": boolean, "reason": string}, so the text was not let through (it answered ${describeValue(answer.trim())})`,
         );
-      return verdict.flagged
-        ? trip(verdict.reason || 'flagged by the classifier')
-        : pass(verdict.reason || undefined);
+      const reason =
+        verdict.reason.length > MAX_REASON ? `${verdict.reason.slice(0, MAX_REASON)}…` : verdict.reason;
+      return verdict.flagged ? trip(reason || 'flagged by the classifier') : pass(reason || undefined);
     },
   });
 }

@@ -9,7 +9,7 @@ import { invalid, readOptions } from './options.ts';
 
 export interface JsonSchemaOptions {
   /** The JSON Schema (draft-07, or 2020-12 when its `$schema` says so) the answer must fit. */
-  schema: JSONSchema;
+  schema: JSONSchema | Readonly<Record<string, unknown>>;
 }
 
 const WHAT: Record<GuardrailStage, string> = {

@@ -27,7 +27,9 @@ export function findPii(text: string): PiiMatch[] {
     // An IBAN with a wrong check digit is a mistyped IBAN: its digits are not a card or phone number.
     while (next < ibans.length && ibans[next]!.end <= run.start) next++;
     if (next < ibans.length && ibans[next]!.start < run.end) continue;
-    found.push(...cardsIn(run), ...phonesIn(run));
+    // One at a time: a long run can hold more matches than a call takes arguments.
+    for (const match of cardsIn(run)) found.push(match);
+    for (const match of phonesIn(run)) found.push(match);
   }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: PiiMatch[] = [];

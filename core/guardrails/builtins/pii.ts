@@ -44,10 +44,10 @@ export function pii(options: PiiOptions = {}): Guardrail {
   const kinds = new Set<PiiKind>((listed as PiiKind[] | undefined) ?? PII_KINDS);
   const action = oneOf('pii', 'action', read.action, ['redact', 'trip'], 'redact');
 
-  const checkText = (text: string): TextVerdict => {
+  /** One text, its finds counted into `counts` (all the strings of a JSON value share one reason). */
+  const checkText = (text: string, counts: Map<PiiKind, number>): TextVerdict => {
     const matches = findPii(text).filter((match) => kinds.has(match.kind));
     if (matches.length === 0) return undefined;
-    const counts = new Map<PiiKind, number>();
     for (const { kind } of matches) counts.set(kind, (counts.get(kind) ?? 0) + 1);
     if (action === 'trip') return { action: 'trip', reason: `found ${sayFound(counts)}` };
     let redacted = '';
@@ -56,12 +56,16 @@ export function pii(options: PiiOptions = {}): Guardrail {
       redacted += `${text.slice(from, start)}[redacted:${kind}]`;
       from = end;
     }
-    return { action: 'rewrite', value: redacted + text.slice(from), reason: `redacted ${sayFound(counts)}` };
+    return { action: 'rewrite', value: redacted + text.slice(from), reason: '' };
   };
 
   return defineGuardrail({
     name: 'pii',
     streaming: 'sentence',
-    check: (value) => checkEachString(value, checkText),
+    check(value) {
+      const counts = new Map<PiiKind, number>();
+      const verdict = checkEachString(value, (text) => checkText(text, counts));
+      return verdict?.action === 'rewrite' ? { ...verdict, reason: `redacted ${sayFound(counts)}` } : verdict;
+    },
   });
 }

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { GuardrailRegistry, guardrails } from '../../core/index.ts';
+import { context } from './context.ts';
+
+const input = context('input');
+
+describe('blocked-terms', () => {
+  it('trips on a term in any case, as a whole word only', async () => {
+    const guard = guardrails.blockedTerms({ terms: ['password', 'Project Falcon'] });
+    expect(await guard.check('What is the admin PASSWORD?', input)).toEqual({
+      action: 'trip',
+      reason: 'found a blocked term (terms[0])',
+    });
+    expect(await guard.check('Any news on project   falcon?', input)).toEqual({
+      action: 'trip',
+      reason: 'found a blocked term (terms[1])',
+    });
+    expect(await guard.check('Reset your passwords here; the falcons fly.', input)).toBe(undefined);
+  });
+
+  it('holds word boundaries in other scripts too', async () => {
+    const guard = guardrails.blockedTerms({ terms: ['café'] });
+    expect(await guard.check('Un CAFÉ noir.', input)).toMatchObject({ action: 'trip' });
+    expect(await guard.check('Les cafés sont ouverts.', input)).toBe(undefined);
+  });
+
+  it('matches patterns, case-insensitive by default or with the flags given', async () => {
+    const guard = guardrails.blockedTerms({ patterns: ['\\binternal-\\d+\\b', '/ACME/'] });
+    expect(await guard.check('see INTERNAL-42', input)).toEqual({
+      action: 'trip',
+      reason: 'matched a blocked pattern (patterns[0])',
+    });
+    expect(await guard.check('acme is fine in lower case', input)).toBe(undefined);
+    expect(await guard.check('ACME is not', input)).toMatchObject({ action: 'trip' });
+  });
+
+  it('redacts terms and patterns with action redact', async () => {
+    const guard = guardrails.blockedTerms({
+      terms: ['falcon'],
+      patterns: ['internal-\\d+'],
+      action: 'redact',
+    });
+    expect(await guard.check('Falcon ships in internal-7 and internal-8.', input)).toEqual({
+      action: 'rewrite',
+      value: '[redacted:blocked-term] ships in [redacted:blocked-term] and [redacted:blocked-term].',
+      reason: 'redacted 3 blocked terms',
+    });
+  });
+
+  it('treats regex syntax in a term as text', async () => {
+    const guard = guardrails.blockedTerms({ terms: ['c++', '(beta)'] });
+    expect(await guard.check('We write C++ here', input)).toMatchObject({ action: 'trip' });
+    expect(await guard.check('This is the (beta) build', input)).toMatchObject({ action: 'trip' });
+    expect(await guard.check('We write c here, beta builds', input)).toBe(undefined);
+  });
+
+  it.each([
+    [{}, 'give at least one of "terms"'],
+    [{ terms: [] }, 'give at least one of "terms"'],
+    [{ terms: ['ok', ''] }, 'option "terms[1]" must be a non-empty string'],
+    [{ patterns: ['(unclosed'] }, 'option "patterns[0]" is not a valid regular expression'],
+    [{ patterns: ['a*'] }, 'option "patterns[0]" (a*) matches empty text'],
+    [{ terms: ['x'], action: 'block' }, "option \"action\" must be 'trip' or 'redact'"],
+    [{ term: ['x'] }, 'unknown option "term" (did you mean "terms"?)'],
+  ])('refuses %j with GUARDRAIL_INVALID naming where', (options, message) => {
+    expect(() =>
+      new GuardrailRegistry().resolve(
+        { use: 'blocked-terms', ...options },
+        'agents.support.guardrails.output[1]',
+      ),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'GUARDRAIL_INVALID',
+        message: expect.stringContaining(`agents.support.guardrails.output[1]: blocked-terms: ${message}`),
+      }),
+    );
+  });
+});
+
+describe('blocked-terms on JSON', () => {
+  it('counts the redactions of every string in one reason', async () => {
+    const guard = guardrails.blockedTerms({ terms: ['falcon'], action: 'redact' });
+    expect(await guard.check({ a: 'Falcon', b: ['falcon and FALCON'] }, context('tool-output'))).toEqual({
+      action: 'rewrite',
+      value: { a: '[redacted:blocked-term]', b: ['[redacted:blocked-term] and [redacted:blocked-term]'] },
+      reason: 'redacted 3 blocked terms',
+    });
+  });
+});
