@@ -257,3 +257,27 @@ describe('the config’s guardrails and kernel.guardrails', () => {
     expect((error as Error).message).toContain('agents.a.guardrails.input');
   });
 });
+
+describe('input guardrails of a resumed run', () => {
+  it('a run resumed before its first answer was kept checks the message again: the model never sees it raw', async () => {
+    const { agent, model, kernel } = await boot({
+      script: ['Noted.'],
+      template: { guardrails: { input: [redactCards()] } },
+    });
+    const raw = `card ${CARD_NUMBER}`;
+    // What the first attempt's session kept: the message as its input guardrails let it through.
+    await kernel.sessions.append('assistant', 's9', [{ role: 'user', content: 'card [redacted:card]' }]);
+    const result = await agent.run(raw, {
+      sessionId: 's9',
+      resume: { messages: [{ role: 'user', content: raw }] },
+    });
+    expect(JSON.stringify(model.requests)).not.toContain('4111');
+    expect(model.requests[0]!.messages).toEqual([{ role: 'user', content: 'card [redacted:card]' }]);
+    // Not kept twice: the session matched what the first attempt kept.
+    expect(await kernel.sessions.load('assistant', 's9')).toEqual([
+      { role: 'user', content: 'card [redacted:card]' },
+      { role: 'assistant', content: 'Noted.' },
+    ]);
+    expect(result.text).toBe('Noted.');
+  });
+});
