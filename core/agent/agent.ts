@@ -380,7 +380,7 @@ export class Agent implements AgentHandle {
       // The user's message is checked before the session keeps it; its verdicts belong to the first
       // model step. A run resumed before its first answer was kept starts again from the message
       // as its caller gave it: checked again (the session then matches what the first attempt kept).
-      const firstTurn = !resume || !resume.messages.some((message) => message.role === 'assistant');
+      const firstTurn = !resume?.messages.some((message) => message.role === 'assistant');
       if (guardrails?.input.length && firstTurn && input.trim() !== '')
         await this.#checkInput(guardrails, guarded!, run, 1, added, emit);
       const output: OutputCheck | undefined = guardrails?.output.length
