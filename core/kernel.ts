@@ -92,7 +92,7 @@ export class Kernel {
     store: this.store,
     policy: () => this.#policy(),
     guardrails: this.#toolGuardrails,
-    resolveModel: (ref) => this.models.resolve(ref),
+    resolveModel: this.#resolveRef,
     onHookError: (hook, error) =>
       this.logger.warn(
         `a tap of kernel hook "${hook}" failed (the call's result stands): ${errorMessage(error)}`,
@@ -136,6 +136,8 @@ export class Kernel {
   #globalGuardrails: StageGuardrails | undefined;
   /** Its `tool` ones, checked on every call through `kernel.tools`. */
   #toolGuardrails: ToolGuardrails | undefined;
+  /** A model reference through `kernel.models`: what a tool guardrail that asks a model is given. */
+  readonly #resolveRef = (ref: string): LanguageModel => this.models.resolve(ref);
   #closing: Promise<void> | undefined;
   #booting: Promise<unknown> = Promise.resolve();
   /** Bumped on every registry change: an agent built across one gets its tools refreshed. */
