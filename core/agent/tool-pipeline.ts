@@ -65,6 +65,8 @@ export interface ToolCallRequest {
   interaction?: ToolInteraction;
   /** Hears what the permission policy said of the call, when a rule of it matched (the run's steps keep it). */
   onPermission?: (verdict: ToolPermission) => void;
+  /** Hears the arguments the call runs with, when a `tool-input` guardrail rewrote them (the run's record keeps those). */
+  onInput?: (input: unknown) => void;
   /** The calling agent's tool guardrails: checked after the config's `guardrails.tool`, which every call gets. */
   guardrails?: ToolGuardrails;
   /** The calling run's model: what a guardrail that asks a model asks unless told another. */
@@ -273,7 +275,10 @@ async function decideAndRun(
   // Checked once allowed, before any hook or the handler: a rewrite is what they all get.
   if (guardrails?.input.length) {
     const input = await checkTool(deps, request, ctx, guardrails.input, 'tool-input', call.input);
-    if (input !== call.input) ctx.call = { ...call, input };
+    if (input !== call.input) {
+      ctx.call = { ...call, input };
+      request.onInput?.(input);
+    }
   }
   // The kernel's taps first: a guard plugin refuses before any agent's tap sees the call.
   const decision =

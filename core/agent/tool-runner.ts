@@ -88,11 +88,16 @@ async function runToolCall(
         }
       : undefined);
   let permission: ToolCallRecord['permission'];
+  // The arguments as a guardrail rewrote them, if one did: what the run's record and trace keep.
+  let input = call.input;
   const result = await deps.runToolCall(
     {
       call,
       onPermission: (verdict) => {
         permission = verdict;
+      },
+      onInput: (rewritten) => {
+        input = rewritten;
       },
       run,
       step,
@@ -114,16 +119,17 @@ async function runToolCall(
   );
   const durationMs = Math.round(performance.now() - started);
   const said = permission ? { permission } : {};
+  const made = input === call.input ? call : { ...call, input };
   return result.ok
     ? {
-        ...call,
+        ...made,
         ok: true,
         output: result.output,
         ...(result.content ? { content: result.content } : {}),
         durationMs,
         ...said,
       }
-    : { ...call, ok: false, error: result.error, durationMs, ...said };
+    : { ...made, ok: false, error: result.error, durationMs, ...said };
 }
 
 /** What the model reads of a call's outcome. */

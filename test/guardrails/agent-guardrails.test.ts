@@ -149,6 +149,10 @@ describe('tool guardrails in the loop', () => {
     const events: AgentEvent[] = [];
     const result = await agent.run('pay', { onEvent: (event) => events.push(event) });
     expect(got).toEqual([{ card: '[redacted:card]' }]);
+    // The run's record of the call keeps the arguments it ran with.
+    expect(result.toolCalls[0]!.input).toEqual({ card: '[redacted:card]' });
+    const recorded = events.find((event) => event.type === 'tool-result');
+    expect(JSON.stringify(recorded)).not.toContain('4111');
     expect(result.toolCalls[0]!.output).toEqual({ paid: true, receipt: 'card [redacted:card]' });
     expect(JSON.stringify(model.requests[1]!.messages.at(-1))).not.toContain('4111');
     expect(verdictsOf(events)).toEqual([
