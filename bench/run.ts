@@ -12,6 +12,7 @@ await import('./bash.bench.ts');
 await import('./server.bench.ts');
 await import('./run-route-budget.bench.ts');
 await import('./step-recording.bench.ts');
+await import('./guardrail-paths.bench.ts');
 await import('./concurrent-runs.bench.ts');
 await import('./cosmos.bench.ts');
 await import('./stars.bench.ts');

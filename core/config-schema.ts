@@ -5,6 +5,7 @@ import { didYouMean } from './closest-name.ts';
 import { CONFIG_CHECKS } from './config-checks.generated.ts';
 import { HubosError } from './errors.ts';
 import { EVALS_CONFIG_SCHEMA } from './evals/evals-config.ts';
+import { GUARDRAILS_CONFIG_SCHEMA } from './guardrails/resolve-guardrails.ts';
 import {
   type Ajv,
   createAjv,
@@ -43,6 +44,11 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   permissions: permissionsSchema(true),
   telemetry: TELEMETRY_CONFIG_SCHEMA,
   pricing: PRICING_CONFIG_SCHEMA,
+  guardrails: {
+    ...GUARDRAILS_CONFIG_SCHEMA,
+    description:
+      "Guardrails of every agent (input, output: before each agent's own) and every tool call (tool).",
+  },
   evals: EVALS_CONFIG_SCHEMA,
 };
 

@@ -10,6 +10,7 @@ import type { SessionsConfig } from './agent/sessions.ts';
 import type { AgentTemplate } from './agent/spec.ts';
 import type { BusConfig } from './bus/open-bus.ts';
 import type { EvalsConfig } from './evals/evals-config.ts';
+import type { GuardrailsConfig } from './guardrails/guardrail.ts';
 import type { ModelObject } from './model/model.ts';
 import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
@@ -46,6 +47,7 @@ export type {
   AgentEventType,
   ApprovalRequestEvent,
   ApprovalResultEvent,
+  GuardrailEvent,
   RunResult,
   RunStatus,
   StopReason,
@@ -60,7 +62,7 @@ export { sampleModel } from './agent/sample.ts';
 export type { SessionRetention } from './agent/session-retention.ts';
 export { Sessions, type SessionsConfig } from './agent/sessions.ts';
 export { type AgentHandle, type AgentSpec, type AgentTemplate, DEFAULT_MAX_STEPS } from './agent/spec.ts';
-export type { ToolCallRequest } from './agent/tool-pipeline.ts';
+export type { ToolCallRequest, ToolGuardrails } from './agent/tool-pipeline.ts';
 export type { RunInteraction } from './agent/tool-runner.ts';
 export type { ApprovalCursor, ApprovalQuery, ApprovalTable } from './approvals/approval-table.ts';
 export type { Bus, LogEntry } from './bus/bus.ts';
@@ -426,6 +428,12 @@ export interface HubosConfig {
    * over the built-in list prices: what the usage and steps routes count as cost.
    */
   pricing?: PriceTable;
+  /**
+   * Guardrails of every agent and tool call: `input` and `output` run before each agent's own
+   * (`agents.<name>.guardrails`), `tool` on every call through `kernel.tools` (agents', MCP
+   * `tools/call`, workflow tool steps).
+   */
+  guardrails?: GuardrailsConfig;
   /** Evaluations: `judge` is the model the judge scorer asks when it names none. */
   evals?: EvalsConfig;
 }

@@ -4,6 +4,7 @@ import type { Sessions } from './agent/sessions.ts';
 import type { AgentSpec } from './agent/spec.ts';
 import type { Bus } from './bus/bus.ts';
 import type { ScorerRegistry } from './evals/scorer-registry.ts';
+import type { GuardrailRegistry } from './guardrails/registry.ts';
 import type { TapOnlyHooks } from './hook-utils.ts';
 import type { KernelHooks } from './hooks.ts';
 import type { HubosConfig } from './index.ts';
@@ -36,6 +37,8 @@ export interface KernelView {
   readonly registry: Registry;
   /** Where every tool call runs: `tools.call()` takes a call through the policy and the tool-call hooks. */
   readonly tools: ToolCalls;
+  /** The guardrails configs may name: `guardrails.register(name, options => guardrail)` in `apply()`. */
+  readonly guardrails: GuardrailRegistry;
   /** Resources and resource templates the app offers (MCP serves them), registered as tools are. */
   readonly resources: ResourceRegistry;
   /** Prompts the app offers (MCP serves them), registered as tools are. */

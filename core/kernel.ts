@@ -4,6 +4,7 @@ import { Approvals } from './agent/approvals.ts';
 import { Sessions } from './agent/sessions.ts';
 import type { AgentSpec } from './agent/spec.ts';
 import { tracingChanged } from './agent/telemetry.ts';
+import type { ToolGuardrails } from './agent/tool-pipeline.ts';
 import { selectTools } from './agent/tool-select.ts';
 import type { Bus } from './bus/bus.ts';
 import { DEFAULT_LEASE_MS, openBus } from './bus/open-bus.ts';
@@ -13,6 +14,13 @@ import { type ConfigExport, resolveConfigExport } from './config.ts';
 import { type OwnedKey, validateConfig } from './config-schema.ts';
 import { errorMessage, HubosError } from './errors.ts';
 import { ScorerRegistry } from './evals/scorer-registry.ts';
+import { GuardrailRegistry } from './guardrails/registry.ts';
+import {
+  agentGuardrails,
+  isEmpty,
+  resolveGuardrails,
+  type StageGuardrails,
+} from './guardrails/resolve-guardrails.ts';
 import { REGISTER_OWNED_HOOKS } from './hook-owner.ts';
 import { type TappableHook, tapView, tapViews, traceHooks } from './hook-utils.ts';
 import { createKernelHooks, type KernelHooks } from './hooks.ts';
@@ -84,11 +92,18 @@ export class Kernel {
     sandbox: this.sandbox,
     store: this.store,
     policy: () => this.#policy(),
+    guardrails: this.#toolGuardrails,
+    resolveModel: this.#resolveRef,
     onHookError: (hook, error) =>
       this.logger.warn(
         `a tap of kernel hook "${hook}" failed (the call's result stands): ${errorMessage(error)}`,
       ),
   }));
+  /**
+   * The guardrails configs may name (`agents.<name>.guardrails`, the top-level `guardrails`): the
+   * built-ins and those plugins register in their `apply()`.
+   */
+  readonly guardrails = new GuardrailRegistry();
   readonly resources = new ResourceRegistry();
   readonly prompts = new PromptRegistry();
   readonly models = new ModelRegistry();
@@ -120,6 +135,12 @@ export class Kernel {
   /** Whether this kernel's `telemetry` set how spans are made (undone at close). */
   #tracing = false;
   #configPolicy: { config: HubosConfig; policy: Policy } | undefined;
+  /** The config's `guardrails`, made at boot: its input and output ones go to every agent. */
+  #globalGuardrails: StageGuardrails | undefined;
+  /** Its `tool` ones, checked on every call through `kernel.tools`. */
+  #toolGuardrails: ToolGuardrails | undefined;
+  /** A model reference through `kernel.models`: what a tool guardrail that asks a model is given. */
+  readonly #resolveRef = (ref: string): LanguageModel => this.models.resolve(ref);
   #closing: Promise<void> | undefined;
   #booting: Promise<unknown> = Promise.resolve();
   /** Bumped on every registry change: an agent built across one gets its tools refreshed. */
@@ -216,6 +237,7 @@ export class Kernel {
     const config = (await this.hooks.config.promise(this.#config)) ?? this.#config;
     this.#config = validateConfig(config, owned, this.configFile);
     await this.hooks.configResolved.promise({ config: this.#config, configFile: this.configFile });
+    this.#resolveGlobalGuardrails();
     this.#startTelemetry();
     this.#store = this.#options.store ?? (await openStore(this.#config.store, baseDir));
     this.#bus = this.#options.bus ?? (await openBus(this.#config.bus));
@@ -250,6 +272,15 @@ export class Kernel {
         `plugin "${missing.plugin}" declares that it provides the "${missing.service}" service but did not provide it during boot: call kernel.provide("${missing.service}", value) by the "ready" hook, or drop it from "provides"`,
         { details: { plugin: missing.plugin, service: missing.service } },
       );
+  }
+
+  /** The top-level `guardrails`: an unknown name or bad options fail the boot (GUARDRAIL_INVALID). */
+  #resolveGlobalGuardrails(): void {
+    const made = resolveGuardrails(this.guardrails, this.#config.guardrails, 'guardrails');
+    if (isEmpty(made)) return;
+    this.#globalGuardrails = made;
+    if (made.toolInput.length || made.toolOutput.length)
+      this.#toolGuardrails = { input: made.toolInput, output: made.toolOutput };
   }
 
   #ownedConfigKeys(): Map<string, OwnedKey> {
@@ -333,6 +364,7 @@ export class Kernel {
       hooks: this.#hookViews(plugin.name),
       registry: this.registry,
       tools: this.tools,
+      guardrails: this.guardrails,
       resources: this.resources,
       prompts: this.prompts,
       models: this.models,
@@ -590,6 +622,10 @@ export class Kernel {
       );
     }
     const model = this.#resolveModel(spec.name, ref);
+    const guardrails = agentGuardrails(
+      this.#globalGuardrails,
+      resolveGuardrails(this.guardrails, spec.guardrails, `agents.${spec.name}.guardrails`),
+    );
     if (this.#agents.has(spec.name)) {
       throw new HubosError('AGENT_EXISTS', `an agent named "${spec.name}" already exists`, {
         details: { agent: spec.name },
@@ -605,6 +641,7 @@ export class Kernel {
       approvals: this.approvals,
       runToolCall: this.tools.runner,
       resolveModel: (other) => this.#runModel(spec.name, other),
+      ...(guardrails ? { guardrails } : {}),
     });
     this.#agents.set(agent.id, agent);
     try {

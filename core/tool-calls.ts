@@ -23,7 +23,8 @@ export class ToolCalls {
   /**
    * Runs one call through the pipeline (see `ToolCallRequest`). Resolves with an error result
    * rather than throwing — for a refused, failed or unknown call (`TOOL_DENIED`, `TOOL_FAILED`,
-   * `TOOL_NOT_FOUND`) and for a malformed request (`TOOL_INPUT_INVALID`, saying what is missing);
+   * `TOOL_NOT_FOUND`), a guardrail's trip (`GUARDRAIL_TRIPPED`: the call did not run, or its output
+   * does not leave) and for a malformed request (`TOOL_INPUT_INVALID`, saying what is missing);
    * rejects only before the kernel is booted (`KERNEL_STATE`).
    */
   async call(request: ToolCallRequest): Promise<ToolResult> {
@@ -33,10 +34,11 @@ export class ToolCalls {
   }
 
   /**
-   * The same call, its span a child of `parent` (an agent's run span): what agents are given.
+   * The same call, its span a child of `parent` (an agent's run span): what agents are given. A
+   * guardrail's trip is thrown here, not answered: it stops the agent's run.
    * @internal
    */
-  readonly runner: RunToolCall = (request, parent) => runToolPipeline(this.#deps(), request, parent);
+  readonly runner: RunToolCall = (request, parent) => runToolPipeline(this.#deps(), request, parent, true);
 }
 
 const SHAPE =

@@ -188,6 +188,13 @@ function show(event: AgentEvent, io: CliIO, midLine: boolean): RunResult | undef
           : `✗ ${event.call.name}: ${truncate(event.call.error?.message ?? '', 300)}\n`,
       );
       return undefined;
+    case 'guardrail':
+      // A pass says nothing; a redaction or a trip is worth a line.
+      if (event.action !== 'pass')
+        io.stderr.write(
+          `${newline}⚑ guardrail ${event.guardrail} ${event.action === 'trip' ? 'tripped' : 'rewrote'} the ${event.stage}${event.reason ? `: ${truncate(oneLine(event.reason), 300)}` : ''}\n`,
+        );
+      return undefined;
     case 'run-finish':
       if (event.result.status === 'cancelled') io.stderr.write(`${newline}cancelled\n`);
       else if (event.result.stopReason === 'max-steps')

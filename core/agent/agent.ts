@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CALL_SURFACES, type CallSurface } from '../call-surface.ts';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
+import type { GuardrailContext } from '../guardrails/guardrail.ts';
+import type { StageGuardrails } from '../guardrails/resolve-guardrails.ts';
+import { GuardrailTripped, runGuardrails } from '../guardrails/run-guardrails.ts';
+import { emitVerdicts } from '../guardrails/verdict-events.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
 import type { Store } from '../store/store.ts';
@@ -10,7 +14,7 @@ import { type ApprovalDecision, type ApprovalRecord, Approvals } from './approva
 import { streamEvents } from './event-queue.ts';
 import type { AgentEvent, RunResult, StopReason, ToolCallRecord } from './events.ts';
 import { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './messages.ts';
-import { callModel } from './model-call.ts';
+import { callModel, type OutputCheck } from './model-call.ts';
 import { callsInFlight, outcomeUnknown, type RunResume, splitSession } from './resume.ts';
 import type { Sessions } from './sessions.ts';
 import { type AgentHandle, type AgentSpec, DEFAULT_MAX_STEPS } from './spec.ts';
@@ -113,6 +117,11 @@ export interface AgentDeps {
   runToolCall: RunToolCall;
   /** The model a reference names (`RunOptions.model`): the kernel's, through its model registry. */
   resolveModel?: (ref: string) => LanguageModel;
+  /**
+   * Its guardrails (the config's, then its own), made at boot; none when undefined. The config's
+   * tool guardrails are not here: `kernel.tools` checks them on every call.
+   */
+  guardrails?: StageGuardrails;
 }
 
 /** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
@@ -357,6 +366,26 @@ export class Agent implements AgentHandle {
         model: modelRef,
       });
     try {
+      const { guardrails } = this.#deps;
+      // Only a run with guardrails builds what their checks are told: most runs have none.
+      const guarded: Omit<GuardrailContext, 'stage'> | undefined = guardrails && {
+        agent: this.id,
+        runId: run.runId,
+        principal: options.principal,
+        via: options.via,
+        signal,
+        model,
+        ...(this.#deps.resolveModel ? { resolveModel: this.#deps.resolveModel } : {}),
+      };
+      // The user's message is checked before the session keeps it; its verdicts belong to the first
+      // model step. A run resumed before its first answer was kept starts again from the message
+      // as its caller gave it: checked again (the session then matches what the first attempt kept).
+      const firstTurn = !resume?.messages.some((message) => message.role === 'assistant');
+      if (guardrails?.input.length && firstTurn && input.trim() !== '')
+        await this.#checkInput(guardrails, guarded!, run, 1, added, emit);
+      const output: OutputCheck | undefined = guardrails?.output.length
+        ? { guardrails: guardrails.output, ctx: guarded! }
+        : undefined;
       let history: Message[] = [];
       if (options.sessionId !== undefined) {
         const session = await sessions.load(this.id, options.sessionId);
@@ -424,7 +453,7 @@ export class Agent implements AgentHandle {
           ...(this.spec.temperature !== undefined ? { temperature: this.spec.temperature } : {}),
           ...(options.streaming === false ? { stream: false } : {}),
         };
-        const response = await callModel(this.hooks, model, { run, step, request }, emit, spanCtx);
+        const response = await callModel(this.hooks, model, { run, step, request }, emit, spanCtx, output);
         usage = addUsage(usage, response.usage);
         text = response.message.content || text;
         const calls = response.message.toolCalls ?? [];
@@ -496,8 +525,44 @@ export class Agent implements AgentHandle {
     }
   }
 
+  /**
+   * The user's message through the input guardrails, before the model, the session or the result
+   * see it: a rewrite replaces it. Their verdicts belong to the run's first model step.
+   */
+  async #checkInput(
+    guardrails: StageGuardrails,
+    ctx: Omit<GuardrailContext, 'stage'>,
+    run: RunContext,
+    step: number,
+    added: Message[],
+    emit: (event: AgentEvent) => void,
+  ): Promise<void> {
+    const at = added.findLastIndex((message) => message.role === 'user');
+    try {
+      const { value, verdicts } = await runGuardrails(guardrails.input, run.input, {
+        ...ctx,
+        stage: 'input',
+      });
+      emitVerdicts(emit, run.runId, step, verdicts);
+      if (value === run.input) return;
+      if (typeof value !== 'string')
+        throw new HubosError(
+          'GUARDRAIL_INVALID',
+          'an input guardrail rewrote the message to something that is not text',
+        );
+      run.input = value;
+      if (at !== -1) added[at] = { role: 'user', content: value };
+    } catch (error) {
+      if (error instanceof GuardrailTripped) emitVerdicts(emit, run.runId, step, error.verdicts);
+      throw error;
+    }
+  }
+
   #toolDeps(tools: ReadonlyMap<string, Tool>, model: LanguageModel): ToolRunnerDeps {
     return {
+      ...(this.#deps.guardrails?.toolInput.length || this.#deps.guardrails?.toolOutput.length
+        ? { guardrails: { input: this.#deps.guardrails.toolInput, output: this.#deps.guardrails.toolOutput } }
+        : {}),
       runToolCall: this.#deps.runToolCall,
       hooks: this.hooks,
       policy: this.policy,

@@ -1,4 +1,5 @@
 import type { HubosErrorCode } from '../errors.ts';
+import type { GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import type { FinishReason } from '../model/model.ts';
 import type { ToolContent } from '../tools/content.ts';
 import type { LogLevel } from '../tools/interaction.ts';
@@ -104,6 +105,17 @@ export interface ToolProgressEvent {
   data: unknown;
 }
 
+/**
+ * What a guardrail said (pass too): one per guardrail per stage check; for a streamed answer one per
+ * guardrail per model call, `checks` saying how many pieces it checked. `step`: the model turn it
+ * belongs to (the user's message: the first).
+ */
+export interface GuardrailEvent extends GuardrailVerdictRecord {
+  type: 'guardrail';
+  runId: string;
+  step: number;
+}
+
 /** What `agent.stream()` yields, as it happens. */
 export type AgentEvent =
   | { type: 'run-start'; runId: string; agent: string; sessionId?: string; model: string }
@@ -116,6 +128,7 @@ export type AgentEvent =
   | ApprovalResultEvent
   | ToolProgressEvent
   | ToolLogEvent
+  | GuardrailEvent
   | { type: 'tool-result'; runId: string; step: number; call: ToolCallRecord }
   | { type: 'step-finish'; runId: string; step: number; finishReason: FinishReason; usage: Usage }
   | { type: 'run-finish'; runId: string; result: RunResult }

@@ -1,5 +1,8 @@
 import type { Context } from '@opentelemetry/api';
 import { HubosError } from '../errors.ts';
+import type { Guardrail } from '../guardrails/guardrail.ts';
+import { type OutputContext, OutputHold } from '../guardrails/output-hold.ts';
+import { emitVerdicts } from '../guardrails/verdict-events.ts';
 import { runWrapHook } from '../hook-utils.ts';
 import type { FinishReason, LanguageModel } from '../model/model.ts';
 import type { AgentHooks, ModelCallContext, ModelResponse } from './agent-hooks.ts';
@@ -10,13 +13,24 @@ import { contentFor, failSpan, SPAN_KIND, startSpan } from './telemetry.ts';
 
 type Emit = (event: AgentEvent) => void;
 
-/** One model call of the loop: hooks around it, its stream turned into events and one assistant message. */
+/** The run's output guardrails, and what their checks are told of the run. */
+export interface OutputCheck {
+  guardrails: readonly Guardrail[];
+  ctx: OutputContext;
+}
+
+/**
+ * One model call of the loop: hooks around it, its stream turned into events and one assistant
+ * message. With `output` guardrails, its text reaches `emit` (and the message) only as they let it
+ * through: what `wrapModelCall` and `afterModelCall` see is the text as released.
+ */
 export async function callModel(
   hooks: AgentHooks,
   model: LanguageModel,
   ctx: ModelCallContext,
   emit: Emit,
   parent: Context,
+  output?: OutputCheck,
 ): Promise<ModelResponse> {
   if (hooks.beforeModelCall.isUsed()) await hooks.beforeModelCall.promise(ctx);
   const { span } = startSpan(
@@ -38,7 +52,9 @@ export async function callModel(
     if (ctx.request.system) span.setAttribute('gen_ai.system_instructions', textParts(ctx.request.system));
   }
   try {
-    const response = await runWrapHook(hooks.wrapModelCall, ctx, (inner) => consume(model, inner, emit));
+    const response = await runWrapHook(hooks.wrapModelCall, ctx, (inner) =>
+      consume(model, inner, emit, output),
+    );
     span.setAttributes({
       'gen_ai.usage.input_tokens': response.usage.inputTokens,
       'gen_ai.usage.output_tokens': response.usage.outputTokens,
@@ -56,18 +72,35 @@ export async function callModel(
   }
 }
 
-async function consume(model: LanguageModel, ctx: ModelCallContext, emit: Emit): Promise<ModelResponse> {
+async function consume(
+  model: LanguageModel,
+  ctx: ModelCallContext,
+  emit: Emit,
+  output: OutputCheck | undefined,
+): Promise<ModelResponse> {
   const { runId } = ctx.run;
   const step = ctx.step;
   let text = '';
+  // Made only for a run with output guardrails: the others stream as the model does.
+  const hold =
+    output &&
+    new OutputHold(
+      output.guardrails,
+      output.ctx,
+      (delta) => emit({ type: 'text-delta', runId, step, delta }),
+      (verdicts) => emitVerdicts(emit, runId, step, verdicts),
+    );
   const toolCalls: ToolCall[] = [];
   let finishReason: FinishReason | undefined;
   let usage = emptyUsage();
   for await (const chunk of model.stream(ctx.request)) {
     switch (chunk.type) {
       case 'text-delta':
-        text += chunk.delta;
-        emit({ type: 'text-delta', runId, step, delta: chunk.delta });
+        if (hold) await hold.push(chunk.delta);
+        else {
+          text += chunk.delta;
+          emit({ type: 'text-delta', runId, step, delta: chunk.delta });
+        }
         break;
       case 'tool-call-start':
         emit({ type: 'tool-call-start', runId, step, id: chunk.id, name: chunk.name });
@@ -92,6 +125,7 @@ async function consume(model: LanguageModel, ctx: ModelCallContext, emit: Emit):
       `${model.provider}: the response ended without a finish reason`,
     );
   }
+  if (hold) text = await hold.end();
   // Some servers say "stop" while asking for tools: the calls decide.
   if (toolCalls.length > 0) finishReason = 'tool-calls';
   return {

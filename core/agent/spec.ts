@@ -1,3 +1,5 @@
+import type { GuardrailsConfig } from '../guardrails/guardrail.ts';
+import { GUARDRAILS_CONFIG_SCHEMA } from '../guardrails/resolve-guardrails.ts';
 import type { TapOnlyHooks } from '../hook-utils.ts';
 import type { ModelObject } from '../model/model.ts';
 import { type PermissionsConfig, permissionsSchema } from '../permissions.ts';
@@ -27,6 +29,12 @@ export interface AgentTemplate {
   internal?: boolean;
   /** This agent's own permission rules: checked before the config's `permissions`, so they override them. */
   permissions?: PermissionsConfig;
+  /**
+   * Checks on what goes in and out of its runs: the user's message (`input`), each answer
+   * (`output`), each tool call's arguments and result (`tool`). Built-ins and registered names
+   * (`'pii'`), `{ use, ...options }`, or guardrail objects; after the config's own `guardrails`.
+   */
+  guardrails?: GuardrailsConfig;
 }
 
 /** What `kernel.createAgent()` receives: a template with the agent's name (its id). */
@@ -56,6 +64,7 @@ export const AGENT_TEMPLATE_SCHEMA = {
     metadata: { type: 'object' },
     internal: { type: 'boolean' },
     permissions: permissionsSchema(false),
+    guardrails: GUARDRAILS_CONFIG_SCHEMA,
   },
   additionalProperties: false,
 } as const;

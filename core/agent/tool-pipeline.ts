@@ -1,8 +1,12 @@
 import type { Context } from '@opentelemetry/api';
 import { didYouMean } from '../closest-name.ts';
-import { errorMessage } from '../errors.ts';
+import { errorMessage, HubosError } from '../errors.ts';
+import type { Guardrail, GuardrailStage } from '../guardrails/guardrail.ts';
+import { GuardrailTripped, runGuardrails } from '../guardrails/run-guardrails.ts';
+import { emitVerdicts } from '../guardrails/verdict-events.ts';
 import { runWrapHook } from '../hook-utils.ts';
 import type { KernelHooks, KernelToolCallContext } from '../hooks.ts';
+import type { LanguageModel } from '../model/model.ts';
 import type { Policy } from '../permissions.ts';
 import { RunHandedOver } from '../runs/run-handed-over.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
@@ -61,6 +65,18 @@ export interface ToolCallRequest {
   interaction?: ToolInteraction;
   /** Hears what the permission policy said of the call, when a rule of it matched (the run's steps keep it). */
   onPermission?: (verdict: ToolPermission) => void;
+  /** Hears the arguments the call runs with, when a `tool-input` guardrail rewrote them (the run's record keeps those). */
+  onInput?: (input: unknown) => void;
+  /** The calling agent's tool guardrails: checked after the config's `guardrails.tool`, which every call gets. */
+  guardrails?: ToolGuardrails;
+  /** The calling run's model: what a guardrail that asks a model asks unless told another. */
+  model?: LanguageModel;
+}
+
+/** Tool guardrails by stage: on a call's arguments (`input`) and on its output (`output`). */
+export interface ToolGuardrails {
+  input: readonly Guardrail[];
+  output: readonly Guardrail[];
 }
 
 /**
@@ -81,23 +97,30 @@ export interface ToolPipelineDeps {
   policy: () => Policy;
   /** Told when a tap of `afterToolCall` or `toolError` fails (the call's result stands). */
   onHookError?: (hook: string, error: unknown) => void;
+  /** The config's `guardrails.tool`, checked on every call; undefined when it has none. */
+  guardrails?: ToolGuardrails | undefined;
+  /** The model a reference names, for guardrails that ask one. */
+  resolveModel?: (ref: string) => LanguageModel;
 }
 
 const nothing = (): void => undefined;
 
 /**
  * The one way a tool call runs, whoever makes it: the tool is looked up among those the caller
- * may use, the permission policy decides (`deny` refuses, `ask` waits for an approval), then the
- * kernel's `beforeToolCall` and the calling agent's, the kernel's `wrapToolCall` around the
- * agent's around the handler, and after it `toolError` (agent's, then kernel's) for a failure and
+ * may use, the permission policy decides (`deny` refuses, `ask` waits for an approval), the
+ * `tool-input` guardrails check the arguments, then the kernel's `beforeToolCall` and the calling
+ * agent's, the kernel's `wrapToolCall` around the agent's around the handler, the `tool-output`
+ * guardrails check its output, and after it `toolError` (agent's, then kernel's) for a failure and
  * `afterToolCall` (agent's, then kernel's) for every call. Never throws: every failure, a throwing
- * tap's included, is an error result the caller's model can read.
+ * tap's included, is an error result the caller's model can read; but with `tripStops` a guardrail's
+ * trip (an error result GUARDRAIL_TRIPPED for the hooks) is thrown, to stop the calling run.
  * @internal
  */
 export async function runToolPipeline(
   deps: ToolPipelineDeps,
   request: ToolCallRequest,
   parent: object = activeContext(),
+  tripStops = false,
 ): Promise<ToolResult> {
   const { run, call, agentHooks } = request;
   const ctx: KernelToolCallContext = {
@@ -119,16 +142,25 @@ export async function runToolPipeline(
   );
   if (contentFor(span)) span.setAttribute('gen_ai.tool.call.arguments', contentJson(call.input));
   let result: ToolResult;
+  // Only a call with guardrails carries them: most have none.
+  const guardrails = toolGuardrails(deps.guardrails, request.guardrails);
+  let tripped: HubosError | undefined;
   try {
-    result = await decideAndRun(deps, request, ctx);
+    result = await decideAndRun(deps, request, ctx, guardrails);
+    if (result.ok && guardrails?.output.length)
+      result = await checkOutput(deps, request, ctx, guardrails, result);
   } catch (error) {
     // The run went to another instance: this call has no outcome here, and the run stops.
     if (error instanceof RunHandedOver) {
       span.end();
       throw error;
     }
+    if (HubosError.is(error, 'GUARDRAIL_TRIPPED')) {
+      tripped = error;
+      result = { ok: false, error: { code: 'GUARDRAIL_TRIPPED', message: error.message } };
+    }
     // A hook tap that throws fails this call, not the run.
-    result = { ok: false, error: { code: 'TOOL_FAILED', message: errorMessage(error) } };
+    else result = { ok: false, error: { code: 'TOOL_FAILED', message: errorMessage(error) } };
   }
   const told = (hook: string) => (error: unknown) => deps.onHookError?.(hook, error);
   if (!result.ok) {
@@ -143,13 +175,68 @@ export async function runToolPipeline(
   if (agentHooks?.afterToolCall.isUsed()) await agentHooks.afterToolCall.promise(after).catch(nothing);
   if (deps.hooks.afterToolCall.isUsed())
     await deps.hooks.afterToolCall.promise(after).catch(told('afterToolCall'));
+  if (tripped && tripStops) throw tripped;
   return result;
+}
+
+/** The config's tool guardrails, then the calling agent's; undefined when neither has any. */
+function toolGuardrails(
+  global: ToolGuardrails | undefined,
+  own: ToolGuardrails | undefined,
+): ToolGuardrails | undefined {
+  if (!own) return global;
+  if (!global) return own;
+  return { input: [...global.input, ...own.input], output: [...global.output, ...own.output] };
+}
+
+/** Runs a tool stage's guardrails on `value`, their verdicts told as the call's events; a trip throws. */
+async function checkTool(
+  deps: ToolPipelineDeps,
+  request: ToolCallRequest,
+  ctx: KernelToolCallContext,
+  guardrails: readonly Guardrail[],
+  stage: GuardrailStage,
+  value: unknown,
+): Promise<unknown> {
+  const { run, call } = ctx;
+  const emit = request.emit ?? nothing;
+  try {
+    const outcome = await runGuardrails(guardrails, value, {
+      stage,
+      agent: run.agent,
+      runId: run.runId,
+      principal: run.principal,
+      via: ctx.via,
+      call: { id: call.id, name: call.name },
+      signal: run.signal,
+      ...(request.model ? { model: request.model } : {}),
+      ...(deps.resolveModel ? { resolveModel: deps.resolveModel } : {}),
+    });
+    emitVerdicts(emit, run.runId, ctx.step, outcome.verdicts);
+    return outcome.value;
+  } catch (error) {
+    if (error instanceof GuardrailTripped) emitVerdicts(emit, run.runId, ctx.step, error.verdicts);
+    throw error;
+  }
+}
+
+/** The output the model (or the caller) gets: a rewrite replaces it, rich parts and all. */
+async function checkOutput(
+  deps: ToolPipelineDeps,
+  request: ToolCallRequest,
+  ctx: KernelToolCallContext,
+  guardrails: ToolGuardrails,
+  result: Extract<ToolResult, { ok: true }>,
+): Promise<ToolResult> {
+  const output = await checkTool(deps, request, ctx, guardrails.output, 'tool-output', result.output);
+  return output === result.output ? result : { ok: true, output };
 }
 
 async function decideAndRun(
   deps: ToolPipelineDeps,
   request: ToolCallRequest,
   ctx: KernelToolCallContext,
+  guardrails: ToolGuardrails | undefined,
 ): Promise<ToolResult> {
   const { call } = ctx;
   const tool = findTool(deps.registry, request.tools, call.name);
@@ -185,6 +272,14 @@ async function decideAndRun(
   // The config's policy comes before every hook: no tap can run a refused call.
   const refused = await gateToolCall(gate, ctx, tool, emit, request.onPermission);
   if (refused) return refused;
+  // Checked once allowed, before any hook or the handler: a rewrite is what they all get.
+  if (guardrails?.input.length) {
+    const input = await checkTool(deps, request, ctx, guardrails.input, 'tool-input', call.input);
+    if (input !== call.input) {
+      ctx.call = { ...call, input };
+      request.onInput?.(input);
+    }
+  }
   // The kernel's taps first: a guard plugin refuses before any agent's tap sees the call.
   const decision =
     (await askBefore(deps.hooks.beforeToolCall, ctx)) ??

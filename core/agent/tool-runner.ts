@@ -8,7 +8,7 @@ import type { AgentHooks, RunContext } from './agent-hooks.ts';
 import type { AgentEvent, ToolCallRecord } from './events.ts';
 import type { Message, ToolCall, Usage } from './messages.ts';
 import { sampleModel } from './sample.ts';
-import type { RunToolCall } from './tool-pipeline.ts';
+import type { RunToolCall, ToolGuardrails } from './tool-pipeline.ts';
 
 /** How a run's tools reach a human and a model when not through the run itself (see `RunOptions.interaction`). */
 export type RunInteraction = Pick<ToolInteraction, 'elicit' | 'sample'>;
@@ -28,12 +28,15 @@ export interface ToolRunnerDeps {
   model?: LanguageModel;
   /** Where the run's tools' questions go instead of the run's own approvals and model (`RunOptions.interaction`). */
   interaction?: RunInteraction;
+  /** The agent's own tool guardrails (the kernel adds the config's). */
+  guardrails?: ToolGuardrails;
 }
 
 /**
  * Runs the tool calls of one model turn through the kernel's pipeline (`kernel.tools.call()`):
  * concurrently, except tools that opt out (`concurrent: false`), which run alone in turn. Every
- * failure becomes an error result the model can read; nothing here throws. Emits approval events
+ * failure becomes an error result the model can read; only a guardrail's trip (GUARDRAIL_TRIPPED)
+ * or a run handed over throws, to stop the run. Emits approval events
  * and each call's `tool-result`.
  */
 export async function runToolCalls(
@@ -85,11 +88,16 @@ async function runToolCall(
         }
       : undefined);
   let permission: ToolCallRecord['permission'];
+  // The arguments as a guardrail rewrote them, if one did: what the run's record and trace keep.
+  let input = call.input;
   const result = await deps.runToolCall(
     {
       call,
       onPermission: (verdict) => {
         permission = verdict;
+      },
+      onInput: (rewritten) => {
+        input = rewritten;
       },
       run,
       step,
@@ -100,6 +108,8 @@ async function runToolCall(
       agentId: deps.agentId,
       metadata: deps.metadata,
       ...(addUsage ? { addUsage } : {}),
+      ...(deps.guardrails ? { guardrails: deps.guardrails } : {}),
+      ...(model ? { model } : {}),
       interaction: {
         ...(interaction?.elicit ? { elicit: interaction.elicit } : {}),
         ...(sample ? { sample } : {}),
@@ -109,16 +119,17 @@ async function runToolCall(
   );
   const durationMs = Math.round(performance.now() - started);
   const said = permission ? { permission } : {};
+  const made = input === call.input ? call : { ...call, input };
   return result.ok
     ? {
-        ...call,
+        ...made,
         ok: true,
         output: result.output,
         ...(result.content ? { content: result.content } : {}),
         durationMs,
         ...said,
       }
-    : { ...call, ok: false, error: result.error, durationMs, ...said };
+    : { ...made, ok: false, error: result.error, durationMs, ...said };
 }
 
 /** What the model reads of a call's outcome. */

@@ -1,4 +1,5 @@
 import type { AgentEvent, ToolCallRecord } from '../agent/events.ts';
+import type { GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import type { RunStep, StepApproval, StepTrack } from './run-table.ts';
 import { keptPayload, previewOf, STEP_PAYLOAD, type StepPayload } from './step-payload.ts';
 
@@ -22,6 +23,12 @@ export class LoopSteps {
   #tools: RunStep[] = [];
   /** Approvals (and tools' questions) answered in this step, by the call they were about. */
   #approvals: Map<string, StepApproval> | undefined;
+  /**
+   * Guardrail verdicts of the model step going on: the user's message's (told before the first
+   * step starts) and the answer's. A tool call's are kept by its id until its result.
+   */
+  #verdicts: GuardrailVerdictRecord[] | undefined;
+  #toolVerdicts: Map<string, GuardrailVerdictRecord[]> | undefined;
 
   /** `runId`: the run whose steps these are (the recording run's); `track`: whose loop this is, when not its own. */
   constructor(runId: string, track?: StepTrack) {
@@ -70,6 +77,21 @@ export class LoopSteps {
           });
         return [];
       }
+      case 'guardrail': {
+        const { type: _type, runId: _runId, step: _step, ...verdict } = event;
+        if (verdict.callId === undefined) {
+          this.#verdicts ??= [];
+          this.#verdicts.push(verdict);
+        } else {
+          this.#toolVerdicts ??= new Map();
+          const kept = this.#toolVerdicts.get(verdict.callId);
+          if (kept) kept.push(verdict);
+          else this.#toolVerdicts.set(verdict.callId, [verdict]);
+        }
+        return [];
+      }
+      case 'run-error':
+        return this.#failedStep(event);
       case 'tool-result': {
         const finished = Date.now();
         const started = finished - event.call.durationMs;
@@ -84,11 +106,30 @@ export class LoopSteps {
         const model = this.#modelStep(event);
         this.#modelStart = 0;
         this.#approvals = undefined;
+        this.#verdicts = undefined;
         return [model, ...this.#tools.splice(0)];
       }
       default:
         return [];
     }
+  }
+
+  /**
+   * A run that a guardrail stopped keeps the model step it stopped in, with the verdicts (the
+   * trip's too): those of its model call, then those of tool calls that had no result.
+   */
+  #failedStep(event: Extract<AgentEvent, { type: 'run-error' }>): RunStep[] {
+    const left = [...(this.#toolVerdicts?.values() ?? [])].flat();
+    if (!this.#verdicts && left.length === 0) return [];
+    const now = Date.now();
+    const started = this.#modelStart === 0 ? now : this.#modelStart;
+    const step = this.#step('model', this.#model, event.result.steps || 1, started, this.#modelEnd ?? now, {
+      status: 'error',
+      error: event.error,
+      guardrails: [...(this.#verdicts ?? []), ...left],
+    });
+    this.#verdicts = this.#toolVerdicts = undefined;
+    return [step, ...this.#tools.splice(0)];
   }
 
   #streamed(): void {
@@ -104,6 +145,7 @@ export class LoopSteps {
       usage: event.usage,
       finishReason: event.finishReason,
       ...(this.#firstToken !== undefined ? { firstTokenMs: this.#firstToken - this.#modelStart } : {}),
+      ...(this.#verdicts ? { guardrails: this.#verdicts } : {}),
     });
     const answer = { text, ...(this.#calls.length > 0 ? { toolCalls: this.#calls } : {}) };
     const output = previewOf(text || (this.#calls.length > 0 ? this.#calls : undefined));
@@ -113,12 +155,15 @@ export class LoopSteps {
 
   #toolStep(call: ToolCallRecord, loopStep: number, started: number, finished: number): RunStep {
     const approval = this.#approvals?.get(call.id);
+    const verdicts = this.#toolVerdicts?.get(call.id);
+    if (verdicts) this.#toolVerdicts!.delete(call.id);
     const step = this.#step('tool', call.name, loopStep, started, finished, {
       callId: call.id,
       ...(call.ok ? {} : { status: 'error' as const }),
       ...(call.error ? { error: call.error } : {}),
       ...(call.permission ? { permission: call.permission } : {}),
       ...(approval ? { approval } : {}),
+      ...(verdicts ? { guardrails: verdicts } : {}),
     });
     const preview: NonNullable<RunStep['preview']> = {};
     const input = previewOf(call.input);

@@ -109,6 +109,11 @@ ALTER TABLE hubos_runs ADD COLUMN again_of ${text};
 CREATE INDEX hubos_runs_agent ON hubos_runs (agent, status, id);`;
 }
 
+/** What guardrails said in a step (their verdicts, as JSON): the trace shows them with it. */
+function stepGuardrails(): string {
+  return 'ALTER TABLE hubos_run_steps ADD COLUMN guardrails TEXT;';
+}
+
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
   { version: 2, name: 'create hubos_run_journal', sql: journalTable('sqlite') },
@@ -125,6 +130,7 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: 'add hubos_runs.model, hubos_runs.again_of and the agent index',
     sql: runModelAndAgainOf('sqlite'),
   },
+  { version: 9, name: 'add hubos_run_steps.guardrails', sql: stepGuardrails() },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
@@ -140,3 +146,5 @@ export const RUN_STEP_TRACE_POSTGRES_SQL = stepTrace('postgres');
 export const SESSIONS_POSTGRES_SQL = sessionTables('postgres');
 /** The PostgreSQL store's migration that adds a run's model and the run it repeats. */
 export const RUN_MODEL_AGAIN_OF_POSTGRES_SQL = runModelAndAgainOf('postgres');
+/** The PostgreSQL store's migration that adds a step's guardrail verdicts. */
+export const RUN_STEP_GUARDRAILS_POSTGRES_SQL = stepGuardrails();

@@ -1,4 +1,5 @@
 import type { Message, Usage } from '../agent/messages.ts';
+import type { GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import type { RunRecord, RunState, RunSurface } from './run-record.ts';
 import type { UsageQuery, UsageRow } from './run-usage-query.ts';
 import { previewOf, STEP_PAYLOAD } from './step-payload.ts';
@@ -41,6 +42,11 @@ export interface RunStep {
   preview?: { input?: string; output?: string };
   /** Size in bytes of the full payload (`GET /runs/:id/steps/:seq` answers it). */
   payloadBytes?: number;
+  /**
+   * What guardrails said in it: a model step's of its answer (the run's first also of the user's
+   * message), a tool step's of its arguments and output.
+   */
+  guardrails?: GuardrailVerdictRecord[];
   /**
    * The step's full payload as JSON text, on its way to the table (never listed, never in JSON).
    * @internal
@@ -231,6 +237,7 @@ export interface StepRow {
   approval: string | null;
   preview: string | null;
   payload_bytes: number | string | null;
+  guardrails: string | null;
 }
 
 const iso = (ms: number | string | null): string | undefined =>
@@ -336,6 +343,7 @@ export function stepToRow(step: RunStep): unknown[] {
     json(step.approval),
     json(step.preview),
     step.payloadBytes ?? null,
+    json(step.guardrails),
     step[STEP_PAYLOAD] ?? null,
   ];
 }
@@ -364,7 +372,7 @@ export function journalFromRow(row: JournalRow): JournalEntry {
 
 /** The columns a list of steps reads: all but the payload, which is read one step at a time. */
 export const STEP_COLUMNS =
-  'run_id, seq, kind, name, step, call_id, started_at, finished_at, status, usage, finish_reason, error, detail, track, first_token_ms, permission, approval, preview, payload_bytes';
+  'run_id, seq, kind, name, step, call_id, started_at, finished_at, status, usage, finish_reason, error, detail, track, first_token_ms, permission, approval, preview, payload_bytes, guardrails';
 /** The columns a step is written with (`stepToRow`'s order): the listed ones and the payload. */
 export const STEP_WRITE_COLUMNS = `${STEP_COLUMNS}, payload`;
 /** How many values `stepToRow` gives. */
@@ -400,6 +408,7 @@ export function stepFromRow(row: StepRow): RunStep {
     if (output !== undefined) step.preview = { output };
   }
   if (row.payload_bytes !== null) step.payloadBytes = Number(row.payload_bytes);
+  if (row.guardrails !== null) step.guardrails = JSON.parse(row.guardrails);
   return step;
 }
 

@@ -4,6 +4,7 @@ import {
   RUN_JOURNAL_POSTGRES_SQL,
   RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
   RUN_STEP_DETAIL_POSTGRES_SQL,
+  RUN_STEP_GUARDRAILS_POSTGRES_SQL,
   RUN_STEP_TRACE_POSTGRES_SQL,
   RUNS_POSTGRES_SQL,
   SESSIONS_POSTGRES_SQL,
@@ -49,4 +50,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'add hubos_runs.model, hubos_runs.again_of and the agent index',
     sql: RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
   },
+  { version: 10, name: 'add hubos_run_steps.guardrails', sql: RUN_STEP_GUARDRAILS_POSTGRES_SQL },
 ];

@@ -51,7 +51,7 @@ export type ToolResult =
   | {
       ok: false;
       error: {
-        code: 'TOOL_NOT_FOUND' | 'TOOL_INPUT_INVALID' | 'TOOL_FAILED' | 'TOOL_DENIED';
+        code: 'TOOL_NOT_FOUND' | 'TOOL_INPUT_INVALID' | 'TOOL_FAILED' | 'TOOL_DENIED' | 'GUARDRAIL_TRIPPED';
         message: string;
       };
     };
@@ -100,6 +100,8 @@ export async function executeTool(
     );
     return await checkedOutput(registry, name, output);
   } catch (error) {
+    // A guardrail of a run the tool made (a sub-agent's) tripped: the run that called it stops too.
+    if (HubosError.is(error, 'GUARDRAIL_TRIPPED')) throw error;
     return {
       ok: false,
       error: { code: 'TOOL_FAILED', message: `tool "${name}" failed: ${errorMessage(error)}` },

@@ -274,6 +274,8 @@ async function answer(run: TeamRun, member: string, role: StarsRole, call: ToolC
         return { ok: false, error: `no tool named "${call.name}"` };
     }
   } catch (error) {
+    // A member's guardrail tripped: the team stops, as a run does.
+    if (HubosError.is(error, 'GUARDRAIL_TRIPPED')) throw error;
     return { ok: false, error: errorMessage(error) };
   }
 }
@@ -317,7 +319,7 @@ async function delegate(run: TeamRun, leader: string, tasks: unknown): Promise<T
         delegation = { worker, task, ok: true, result: text };
         noteMessage(run, worker, RoleWorker, stars.send(worker, leader, text, 'result'));
       } catch (error) {
-        if (run.signal.aborted) throw error;
+        if (run.signal.aborted || HubosError.is(error, 'GUARDRAIL_TRIPPED')) throw error;
         const code = HubosError.is(error) ? error.code : 'RUN_FAILED';
         delegation = { worker, task, ok: false, error: { code, message: errorMessage(error) } };
       }

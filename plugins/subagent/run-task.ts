@@ -117,6 +117,8 @@ function subagentSpec(request: TaskRequest): AgentSpec {
     maxSteps: type.maxSteps ?? limits.maxSteps,
     // A delegate never escapes its caller's own permission rules.
     ...(parent.spec.permissions ? { permissions: parent.spec.permissions } : {}),
+    // Nor its guardrails.
+    ...(parent.spec.guardrails ? { guardrails: parent.spec.guardrails } : {}),
     internal: true,
     metadata: {
       subagent: { type: type.name, parent: parent.id, taskId: request.taskId, depth: request.depth },
@@ -158,6 +160,11 @@ function summarize(request: TaskRequest, result: RunResult, timedOut: boolean): 
   }
   if (result.status === 'failed') {
     const error = result.error!;
+    // A tripwire stops the calling run too: the caller's model must not work around it.
+    if (error.code === 'GUARDRAIL_TRIPPED')
+      throw new HubosError('GUARDRAIL_TRIPPED', `${who}: ${error.message}`, {
+        details: { subagent: type.name },
+      });
     throw new Error(`${who} failed after ${steps}: ${error.message} [${error.code}]`);
   }
   if (result.stopReason === 'max-steps') {

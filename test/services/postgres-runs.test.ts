@@ -85,6 +85,53 @@ describe('PostgreSQL runs table', () => {
     expect(JSON.parse(read!.payload!)).toEqual({ input: { path: 'a.txt' }, output: 'ok' });
   });
 
+  it("adds the steps' guardrails column (migration 10) to a schema of the previous release, keeping its steps", async () => {
+    const schema = newSchema();
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    await admin.query(
+      `CREATE TABLE "${schema}".hubos_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await admin.query(`SET search_path TO "${schema}"`);
+    for (const migration of POSTGRES_MIGRATIONS.filter((m) => m.version <= 9)) {
+      await admin.query(migration.sql);
+      await admin.query('INSERT INTO hubos_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
+    }
+    const run = runAt(Date.now(), { status: 'running', instance: 'i-a' });
+    await admin.query(
+      "INSERT INTO hubos_runs (id, agent, owner, via, status, instance, created_at) VALUES ($1, 'helper', 'alice', 'rest', 'running', 'i-a', $2)",
+      [run.id, Date.now()],
+    );
+    await admin.query(
+      "INSERT INTO hubos_run_steps (run_id, seq, kind, name, step, started_at, finished_at, status) VALUES ($1, 1, 'model', 'scripted', 1, 10, 25, 'ok')",
+      [run.id],
+    );
+    await admin.query('SET search_path TO DEFAULT');
+    const table = await openRunTable(await open(schema));
+    const versions = await admin.query(`SELECT version FROM "${schema}".hubos_migrations ORDER BY version`);
+    expect(versions.rows.map((row) => row.version)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
+    const [old] = await table.steps(run.id);
+    expect(old).toMatchObject({ seq: 1, kind: 'model' });
+    expect(old).not.toHaveProperty('guardrails');
+    // Each way a step is written keeps its verdicts: a batch, one kept as it finishes, and the run's end.
+    const [model, tool] = tracedSteps(run.id);
+    await table.addSteps([{ ...model!, seq: 2 }], 'i-a');
+    expect(await table.keepStep({ ...tool!, seq: 0 }, 'i-a')).toBe(true);
+    const done = { ...run, status: 'completed' as const, finishedAt: new Date().toISOString() };
+    expect(await table.finish(done, { status: 'running', instance: 'i-a' }, [{ ...tool!, seq: 4 }])).toBe(
+      true,
+    );
+    const steps = await table.steps(run.id);
+    expect(steps.map((step) => [step.seq, step.guardrails])).toEqual([
+      [1, undefined],
+      [2, model!.guardrails],
+      [3, tool!.guardrails],
+      [4, tool!.guardrails],
+    ]);
+  });
+
   it('gives each of 200 queued runs to exactly one of 4 instances claiming at once', async () => {
     const first = await freshStore();
     const table = await openRunTable(first);

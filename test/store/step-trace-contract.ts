@@ -14,6 +14,10 @@ export function tracedSteps(runId: string): RunStep[] {
       kind: 'model',
       name: 'scripted',
       firstTokenMs: 12,
+      guardrails: [
+        { guardrail: 'pii', stage: 'input', action: 'rewrite', reason: 'a card number' },
+        { guardrail: 'blocked-terms', stage: 'output', action: 'pass', checks: 3 },
+      ],
       preview: { output: 'hello' },
       payloadBytes: 30,
       [STEP_PAYLOAD]: JSON.stringify({ answer: { text: 'hello' } }),
@@ -33,6 +37,7 @@ export function tracedSteps(runId: string): RunStep[] {
       },
       permission: { decision: 'ask', rule: 'fs:*' },
       approval: { approved: true, by: 'alice', at, reason: 'fine' },
+      guardrails: [{ guardrail: 'pii', stage: 'tool-input', action: 'pass', callId: 'c1' }],
       preview: { input: '{"path":"a.txt"}', output: 'ok' },
       payloadBytes: 44,
       [STEP_PAYLOAD]: JSON.stringify({ input: { path: 'a.txt' }, output: 'ok' }),
@@ -43,7 +48,7 @@ export function tracedSteps(runId: string): RunStep[] {
 /** The trace columns of a run's steps, whichever database holds them: listed without payloads, read with one. */
 export function stepTraceContract(name: string, open: () => Promise<RunTable>): void {
   describe(`${name} runs table: step traces`, () => {
-    it("keeps a step's track, first token, permission, approval, preview and payload; lists leave the payload out", async () => {
+    it("keeps a step's track, first token, permission, approval, guardrail verdicts, preview and payload; lists leave the payload out", async () => {
       const table = await open();
       const run = runAt(Date.now(), { status: 'running', instance: 'i-a' });
       await table.insert(run);

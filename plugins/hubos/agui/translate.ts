@@ -95,7 +95,8 @@ export class AguiTranslator {
       case 'approval-result':
       case 'tool-progress':
       case 'tool-log':
-        // AG-UI has no approval (or tool progress, or log) event: a CUSTOM one lets a front end
+      case 'guardrail':
+        // AG-UI has no approval (or tool progress, or log, or guardrail verdict) event: a CUSTOM one lets a front end
         // show it, and answer an approval — or a tool's `question` — over REST
         // (POST /api/runs/<runId>/approvals/<callId> with { approved, content }).
         return [{ type: EventType.CUSTOM, name: `hubos.${event.type}`, value: event }];

@@ -7,6 +7,7 @@ import {
   type ApprovalQuestion,
   type ApprovalRequestEvent,
   errorMessage,
+  HubosError,
   type KernelView,
   type Logger,
   type RunResult,
@@ -108,7 +109,7 @@ export async function askAgent(agent: Agent, input: unknown, ctx: AskContext): P
       return errorResult(`the agent "${agent.id}" stopped without an answer (${result.stopReason})`);
     return { content: [{ type: 'text', text: result.text }] };
   } catch (error) {
-    return errorResult(`the agent "${agent.id}" failed: ${errorMessage(error)}`);
+    return errorResult(`the agent "${agent.id}" failed: ${errorMessage(error)}${tripCode(error)}`);
   }
 }
 
@@ -180,3 +181,8 @@ async function relayQuestion(
 
 const untilExpiry = (event: ApprovalRequestEvent): number =>
   Math.max(1, Date.parse(event.expiresAt) - Date.now());
+
+/** A guardrail's trip says so by its code, as the other faces do. */
+function tripCode(error: unknown): string {
+  return HubosError.is(error, 'GUARDRAIL_TRIPPED') ? ' [GUARDRAIL_TRIPPED]' : '';
+}

@@ -8,7 +8,13 @@ export function errorResult(message: string): CallToolResult {
 
 /** A tool's result as MCP's: its error, its rich parts as they are, or its output as content. */
 export function callToolResult(result: ToolResult): CallToolResult {
-  if (!result.ok) return errorResult(result.error.message);
+  if (!result.ok)
+    // A guardrail's trip says so by its code, as the other faces do.
+    return errorResult(
+      result.error.code === 'GUARDRAIL_TRIPPED'
+        ? `${result.error.message} [GUARDRAIL_TRIPPED]`
+        : result.error.message,
+    );
   if (!result.content) return outputResult(result.output);
   // A rich result: `output` is its structured data when it gave some, else its parts in words.
   return {

@@ -115,7 +115,21 @@ export function stepFacts(step, context = {}) {
     const approval = step.approval ?? approvalOf(context.approvals?.get(step.callId));
     if (approval) facts.push(approvalWords(approval));
   }
+  facts.push(...guardrailFacts(step.guardrails ?? []));
   return facts;
+}
+
+/** What guardrails said in a step: each redaction or trip in words, the passes counted. */
+function guardrailFacts(verdicts) {
+  const said = verdicts
+    .filter((verdict) => verdict.action !== 'pass')
+    .map(
+      (verdict) =>
+        `${verdict.guardrail} ${verdict.action === 'trip' ? 'tripped on' : 'rewrote'} the ${verdict.stage}${verdict.reason ? `: ${verdict.reason}` : ''}`,
+    );
+  const passed = verdicts.length - said.length;
+  if (passed > 0) said.push(`${passed} guardrail check${passed === 1 ? '' : 's'} passed`);
+  return said;
 }
 
 /** An approval record (GET /runs/:id/approvals) in the shape of a step's `approval`. */

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+
+// The studio's trace module: a plain ES module for the browser, its DOM used only when it draws.
+const trace = new URL('../../plugins/hubos/ui/static/trace.js', import.meta.url).href;
+const { stepFacts } = (await import(trace)) as { stepFacts: (step: unknown) => string[] };
+
+describe('the studio trace: a step’s guardrail verdicts', () => {
+  it('says each redaction or trip in words and counts the passes', () => {
+    const step = {
+      kind: 'model',
+      finishReason: 'stop',
+      guardrails: [
+        { guardrail: 'pii', stage: 'input', action: 'rewrite', reason: 'a card number' },
+        { guardrail: 'max-length', stage: 'input', action: 'pass' },
+        { guardrail: 'blocked-terms', stage: 'output', action: 'trip', reason: 'it says "x"' },
+        { guardrail: 'pii', stage: 'output', action: 'pass', checks: 2 },
+      ],
+    };
+    expect(stepFacts(step)).toEqual([
+      'stop',
+      'pii rewrote the input: a card number',
+      'blocked-terms tripped on the output: it says "x"',
+      '2 guardrail checks passed',
+    ]);
+  });
+});
