@@ -83,6 +83,15 @@ export default defineConfig(({ mode }) => ({
         'and the filesystem tools for files in the workspace.',
       tools: ['notes_*', 'clock_*', 'filesystem_*', 'bash', 'task', 'text_*'], // task: delegate to a sub-agent
       maxSteps: 10,
+      // Guardrails: e-mail addresses, phone numbers, card numbers, IBANs and API keys are redacted
+      // before the model sees the message and before an answer (held back a sentence at a time)
+      // reaches the caller; text a tool read that looks like a prompt injection reaches the model
+      // with a warning. A trip stops the run with GUARDRAIL_TRIPPED; every verdict is on the trace.
+      guardrails: {
+        input: ['pii'],
+        output: ['pii', { use: 'max-length', max: 20_000 }],
+        tool: [{ use: 'injection', action: 'flag' }],
+      },
     },
   },
   // Agents created at run time (POST /api/cosmos/agents from the 'assistant' template), at most 20.
@@ -144,6 +153,14 @@ export default defineConfig(({ mode }) => ({
   // OpenAI and Anthropic models: GET /api/usage and `hubos runs show` count it (the offline demo
   // model is free; a model with no price shows its tokens without a cost).
   pricing: { offline: { input: 0, output: 0 } },
+  // Evals: `npm run hubos -- eval evals/assistant.jsonl --threshold contains=1` runs the
+  // dataset's cases through the assistant, scores them, and stores the experiment (the page's
+  // Experiments view, http://127.0.0.1:3000/#/experiments); a judge scorer (`{ use: 'judge',
+  // rubric }` in a dataset) asks this model.
+  evals: { judge: process.env.HUBOS_JUDGE_MODEL ?? 'openai:gpt-4.1-mini' },
+  // Guardrails of every agent and every tool call (MCP tools/call and workflow tool steps too):
+  // what a tool is asked to do never carries an API key.
+  guardrails: { tool: [{ use: 'pii', kinds: ['api-key'] }] },
   // Traces: set OTEL_EXPORTER_OTLP_ENDPOINT (e.g. http://localhost:4318 for Jaeger or Tempo), or
   // `telemetry: { otlp: { endpoint } }` here, and every run's spans go there (after
   // `npm install @opentelemetry/sdk-trace-base @opentelemetry/resources
