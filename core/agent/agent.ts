@@ -489,7 +489,14 @@ export class Agent implements AgentHandle {
         added.push(response.message);
         const outcome =
           serverCalls.length > 0
-            ? await runToolCalls(toolDeps, run, step, serverCalls, spanCtx, emit)
+            ? await runToolCalls(
+                toolDeps,
+                run,
+                step,
+                serverCalls,
+                spanCtx,
+                verdicts ? tellHeld(emit, verdicts) : emit,
+              )
             : { records: [] };
         await finishStep(step, serverCalls, outcome.records);
         emit({
@@ -595,6 +602,15 @@ export class Agent implements AgentHandle {
       model,
     };
   }
+}
+
+/**
+ * The run's `emit` for a step's tool calls while the step holds verdicts not told yet (the user's
+ * message's, the answer's): a tool's trip tells them first, as the step they belong to fails.
+ */
+function tellHeld(emit: (event: AgentEvent) => void, held: GuardrailVerdictRecord[]) {
+  return (event: AgentEvent) =>
+    emit(event.type === 'guardrail' ? { ...event, verdicts: [...held, ...event.verdicts] } : event);
 }
 
 /** A run's model, and the reference its events and steps name it by. */
