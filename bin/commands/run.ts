@@ -4,6 +4,7 @@ import type {
   AgentEvent,
   ApprovalQuestion,
   ApprovalRequestEvent,
+  GuardrailVerdictRecord,
   Kernel,
   RunResult,
 } from '../../core/index.ts';
@@ -57,12 +58,13 @@ export async function runCommand(
       if ((event.type === 'run-finish' || event.type === 'run-error') && event.runId === runId)
         result = event.result;
       if (flags.json) return;
-      show(event, io, midLine);
-      if (event.type === 'text-delta') midLine = !event.delta.endsWith('\n');
-      else if (event.type === 'step-finish' && midLine) {
+      // A step's answer ends its line before what is said of the step.
+      if (event.type === 'step-finish' && midLine) {
         io.stdout.write('\n');
         midLine = false;
       }
+      show(event, io, midLine);
+      if (event.type === 'text-delta') midLine = !event.delta.endsWith('\n');
     };
     // A recorded run like a server's (`hubos runs list` finds it), with this process as its instance.
     const engine = await cliEngine(kernel);
@@ -187,13 +189,13 @@ function show(event: AgentEvent, io: CliIO, midLine: boolean): RunResult | undef
           ? `✓ ${event.call.name} (${event.call.durationMs} ms)\n`
           : `✗ ${event.call.name}: ${truncate(event.call.error?.message ?? '', 300)}\n`,
       );
+      sayVerdicts(io, event.guardrails, '');
+      return undefined;
+    case 'step-finish':
+      sayVerdicts(io, event.guardrails, newline);
       return undefined;
     case 'guardrail':
-      // A pass says nothing; a redaction or a trip is worth a line.
-      if (event.action !== 'pass')
-        io.stderr.write(
-          `${newline}⚑ guardrail ${event.guardrail} ${event.action === 'trip' ? 'tripped' : 'rewrote'} the ${event.stage}${event.reason ? `: ${truncate(oneLine(event.reason), 300)}` : ''}\n`,
-        );
+      sayVerdicts(io, event.verdicts, newline);
       return undefined;
     case 'run-finish':
       if (event.result.status === 'cancelled') io.stderr.write(`${newline}cancelled\n`);
@@ -205,6 +207,21 @@ function show(event: AgentEvent, io: CliIO, midLine: boolean): RunResult | undef
       return event.result;
     default:
       return undefined;
+  }
+}
+
+/** A pass says nothing; a redaction or a trip is worth a line. */
+function sayVerdicts(
+  io: CliIO,
+  verdicts: readonly GuardrailVerdictRecord[] | undefined,
+  newline: string,
+): void {
+  for (const verdict of verdicts ?? []) {
+    if (verdict.action === 'pass') continue;
+    io.stderr.write(
+      `${newline}⚑ guardrail ${verdict.guardrail} ${verdict.action === 'trip' ? 'tripped' : 'rewrote'} the ${verdict.stage}${verdict.reason ? `: ${truncate(oneLine(verdict.reason), 300)}` : ''}\n`,
+    );
+    newline = '';
   }
 }
 

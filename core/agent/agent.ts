@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CALL_SURFACES, type CallSurface } from '../call-surface.ts';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
-import type { GuardrailContext } from '../guardrails/guardrail.ts';
+import type { GuardrailContext, GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import type { StageGuardrails } from '../guardrails/resolve-guardrails.ts';
 import { GuardrailTripped, runGuardrails } from '../guardrails/run-guardrails.ts';
-import { emitVerdicts } from '../guardrails/verdict-events.ts';
+import { tripEvent } from '../guardrails/verdict-events.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
 import type { Store } from '../store/store.ts';
@@ -381,10 +381,18 @@ export class Agent implements AgentHandle {
       // model step. A run resumed before its first answer was kept starts again from the message
       // as its caller gave it: checked again (the session then matches what the first attempt kept).
       const firstTurn = !resume?.messages.some((message) => message.role === 'assistant');
+      // The verdicts of the model step going on, told on its `step-finish` (a trip's on its `guardrail` event).
+      let verdicts: GuardrailVerdictRecord[] | undefined;
       if (guardrails?.input.length && firstTurn && input.trim() !== '')
-        await this.#checkInput(guardrails, guarded!, run, 1, added, emit);
+        verdicts = await this.#checkInput(guardrails, guarded!, run, 1, added, emit);
       const output: OutputCheck | undefined = guardrails?.output.length
-        ? { guardrails: guardrails.output, ctx: guarded! }
+        ? {
+            guardrails: guardrails.output,
+            ctx: guarded!,
+            onVerdicts: (said) => {
+              verdicts = verdicts ? [...verdicts, ...said] : said;
+            },
+          }
         : undefined;
       let history: Message[] = [];
       if (options.sessionId !== undefined) {
@@ -453,7 +461,19 @@ export class Agent implements AgentHandle {
           ...(this.spec.temperature !== undefined ? { temperature: this.spec.temperature } : {}),
           ...(options.streaming === false ? { stream: false } : {}),
         };
-        const response = await callModel(this.hooks, model, { run, step, request }, emit, spanCtx, output);
+        const response = await callModel(
+          this.hooks,
+          model,
+          { run, step, request },
+          emit,
+          spanCtx,
+          output,
+        ).catch((error: unknown) => {
+          // The answer's trip: its verdicts (the user's message's first, in the first step) as its event.
+          if (error instanceof GuardrailTripped)
+            emit(tripEvent(run.runId, step, 'output', verdicts ?? error.verdicts));
+          throw error;
+        });
         usage = addUsage(usage, response.usage);
         text = response.message.content || text;
         const calls = response.message.toolCalls ?? [];
@@ -469,7 +489,14 @@ export class Agent implements AgentHandle {
         added.push(response.message);
         const outcome =
           serverCalls.length > 0
-            ? await runToolCalls(toolDeps, run, step, serverCalls, spanCtx, emit)
+            ? await runToolCalls(
+                toolDeps,
+                run,
+                step,
+                serverCalls,
+                spanCtx,
+                verdicts ? tellHeld(emit, verdicts) : emit,
+              )
             : { records: [] };
         await finishStep(step, serverCalls, outcome.records);
         emit({
@@ -478,7 +505,9 @@ export class Agent implements AgentHandle {
           step,
           finishReason: response.finishReason,
           usage: response.usage,
+          ...(verdicts ? { guardrails: verdicts } : {}),
         });
+        verdicts = undefined;
         if (calls.length === 0) {
           stopReason = response.finishReason;
           break;
@@ -527,7 +556,8 @@ export class Agent implements AgentHandle {
 
   /**
    * The user's message through the input guardrails, before the model, the session or the result
-   * see it: a rewrite replaces it. Their verdicts belong to the run's first model step.
+   * see it: a rewrite replaces it. Returns their verdicts, which belong to the run's first model
+   * step; a trip's are told as its `guardrail` event.
    */
   async #checkInput(
     guardrails: StageGuardrails,
@@ -536,15 +566,14 @@ export class Agent implements AgentHandle {
     step: number,
     added: Message[],
     emit: (event: AgentEvent) => void,
-  ): Promise<void> {
+  ): Promise<GuardrailVerdictRecord[]> {
     const at = added.findLastIndex((message) => message.role === 'user');
     try {
       const { value, verdicts } = await runGuardrails(guardrails.input, run.input, {
         ...ctx,
         stage: 'input',
       });
-      emitVerdicts(emit, run.runId, step, verdicts);
-      if (value === run.input) return;
+      if (value === run.input) return verdicts;
       if (typeof value !== 'string')
         throw new HubosError(
           'GUARDRAIL_INVALID',
@@ -552,8 +581,9 @@ export class Agent implements AgentHandle {
         );
       run.input = value;
       if (at !== -1) added[at] = { role: 'user', content: value };
+      return verdicts;
     } catch (error) {
-      if (error instanceof GuardrailTripped) emitVerdicts(emit, run.runId, step, error.verdicts);
+      if (error instanceof GuardrailTripped) emit(tripEvent(run.runId, step, 'input', error.verdicts));
       throw error;
     }
   }
@@ -572,6 +602,15 @@ export class Agent implements AgentHandle {
       model,
     };
   }
+}
+
+/**
+ * The run's `emit` for a step's tool calls while the step holds verdicts not told yet (the user's
+ * message's, the answer's): a tool's trip tells them first, as the step they belong to fails.
+ */
+function tellHeld(emit: (event: AgentEvent) => void, held: GuardrailVerdictRecord[]) {
+  return (event: AgentEvent) =>
+    emit(event.type === 'guardrail' ? { ...event, verdicts: [...held, ...event.verdicts] } : event);
 }
 
 /** A run's model, and the reference its events and steps name it by. */

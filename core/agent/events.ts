@@ -1,5 +1,5 @@
 import type { HubosErrorCode } from '../errors.ts';
-import type { GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
+import type { GuardrailStage, GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import type { FinishReason } from '../model/model.ts';
 import type { ToolContent } from '../tools/content.ts';
 import type { LogLevel } from '../tools/interaction.ts';
@@ -106,14 +106,22 @@ export interface ToolProgressEvent {
 }
 
 /**
- * What a guardrail said (pass too): one per guardrail per stage check; for a streamed answer one per
- * guardrail per model call, `checks` saying how many pieces it checked. `step`: the model turn it
- * belongs to (the user's message: the first).
+ * A guardrail tripped: the run stops, its `run-error` (GUARDRAIL_TRIPPED) follows. `verdicts`: those
+ * of the check that tripped, the trip last, after those of its step or call not told yet (the
+ * user's message's before the first answer's; a call's `tool-input` before its `tool-output`).
+ * Verdicts that let a value through ride on `step-finish` and `tool-result`.
  */
-export interface GuardrailEvent extends GuardrailVerdictRecord {
+export interface GuardrailEvent {
   type: 'guardrail';
   runId: string;
+  /** The model turn it belongs to (the user's message: the first). */
   step: number;
+  /** The stage whose check tripped. */
+  stage: GuardrailStage;
+  /** At `tool-*`: the call's id. */
+  callId?: string;
+  /** The verdicts not told before, the trip last. */
+  verdicts: GuardrailVerdictRecord[];
 }
 
 /** What `agent.stream()` yields, as it happens. */
@@ -129,8 +137,23 @@ export type AgentEvent =
   | ToolProgressEvent
   | ToolLogEvent
   | GuardrailEvent
-  | { type: 'tool-result'; runId: string; step: number; call: ToolCallRecord }
-  | { type: 'step-finish'; runId: string; step: number; finishReason: FinishReason; usage: Usage }
+  | {
+      type: 'tool-result';
+      runId: string;
+      step: number;
+      call: ToolCallRecord;
+      /** The call's guardrail verdicts (`tool-input`, then `tool-output`), when it has guardrails. */
+      guardrails?: GuardrailVerdictRecord[];
+    }
+  | {
+      type: 'step-finish';
+      runId: string;
+      step: number;
+      finishReason: FinishReason;
+      usage: Usage;
+      /** The step's guardrail verdicts: the first step's the user's message's, then the answer's. */
+      guardrails?: GuardrailVerdictRecord[];
+    }
   | { type: 'run-finish'; runId: string; result: RunResult }
   | { type: 'run-error'; runId: string; error: { code: string; message: string }; result: RunResult };
 

@@ -1,8 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import { HubosError } from '../errors.ts';
-import type { Guardrail } from '../guardrails/guardrail.ts';
+import type { Guardrail, GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import { type OutputContext, OutputHold } from '../guardrails/output-hold.ts';
-import { emitVerdicts } from '../guardrails/verdict-events.ts';
 import { runWrapHook } from '../hook-utils.ts';
 import type { FinishReason, LanguageModel } from '../model/model.ts';
 import type { AgentHooks, ModelCallContext, ModelResponse } from './agent-hooks.ts';
@@ -13,10 +12,12 @@ import { contentFor, failSpan, SPAN_KIND, startSpan } from './telemetry.ts';
 
 type Emit = (event: AgentEvent) => void;
 
-/** The run's output guardrails, and what their checks are told of the run. */
+/** The run's output guardrails, what their checks are told of the run, and who hears their verdicts. */
 export interface OutputCheck {
   guardrails: readonly Guardrail[];
   ctx: OutputContext;
+  /** A model call's verdicts, one per guardrail, once its answer was checked (or tripped). */
+  onVerdicts: (verdicts: GuardrailVerdictRecord[]) => void;
 }
 
 /**
@@ -88,7 +89,7 @@ async function consume(
       output.guardrails,
       output.ctx,
       (delta) => emit({ type: 'text-delta', runId, step, delta }),
-      (verdicts) => emitVerdicts(emit, runId, step, verdicts),
+      output.onVerdicts,
     );
   const toolCalls: ToolCall[] = [];
   let finishReason: FinishReason | undefined;

@@ -1,9 +1,9 @@
 import type { Context } from '@opentelemetry/api';
 import { didYouMean } from '../closest-name.ts';
 import { errorMessage, HubosError } from '../errors.ts';
-import type { Guardrail, GuardrailStage } from '../guardrails/guardrail.ts';
+import type { Guardrail, GuardrailStage, GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import { GuardrailTripped, runGuardrails } from '../guardrails/run-guardrails.ts';
-import { emitVerdicts } from '../guardrails/verdict-events.ts';
+import { tripEvent } from '../guardrails/verdict-events.ts';
 import { runWrapHook } from '../hook-utils.ts';
 import type { KernelHooks, KernelToolCallContext } from '../hooks.ts';
 import type { LanguageModel } from '../model/model.ts';
@@ -67,6 +67,12 @@ export interface ToolCallRequest {
   onPermission?: (verdict: ToolPermission) => void;
   /** Hears the arguments the call runs with, when a `tool-input` guardrail rewrote them (the run's record keeps those). */
   onInput?: (input: unknown) => void;
+  /**
+   * Hears the call's guardrail verdicts (`tool-input`, then `tool-output`) once it ran, when it has
+   * guardrails and none tripped (a run's `tool-result` carries them). A trip is a `guardrail` event
+   * through `emit`.
+   */
+  onVerdicts?: (verdicts: GuardrailVerdictRecord[]) => void;
   /** The calling agent's tool guardrails: checked after the config's `guardrails.tool`, which every call gets. */
   guardrails?: ToolGuardrails;
   /** The calling run's model: what a guardrail that asks a model asks unless told another. */
@@ -144,11 +150,12 @@ export async function runToolPipeline(
   let result: ToolResult;
   // Only a call with guardrails carries them: most have none.
   const guardrails = toolGuardrails(deps.guardrails, request.guardrails);
+  const verdicts: GuardrailVerdictRecord[] = [];
   let tripped: HubosError | undefined;
   try {
-    result = await decideAndRun(deps, request, ctx, guardrails);
+    result = await decideAndRun(deps, request, ctx, guardrails, verdicts);
     if (result.ok && guardrails?.output.length)
-      result = await checkOutput(deps, request, ctx, guardrails, result);
+      result = await checkOutput(deps, request, ctx, guardrails, result, verdicts);
   } catch (error) {
     // The run went to another instance: this call has no outcome here, and the run stops.
     if (error instanceof RunHandedOver) {
@@ -176,6 +183,7 @@ export async function runToolPipeline(
   if (deps.hooks.afterToolCall.isUsed())
     await deps.hooks.afterToolCall.promise(after).catch(told('afterToolCall'));
   if (tripped && tripStops) throw tripped;
+  if (!tripped && verdicts.length > 0) request.onVerdicts?.(verdicts);
   return result;
 }
 
@@ -189,7 +197,10 @@ function toolGuardrails(
   return { input: [...global.input, ...own.input], output: [...global.output, ...own.output] };
 }
 
-/** Runs a tool stage's guardrails on `value`, their verdicts told as the call's events; a trip throws. */
+/**
+ * Runs a tool stage's guardrails on `value`, their verdicts added to the call's `verdicts`; a trip
+ * throws, told first as a `guardrail` event with the call's verdicts.
+ */
 async function checkTool(
   deps: ToolPipelineDeps,
   request: ToolCallRequest,
@@ -197,9 +208,9 @@ async function checkTool(
   guardrails: readonly Guardrail[],
   stage: GuardrailStage,
   value: unknown,
+  verdicts: GuardrailVerdictRecord[],
 ): Promise<unknown> {
   const { run, call } = ctx;
-  const emit = request.emit ?? nothing;
   try {
     const outcome = await runGuardrails(guardrails, value, {
       stage,
@@ -212,10 +223,11 @@ async function checkTool(
       ...(request.model ? { model: request.model } : {}),
       ...(deps.resolveModel ? { resolveModel: deps.resolveModel } : {}),
     });
-    emitVerdicts(emit, run.runId, ctx.step, outcome.verdicts);
+    verdicts.push(...outcome.verdicts);
     return outcome.value;
   } catch (error) {
-    if (error instanceof GuardrailTripped) emitVerdicts(emit, run.runId, ctx.step, error.verdicts);
+    if (error instanceof GuardrailTripped)
+      request.emit?.(tripEvent(run.runId, ctx.step, stage, [...verdicts, ...error.verdicts], call.id));
     throw error;
   }
 }
@@ -227,8 +239,17 @@ async function checkOutput(
   ctx: KernelToolCallContext,
   guardrails: ToolGuardrails,
   result: Extract<ToolResult, { ok: true }>,
+  verdicts: GuardrailVerdictRecord[],
 ): Promise<ToolResult> {
-  const output = await checkTool(deps, request, ctx, guardrails.output, 'tool-output', result.output);
+  const output = await checkTool(
+    deps,
+    request,
+    ctx,
+    guardrails.output,
+    'tool-output',
+    result.output,
+    verdicts,
+  );
   return output === result.output ? result : { ok: true, output };
 }
 
@@ -237,6 +258,7 @@ async function decideAndRun(
   request: ToolCallRequest,
   ctx: KernelToolCallContext,
   guardrails: ToolGuardrails | undefined,
+  verdicts: GuardrailVerdictRecord[],
 ): Promise<ToolResult> {
   const { call } = ctx;
   const tool = findTool(deps.registry, request.tools, call.name);
@@ -274,7 +296,7 @@ async function decideAndRun(
   if (refused) return refused;
   // Checked once allowed, before any hook or the handler: a rewrite is what they all get.
   if (guardrails?.input.length) {
-    const input = await checkTool(deps, request, ctx, guardrails.input, 'tool-input', call.input);
+    const input = await checkTool(deps, request, ctx, guardrails.input, 'tool-input', call.input, verdicts);
     if (input !== call.input) {
       ctx.call = { ...call, input };
       request.onInput?.(input);

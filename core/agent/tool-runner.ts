@@ -1,4 +1,5 @@
 import type { Context } from '@opentelemetry/api';
+import type { GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import type { LanguageModel } from '../model/model.ts';
 import type { Policy } from '../permissions.ts';
 import { contentToText } from '../tools/content.ts';
@@ -37,7 +38,7 @@ export interface ToolRunnerDeps {
  * concurrently, except tools that opt out (`concurrent: false`), which run alone in turn. Every
  * failure becomes an error result the model can read; only a guardrail's trip (GUARDRAIL_TRIPPED)
  * or a run handed over throws, to stop the run. Emits approval events
- * and each call's `tool-result`.
+ * and each call's `tool-result`, with the call's guardrail verdicts.
  */
 export async function runToolCalls(
   deps: ToolRunnerDeps,
@@ -49,9 +50,15 @@ export async function runToolCalls(
 ): Promise<{ records: ToolCallRecord[]; messages: Message[] }> {
   const records = new Map<string, ToolCallRecord>();
   const one = async (call: ToolCall) => {
-    const record = await runToolCall(deps, run, step, call, parent, emit);
+    const { record, verdicts } = await runToolCall(deps, run, step, call, parent, emit);
     records.set(call.id, record);
-    emit({ type: 'tool-result', runId: run.runId, step, call: record });
+    emit({
+      type: 'tool-result',
+      runId: run.runId,
+      step,
+      call: record,
+      ...(verdicts ? { guardrails: verdicts } : {}),
+    });
   };
   let batch: Promise<void>[] = [];
   for (const call of calls) {
@@ -75,7 +82,7 @@ async function runToolCall(
   call: ToolCall,
   parent: Context,
   emit: (event: AgentEvent) => void,
-): Promise<ToolCallRecord> {
+): Promise<{ record: ToolCallRecord; verdicts?: GuardrailVerdictRecord[] }> {
   const started = performance.now();
   const { model, addUsage, interaction } = deps;
   const sample: ToolInteraction['sample'] =
@@ -90,6 +97,7 @@ async function runToolCall(
   let permission: ToolCallRecord['permission'];
   // The arguments as a guardrail rewrote them, if one did: what the run's record and trace keep.
   let input = call.input;
+  let verdicts: GuardrailVerdictRecord[] | undefined;
   const result = await deps.runToolCall(
     {
       call,
@@ -98,6 +106,9 @@ async function runToolCall(
       },
       onInput: (rewritten) => {
         input = rewritten;
+      },
+      onVerdicts: (said) => {
+        verdicts = said;
       },
       run,
       step,
@@ -120,7 +131,7 @@ async function runToolCall(
   const durationMs = Math.round(performance.now() - started);
   const said = permission ? { permission } : {};
   const made = input === call.input ? call : { ...call, input };
-  return result.ok
+  const record: ToolCallRecord = result.ok
     ? {
         ...made,
         ok: true,
@@ -130,6 +141,7 @@ async function runToolCall(
         ...said,
       }
     : { ...made, ok: false, error: result.error, durationMs, ...said };
+  return verdicts ? { record, verdicts } : { record };
 }
 
 /** What the model reads of a call's outcome. */

@@ -1,12 +1,16 @@
-import type { AgentEvent } from '../agent/events.ts';
-import type { GuardrailVerdictRecord } from './guardrail.ts';
+import type { GuardrailEvent } from '../agent/events.ts';
+import type { GuardrailStage, GuardrailVerdictRecord } from './guardrail.ts';
 
-/** A `guardrail` event per verdict. */
-export function emitVerdicts(
-  emit: (event: AgentEvent) => void,
+/**
+ * The `guardrail` event of a trip: the only one a run emits for its guardrails (the verdicts that
+ * let a value through ride on its `step-finish` and `tool-result`).
+ */
+export function tripEvent(
   runId: string,
   step: number,
-  verdicts: readonly GuardrailVerdictRecord[],
-): void {
-  for (const verdict of verdicts) emit({ type: 'guardrail', runId, step, ...verdict });
+  stage: GuardrailStage,
+  verdicts: GuardrailVerdictRecord[],
+  callId?: string,
+): GuardrailEvent {
+  return { type: 'guardrail', runId, step, stage, ...(callId !== undefined ? { callId } : {}), verdicts };
 }

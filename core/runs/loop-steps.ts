@@ -23,12 +23,8 @@ export class LoopSteps {
   #tools: RunStep[] = [];
   /** Approvals (and tools' questions) answered in this step, by the call they were about. */
   #approvals: Map<string, StepApproval> | undefined;
-  /**
-   * Guardrail verdicts of the model step going on: the user's message's (told before the first
-   * step starts) and the answer's. A tool call's are kept by its id until its result.
-   */
-  #verdicts: GuardrailVerdictRecord[] | undefined;
-  #toolVerdicts: Map<string, GuardrailVerdictRecord[]> | undefined;
+  /** The verdicts of a guardrail's trip, for the step the run failed in. */
+  #trip: GuardrailVerdictRecord[] | undefined;
 
   /** `runId`: the run whose steps these are (the recording run's); `track`: whose loop this is, when not its own. */
   constructor(runId: string, track?: StepTrack) {
@@ -77,26 +73,16 @@ export class LoopSteps {
           });
         return [];
       }
-      case 'guardrail': {
-        const { type: _type, runId: _runId, step: _step, ...verdict } = event;
-        if (verdict.callId === undefined) {
-          this.#verdicts ??= [];
-          this.#verdicts.push(verdict);
-        } else {
-          this.#toolVerdicts ??= new Map();
-          const kept = this.#toolVerdicts.get(verdict.callId);
-          if (kept) kept.push(verdict);
-          else this.#toolVerdicts.set(verdict.callId, [verdict]);
-        }
+      case 'guardrail':
+        this.#trip = event.verdicts;
         return [];
-      }
       case 'run-error':
         return this.#failedStep(event);
       case 'tool-result': {
         const finished = Date.now();
         const started = finished - event.call.durationMs;
         this.#modelEnd ??= started;
-        this.#tools.push(this.#toolStep(event.call, event.step, started, finished));
+        this.#tools.push(this.#toolStep(event.call, event.step, started, finished, event.guardrails));
         return [];
       }
       case 'step-finish': {
@@ -106,7 +92,6 @@ export class LoopSteps {
         const model = this.#modelStep(event);
         this.#modelStart = 0;
         this.#approvals = undefined;
-        this.#verdicts = undefined;
         return [model, ...this.#tools.splice(0)];
       }
       default:
@@ -115,20 +100,20 @@ export class LoopSteps {
   }
 
   /**
-   * A run that a guardrail stopped keeps the model step it stopped in, with the verdicts (the
-   * trip's too): those of its model call, then those of tool calls that had no result.
+   * A run that a guardrail stopped keeps the model step it stopped in, with the trip's verdicts
+   * (those of its step or call not told before, the trip last).
    */
   #failedStep(event: Extract<AgentEvent, { type: 'run-error' }>): RunStep[] {
-    const left = [...(this.#toolVerdicts?.values() ?? [])].flat();
-    if (!this.#verdicts && left.length === 0) return [];
+    const trip = this.#trip;
+    if (!trip) return [];
     const now = Date.now();
     const started = this.#modelStart === 0 ? now : this.#modelStart;
     const step = this.#step('model', this.#model, event.result.steps || 1, started, this.#modelEnd ?? now, {
       status: 'error',
       error: event.error,
-      guardrails: [...(this.#verdicts ?? []), ...left],
+      guardrails: trip,
     });
-    this.#verdicts = this.#toolVerdicts = undefined;
+    this.#trip = undefined;
     return [step, ...this.#tools.splice(0)];
   }
 
@@ -145,7 +130,7 @@ export class LoopSteps {
       usage: event.usage,
       finishReason: event.finishReason,
       ...(this.#firstToken !== undefined ? { firstTokenMs: this.#firstToken - this.#modelStart } : {}),
-      ...(this.#verdicts ? { guardrails: this.#verdicts } : {}),
+      ...(event.guardrails ? { guardrails: event.guardrails } : {}),
     });
     const answer = { text, ...(this.#calls.length > 0 ? { toolCalls: this.#calls } : {}) };
     const output = previewOf(text || (this.#calls.length > 0 ? this.#calls : undefined));
@@ -153,10 +138,14 @@ export class LoopSteps {
     return withPayload(step, { answer });
   }
 
-  #toolStep(call: ToolCallRecord, loopStep: number, started: number, finished: number): RunStep {
+  #toolStep(
+    call: ToolCallRecord,
+    loopStep: number,
+    started: number,
+    finished: number,
+    verdicts: GuardrailVerdictRecord[] | undefined,
+  ): RunStep {
     const approval = this.#approvals?.get(call.id);
-    const verdicts = this.#toolVerdicts?.get(call.id);
-    if (verdicts) this.#toolVerdicts!.delete(call.id);
     const step = this.#step('tool', call.name, loopStep, started, finished, {
       callId: call.id,
       ...(call.ok ? {} : { status: 'error' as const }),

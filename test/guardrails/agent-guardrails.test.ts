@@ -15,17 +15,23 @@ async function boot(setup: Parameters<typeof bootAgent>[0]) {
   return booted;
 }
 
+/** The verdicts a run told, in order: on its steps' `step-finish`, its calls' `tool-result`, a trip's `guardrail`. */
 const verdictsOf = (events: AgentEvent[]) =>
-  events
-    .filter((event): event is GuardrailEvent => event.type === 'guardrail')
-    .map(({ guardrail, stage, action, step, callId, checks }) => ({
+  events.flatMap((event) => {
+    if (event.type !== 'guardrail' && event.type !== 'step-finish' && event.type !== 'tool-result') return [];
+    const verdicts = event.type === 'guardrail' ? event.verdicts : (event.guardrails ?? []);
+    return verdicts.map(({ guardrail, stage, action, callId, checks }) => ({
       guardrail,
       stage,
       action,
-      step,
+      step: event.step,
       ...(callId ? { callId } : {}),
       ...(checks ? { checks } : {}),
     }));
+  });
+
+const tripEvents = (events: AgentEvent[]) =>
+  events.filter((event): event is GuardrailEvent => event.type === 'guardrail');
 
 const text = (...deltas: string[]) => ({
   chunks: [
@@ -53,6 +59,8 @@ describe('input guardrails in the loop', () => {
     const session = await kernel.sessions.load('assistant', 's1');
     expect(JSON.stringify(session)).not.toContain('4111');
     expect(verdictsOf(events)).toEqual([{ guardrail: 'cards', stage: 'input', action: 'rewrite', step: 1 }]);
+    // A rewrite rides on the first step's end: no event of its own.
+    expect(tripEvents(events)).toEqual([]);
   });
 
   it('a trip fails the run with GUARDRAIL_TRIPPED before any model call', async () => {
@@ -60,12 +68,25 @@ describe('input guardrails in the loop', () => {
       script: ['never'],
       template: { guardrails: { input: [blockTerm('rm -rf')] } },
     });
-    const error = await agent.run('please rm -rf /').catch((e: unknown) => e);
+    const events: AgentEvent[] = [];
+    const error = await agent
+      .run('please rm -rf /', { onEvent: (event) => events.push(event) })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'GUARDRAIL_TRIPPED',
       message: 'guardrail "block-rm -rf" tripped on the input: it says "rm -rf"',
     });
     expect(model.requests).toHaveLength(0);
+    expect(events.map((event) => event.type)).toEqual(['run-start', 'guardrail', 'run-error']);
+    expect(tripEvents(events)).toEqual([
+      {
+        type: 'guardrail',
+        runId: events[0]!.runId,
+        step: 1,
+        stage: 'input',
+        verdicts: [{ guardrail: 'block-rm -rf', stage: 'input', action: 'trip', reason: 'it says "rm -rf"' }],
+      },
+    ]);
   });
 });
 
@@ -88,6 +109,7 @@ describe('output guardrails in the loop', () => {
     expect(verdictsOf(events)).toEqual([
       { guardrail: 'block-password', stage: 'output', action: 'trip', step: 1, checks: 2 },
     ]);
+    expect(events.slice(-2).map((event) => event.type)).toEqual(['guardrail', 'run-error']);
   });
 
   it('the rewritten answer is what the events, afterModelCall, the session and the result see', async () => {
@@ -159,6 +181,11 @@ describe('tool guardrails in the loop', () => {
       { guardrail: 'cards', stage: 'tool-input', action: 'rewrite', step: 1, callId: 'c1' },
       { guardrail: 'cards', stage: 'tool-output', action: 'rewrite', step: 1, callId: 'c1' },
     ]);
+    expect(recorded).toMatchObject({
+      call: { id: 'c1' },
+      guardrails: [{ stage: 'tool-input' }, { stage: 'tool-output' }],
+    });
+    expect(tripEvents(events)).toEqual([]);
   });
 
   it('a trip on a tool’s output fails the run: its output never reaches the model', async () => {
@@ -168,12 +195,25 @@ describe('tool guardrails in the loop', () => {
       script: [{ toolCalls: [{ name: 'leak', id: 'c1' }] }, 'never'],
       template: { guardrails: { tool: [blockTerm('password', { stages: ['tool-output'] })] } },
     });
-    const error = await agent.run('go').catch((e: unknown) => e);
+    const events: AgentEvent[] = [];
+    const error = await agent.run('go', { onEvent: (event) => events.push(event) }).catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'GUARDRAIL_TRIPPED',
       message: 'guardrail "block-password" tripped on the tool-output: it says "password"',
     });
     expect(model.requests).toHaveLength(1);
+    // No tool-result for the call: its trip is the run's last word before run-error.
+    expect(events.some((event) => event.type === 'tool-result')).toBe(false);
+    expect(events.slice(-2)).toMatchObject([
+      {
+        type: 'guardrail',
+        step: 1,
+        stage: 'tool-output',
+        callId: 'c1',
+        verdicts: [{ guardrail: 'block-password', stage: 'tool-output', action: 'trip', callId: 'c1' }],
+      },
+      { type: 'run-error', error: { code: 'GUARDRAIL_TRIPPED' } },
+    ]);
   });
 });
 

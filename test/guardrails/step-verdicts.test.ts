@@ -70,5 +70,20 @@ describe('guardrail verdicts on the run’s steps', () => {
       'block-classified tool-input pass c9',
       'block-classified tool-output trip c9',
     ]);
+
+    // The user's message's verdicts, held for the first step's end, are kept when a tool trips in it.
+    const held = await stepsOf(
+      {
+        tools: [leak],
+        script: [{ toolCalls: [{ name: 'leak', id: 'c7' }] }, 'never'],
+        template: { guardrails: { input: [redactCards()], tool: [blockTerm('classified')] } },
+      },
+      `card ${CARD_NUMBER}`,
+    );
+    expect(said(held[0])).toEqual([
+      'cards input rewrite',
+      'block-classified tool-input pass c7',
+      'block-classified tool-output trip c7',
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import {
   type AgentEvent,
   contentToText,
   errorMessage,
+  type GuardrailVerdictRecord,
   HubosError,
   type RunResult,
 } from '../../../core/index.ts';
@@ -82,10 +83,13 @@ export class AguiTranslator {
             role: 'tool',
             content: resultText(call),
           },
+          ...verdictEvents(event.runId, event.step, event.guardrails),
         ];
       }
       case 'step-finish':
-        return this.#closeStep();
+        return [...verdictEvents(event.runId, event.step, event.guardrails), ...this.#closeStep()];
+      case 'guardrail':
+        return verdictEvents(event.runId, event.step, event.verdicts);
       case 'run-finish':
         return this.#finish(event.result);
       case 'run-error':
@@ -95,8 +99,7 @@ export class AguiTranslator {
       case 'approval-result':
       case 'tool-progress':
       case 'tool-log':
-      case 'guardrail':
-        // AG-UI has no approval (or tool progress, or log, or guardrail verdict) event: a CUSTOM one lets a front end
+        // AG-UI has no approval (or tool progress, or log) event: a CUSTOM one lets a front end
         // show it, and answer an approval — or a tool's `question` — over REST
         // (POST /api/runs/<runId>/approvals/<callId> with { approved, content }).
         return [{ type: EventType.CUSTOM, name: `hubos.${event.type}`, value: event }];
@@ -227,4 +230,23 @@ function resultText(call: Extract<AgentEvent, { type: 'tool-result' }>['call']):
   if (!call.ok) return `Error: ${call.error?.message ?? 'the tool failed'}`;
   if (call.content) return contentToText(call.content);
   return typeof call.output === 'string' ? call.output : (JSON.stringify(call.output) ?? 'null');
+}
+
+/**
+ * AG-UI has no guardrail event: a CUSTOM `hubos.guardrail` per rewrite or trip (a pass says
+ * nothing), its value the verdict with the run and step it belongs to.
+ */
+function verdictEvents(
+  runId: string,
+  step: number,
+  verdicts: readonly GuardrailVerdictRecord[] | undefined,
+): AguiEvent[] {
+  if (!verdicts) return [];
+  return verdicts
+    .filter((verdict) => verdict.action !== 'pass')
+    .map((verdict) => ({
+      type: EventType.CUSTOM,
+      name: 'hubos.guardrail',
+      value: { type: 'guardrail', runId, step, ...verdict },
+    }));
 }

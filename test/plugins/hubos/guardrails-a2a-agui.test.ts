@@ -51,14 +51,11 @@ describe('guardrails over AG-UI', () => {
     const text = ofType<TextMessageContentEvent>(events, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta);
     expect(text.join('')).toBe('Card [redacted:card] noted.');
     expect(JSON.stringify(events)).not.toContain('4111');
-    // The verdict reaches the client as a CUSTOM event.
-    expect(events).toContainEqual(
-      expect.objectContaining({
-        type: 'CUSTOM',
-        name: 'hubos.guardrail',
-        value: expect.objectContaining({ action: 'rewrite' }),
-      }),
-    );
+    // The rewrite (carried on the step's end) reaches the client as a CUSTOM event of its own.
+    const verdicts = events.filter((e) => e.type === 'CUSTOM' && 'name' in e && e.name === 'hubos.guardrail');
+    expect(verdicts).toMatchObject([
+      { value: { type: 'guardrail', step: 1, guardrail: 'pii', stage: 'output', action: 'rewrite' } },
+    ]);
   });
 
   it('a tripwire ends the run with RUN_ERROR GUARDRAIL_TRIPPED; the blocked text never streams', async () => {
@@ -76,5 +73,10 @@ describe('guardrails over AG-UI', () => {
     ]);
     const text = ofType<TextMessageContentEvent>(events, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta);
     expect(text).toEqual(['Hello. ']);
+    const trip = events.findIndex((e) => e.type === 'CUSTOM' && 'name' in e && e.name === 'hubos.guardrail');
+    expect(events[trip]).toMatchObject({
+      value: { guardrail: 'block-password', stage: 'output', action: 'trip' },
+    });
+    expect(trip).toBeLessThan(events.findIndex((e) => e.type === 'RUN_ERROR'));
   });
 });

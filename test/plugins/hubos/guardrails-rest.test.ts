@@ -84,7 +84,11 @@ describe('guardrails on POST /api/agents/:name/run', () => {
     for (const delta of streamed) expect(delta).not.toMatch(/pass|word|hunter2/);
     const guardrail = events.filter((e) => e.event === 'guardrail').map((e) => e.data);
     expect(guardrail).toMatchObject([
-      { guardrail: 'block-password', stage: 'output', action: 'trip', checks: 2 },
+      {
+        stage: 'output',
+        step: 1,
+        verdicts: [{ guardrail: 'block-password', stage: 'output', action: 'trip', checks: 2 }],
+      },
     ]);
     const error = events.find((e) => e.event === 'run-error')?.data as {
       error: { code: string; message: string };
