@@ -262,6 +262,18 @@ describe('dataset validation: DATASET_INVALID naming the file, line and field', 
     ],
     ['no-default.mjs', 'export const cases = [];\n', '"default"', /no default export/],
     ['throws.mjs', 'throw new Error("broken module");\n', '', /cannot load dataset module .*broken module/],
+    [
+      'deep.jsonl',
+      `{"input":"a","metadata":{"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}}\n`,
+      'line 1',
+      /nests more than 64 levels deep/,
+    ],
+    [
+      'deep.json',
+      `[{"input":"a","expected":{"schema":${'{"items":'.repeat(5000)}{}${'}'.repeat(5000)}}}]`,
+      'cases[0]',
+      /nests more than 64 levels deep/,
+    ],
     ['data.txt', 'x', '', /a dataset is a .jsonl, .csv, .json, .ts, .mts, .js, .mjs file/],
   ];
   for (const [name, content, where, message] of cases) {
