@@ -47,6 +47,28 @@ describe('blocked-terms', () => {
     });
   });
 
+  it('sees through what hides a term from a pattern and not from a reader: zero-width and soft hyphens, full-width and accents composed apart', async () => {
+    const trip = guardrails.blockedTerms({ terms: ['password', 'project falcon', 'café'] });
+    for (const text of [
+      'the pass\u200bword is',
+      'the pass\u00adword is',
+      'the \uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44 is', // full-width
+      'the project\u2060 falcon plan',
+      'meet at the cafe\u0301 at noon',
+    ])
+      expect(await trip.check(text, input), JSON.stringify(text)).toMatchObject({ action: 'trip' });
+    const redact = guardrails.blockedTerms({
+      terms: ['password'],
+      patterns: ['\\bfalcon\\b'],
+      action: 'redact',
+    });
+    expect(await redact.check('my pass\u200bword, ｆａｌｃｏｎ and pass\u00adwords stay', input)).toEqual({
+      action: 'rewrite',
+      value: 'my [redacted:blocked-term], [redacted:blocked-term] and pass\u00adwords stay',
+      reason: 'redacted 2 blocked terms',
+    });
+  });
+
   it('treats regex syntax in a term as text', async () => {
     const guard = guardrails.blockedTerms({ terms: ['c++', '(beta)'] });
     expect(await guard.check('We write C++ here', input)).toMatchObject({ action: 'trip' });

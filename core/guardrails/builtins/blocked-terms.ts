@@ -1,4 +1,5 @@
 import { defineGuardrail, type Guardrail } from '../guardrail.ts';
+import { type FoldedText, foldedOnly, foldText, originalSpans } from './folded-text.ts';
 import { globally, invalid, oneOf, parsePattern, readOptions, stringList } from './options.ts';
 import { checkEachString, type TextVerdict } from './text-values.ts';
 
@@ -16,6 +17,7 @@ export const BLOCKED_TERM_LABEL = '[redacted:blocked-term]';
 /** Regex syntax in a term, escaped (the `u` flag refuses escapes of other characters). */
 const escapeTerm = (term: string) =>
   term
+    .normalize('NFKC')
     .trim()
     .replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
     .replace(/\s+/g, '\\s+');
@@ -47,15 +49,20 @@ export function blockedTerms(options: BlockedTermsOptions = {}): Guardrail {
   const everyMatch = patterns.map(globally);
 
   /** One text; redactions are counted into `counted` (all the strings of a JSON value share one reason). */
+  /** One text, also as a reader sees it: `pass\u200Bword` and `ｐａｓｓｗｏｒｄ` are `password`. */
   const checkText = (text: string, counted: { redactions: number }): TextVerdict => {
     if (action === 'trip') {
-      const term = termRegexes.findIndex((regex) => regex.test(text));
+      const folded = foldedOnly(text);
+      const found = (regex: RegExp) => regex.test(text) || (folded !== undefined && regex.test(folded));
+      const term = termRegexes.findIndex(found);
       if (term !== -1) return { action: 'trip', reason: `found a blocked term (terms[${term}])` };
-      const pattern = patterns.findIndex((regex) => regex.test(text));
+      const pattern = patterns.findIndex(found);
       if (pattern !== -1)
         return { action: 'trip', reason: `matched a blocked pattern (patterns[${pattern}])` };
       return undefined;
     }
+    const folded = foldText(text);
+    if (folded) return redactFolded(text, folded, counted);
     let count = 0;
     const label = () => {
       count++;
@@ -66,6 +73,28 @@ export function blockedTerms(options: BlockedTermsOptions = {}): Guardrail {
     if (count === 0) return undefined;
     counted.redactions += count;
     return { action: 'rewrite', value: redacted, reason: '' };
+  };
+
+  /** Redacts in the original what matched in its folded form (overlapping matches as one). */
+  const redactFolded = (text: string, folded: FoldedText, counted: { redactions: number }): TextVerdict => {
+    const spans = [everyTerm, ...everyMatch]
+      .flatMap((regex) => (regex ? originalSpans(folded, regex) : []))
+      .sort((a, b) => a.start - b.start);
+    const merged: { start: number; end: number }[] = [];
+    for (const span of spans) {
+      const last = merged.at(-1);
+      if (last && span.start < last.end) last.end = Math.max(last.end, span.end);
+      else merged.push({ ...span });
+    }
+    if (merged.length === 0) return undefined;
+    counted.redactions += merged.length;
+    let redacted = '';
+    let from = 0;
+    for (const { start, end } of merged) {
+      redacted += text.slice(from, start) + BLOCKED_TERM_LABEL;
+      from = end;
+    }
+    return { action: 'rewrite', value: redacted + text.slice(from), reason: '' };
   };
 
   return defineGuardrail({
