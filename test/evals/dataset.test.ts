@@ -287,6 +287,11 @@ describe('dataset validation: DATASET_INVALID naming the file, line and field', 
     });
   }
 
+  it('refuses a JSONL file of too many cases before parsing the lines past the limit', async () => {
+    const error = await problem('many.jsonl', `${'{"input":"a"}\n'.repeat(100_000)}{not json}\n`);
+    expect(error.message).toMatch(/has more than 100000 cases; at most 100000: split it$/);
+  });
+
   it('a missing file says it cannot be read', async () => {
     await expect(loadDataset(join(dir, 'missing.jsonl'))).rejects.toMatchObject({
       code: 'DATASET_INVALID',
