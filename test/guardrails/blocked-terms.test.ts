@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OutputHold } from '../../core/guardrails/output-hold.ts';
 import { GuardrailRegistry, guardrails } from '../../core/index.ts';
 import { context } from './context.ts';
 
@@ -67,6 +68,25 @@ describe('blocked-terms', () => {
       value: 'my [redacted:blocked-term], [redacted:blocked-term] and pass\u00adwords stay',
       reason: 'redacted 2 blocked terms',
     });
+  });
+
+  it('trips on a phrase a streamed answer splits across two lines, each checked as its own piece', async () => {
+    const released: string[] = [];
+    const hold = new OutputHold(
+      [guardrails.blockedTerms({ terms: ['project falcon'] })],
+      { agent: 'a', runId: 'r', signal: new AbortController().signal },
+      (text) => released.push(text),
+      () => {},
+    );
+    await hold.push('The plan is called project\n');
+    await expect(hold.push('falcon, and it ships in May.\n')).rejects.toThrow(
+      /found a blocked term \(terms\[0\]\)/,
+    );
+    expect(released).toEqual(['The plan is called project\n']);
+    // What was released is not searched again on its own, and a word it ends may go on in the piece.
+    const falcon = guardrails.blockedTerms({ terms: ['falcon'], patterns: ['a\\s+falcon'] });
+    expect(await falcon.check('Nest.', context('output', { before: 'The falcon flew. ' }))).toBe(undefined);
+    expect(await falcon.check('ry of it.', context('output', { before: 'The falcon' }))).toBe(undefined);
   });
 
   it('treats regex syntax in a term as text', async () => {

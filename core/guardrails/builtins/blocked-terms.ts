@@ -14,6 +14,9 @@ export interface BlockedTermsOptions {
 
 export const BLOCKED_TERM_LABEL = '[redacted:blocked-term]';
 
+/** How much of what a streamed answer released is joined to its next piece: more than a phrase. */
+const STRADDLE = 200;
+
 /** Regex syntax in a term, escaped (the `u` flag refuses escapes of other characters). */
 const escapeTerm = (term: string) =>
   term
@@ -47,6 +50,7 @@ export function blockedTerms(options: BlockedTermsOptions = {}): Guardrail {
   const patterns = sources.map((source, i) => parsePattern('blocked-terms', `patterns[${i}]`, source));
   const everyTerm = terms.length > 0 ? globally(termsPattern(terms)) : undefined;
   const everyMatch = patterns.map(globally);
+  const everyOne = [...termRegexes.map(globally), ...everyMatch];
 
   /** One text; redactions are counted into `counted` (all the strings of a JSON value share one reason). */
   /** One text, also as a reader sees it: `pass\u200Bword` and `ｐａｓｓｗｏｒｄ` are `password`. */
@@ -97,10 +101,37 @@ export function blockedTerms(options: BlockedTermsOptions = {}): Guardrail {
     return { action: 'rewrite', value: redacted + text.slice(from), reason: '' };
   };
 
+  /**
+   * A streamed answer is checked a piece (a sentence, a line) at a time: a phrase split across two
+   * (`project\n` then `falcon`) is looked for in the end of what was released joined to the piece,
+   * matching only where it runs into the piece (what was released alone passed already).
+   */
+  const straddles = (text: string, before: string): number => {
+    let tail = before.slice(-STRADDLE);
+    if (tail.length < before.length) tail = tail.replace(/^\S*\s?/, '');
+    const joined = tail + text;
+    return everyOne.findIndex((every) => {
+      for (const match of joined.matchAll(every))
+        if (match.index + match[0].length > tail.length) return true;
+      return false;
+    });
+  };
+
   return defineGuardrail({
     name: 'blocked-terms',
     streaming: 'sentence',
-    check(value) {
+    check(value, ctx) {
+      if (action === 'trip' && ctx.stage === 'output' && ctx.before && typeof value === 'string') {
+        const found = straddles(value, ctx.before);
+        if (found !== -1)
+          return {
+            action: 'trip',
+            reason:
+              found < termRegexes.length
+                ? `found a blocked term (terms[${found}])`
+                : `matched a blocked pattern (patterns[${found - termRegexes.length}])`,
+          };
+      }
       const counted = { redactions: 0 };
       const verdict = checkEachString(value, (text) => checkText(text, counted));
       if (verdict?.action !== 'rewrite') return verdict;
