@@ -75,3 +75,15 @@ export const HIDDEN_TEXT = /[\u{E0000}-\u{E007F}]/u;
 export function normalizeForMarkers(text: string): string {
   return text.normalize('NFKC').replace(INVISIBLE, '');
 }
+
+/** HTML tags (bounded, so the scan stays linear) and markdown emphasis: what a page puts between words. */
+const MARKUP = /<\/?[A-Za-z][^<>]{0,200}>|[*_~`]+/g;
+
+/**
+ * The folded text with its markup taken out (`ignore **all** <b>previous</b> instructions`), matched
+ * as well as the folded text: markers that are markup themselves (`<system>`, `<|im_start|>`) are
+ * looked for in the other.
+ */
+export function withoutMarkup(folded: string): string {
+  return folded.replace(MARKUP, (markup) => (markup[0] === '<' ? ' ' : ''));
+}
