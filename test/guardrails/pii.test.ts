@@ -45,6 +45,9 @@ describe('pii: what it finds', () => {
       expect(await redact(`card ${card}, thanks`), JSON.stringify(card)).toMatchObject({
         value: 'card [redacted:card], thanks',
       });
+    expect(await redact('iban de89 3704 0044 0532 0130 00, thanks')).toMatchObject({
+      value: 'iban [redacted:iban], thanks',
+    });
     expect(await redact('mail jane\uff20example.com or j\u00f6rg.m\u00fcller@exampl\u00e9.de')).toMatchObject(
       {
         value: 'mail [redacted:email] or [redacted:email]',

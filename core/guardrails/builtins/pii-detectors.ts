@@ -113,7 +113,8 @@ export function findApiKeys(text: string): PiiMatch[] {
   return found;
 }
 
-const IBAN_CANDIDATE = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}/g;
+// In either case: `de89 3704 …` is as much an IBAN as `DE89 3704 …`.
+const IBAN_CANDIDATE = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}/gi;
 
 /**
  * What is written like an IBAN: a country's code, two check digits and the country's length of
@@ -123,7 +124,7 @@ export function ibanShapes(text: string): { start: number; end: number; valid: b
   const found: { start: number; end: number; valid: boolean }[] = [];
   const candidates = new RegExp(IBAN_CANDIDATE);
   for (let match = candidates.exec(text); match; match = candidates.exec(text)) {
-    const length = IBAN_LENGTHS[match[0].slice(0, 2)];
+    const length = IBAN_LENGTHS[match[0].slice(0, 2).toUpperCase()];
     let end = match.index;
     let compact = '';
     for (const char of match[0]) {
@@ -132,7 +133,7 @@ export function ibanShapes(text: string): { start: number; end: number; valid: b
       if (char !== ' ') compact += char;
     }
     if (length !== undefined && compact.length === length && !/[A-Za-z0-9]/.test(text[end] ?? '')) {
-      found.push({ start: match.index, end, valid: ibanValid(compact) });
+      found.push({ start: match.index, end, valid: ibanValid(compact.toUpperCase()) });
       candidates.lastIndex = end;
     } else candidates.lastIndex = match.index + 1;
   }
