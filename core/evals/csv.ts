@@ -14,6 +14,9 @@ export class CsvSyntaxError extends Error {
   }
 }
 
+/** An unquoted cell: up to a comma, a line's end or a quote (which has no place in it). */
+const UNQUOTED = /[^,\n\r"]*/y;
+
 /**
  * Reads CSV as RFC 4180 says: cells split by commas, rows by CRLF or LF; a quoted cell may hold
  * commas, line breaks and quotes (doubled: `""`). A BOM is skipped; a blank line is no row.
@@ -32,22 +35,20 @@ export function parseCsv(text: string): CsvRow[] {
         quoted = true;
         const opened = line;
         i++;
+        // Up to each quote at once: a cell of 50 MB is copied in slices, not a character at a time.
         for (;;) {
-          if (i >= text.length)
-            throw new CsvSyntaxError('a quoted cell is not closed: end it with a "', opened);
-          const char = text[i] as string;
-          if (char === '"') {
-            if (text[i + 1] === '"') {
-              cell += '"';
-              i += 2;
-              continue;
-            }
-            i++;
-            break;
+          const quote = text.indexOf('"', i);
+          if (quote === -1) throw new CsvSyntaxError('a quoted cell is not closed: end it with a "', opened);
+          const part = text.slice(i, quote);
+          for (let at = part.indexOf('\n'); at !== -1; at = part.indexOf('\n', at + 1)) line++;
+          cell += part;
+          if (text[quote + 1] === '"') {
+            cell += '"';
+            i = quote + 2;
+            continue;
           }
-          if (char === '\n') line++;
-          cell += char;
-          i++;
+          i = quote + 1;
+          break;
         }
         const after = text[i];
         if (after !== undefined && after !== ',' && after !== '\n' && after !== '\r')
@@ -56,15 +57,14 @@ export function parseCsv(text: string): CsvRow[] {
             line,
           );
       } else {
-        while (i < text.length && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') {
-          if (text[i] === '"')
-            throw new CsvSyntaxError(
-              'a quote inside an unquoted cell: quote the whole cell and double the quotes inside it ("say ""hi""")',
-              line,
-            );
-          cell += text[i];
-          i++;
-        }
+        UNQUOTED.lastIndex = i;
+        cell = (UNQUOTED.exec(text) as RegExpExecArray)[0];
+        i += cell.length;
+        if (text[i] === '"')
+          throw new CsvSyntaxError(
+            'a quote inside an unquoted cell: quote the whole cell and double the quotes inside it ("say ""hi""")',
+            line,
+          );
       }
       cells.push(cell);
       if (text[i] === ',') {

@@ -24,6 +24,23 @@ const ROLES = ['user', 'assistant', 'tool'];
 
 const schemas = new SchemaCompilers();
 
+/** Deeper than this a case is refused: its JSON is hashed, stored and shown by code that recurses. */
+const MAX_CASE_DEPTH = 64;
+
+/** How deep `value` nests, counted without recursion (a line of 10,000 brackets must not overflow the stack). */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -38,6 +55,8 @@ export function validateCase(value: unknown, source: CaseSource, place: number):
       undefined,
       `a case is an object like {"input": "hello", "expected": {"contains": "hi"}}, got ${kind(value)}`,
     );
+  if (depthOf(value, MAX_CASE_DEPTH) > MAX_CASE_DEPTH)
+    throw fail(undefined, `nests more than ${MAX_CASE_DEPTH} levels deep: flatten its metadata or schema`);
   for (const key of Object.keys(value))
     if (!CASE_KEYS.includes(key))
       throw fail(key, `unknown field${didYouMean(key, CASE_KEYS)} (a case has: ${CASE_KEYS.join(', ')})`);

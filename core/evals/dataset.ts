@@ -79,6 +79,13 @@ function jsonlCases(text: string, file: string): { value: unknown; line: number 
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = i === 0 ? raw.replace(/^\uFEFF/, '') : raw;
     if (line.trim() === '') return;
+    // Counted before parsing: a file of millions of lines is refused without holding them all as objects.
+    if (out.length === MAX_CASES)
+      throw datasetError(
+        { file },
+        undefined,
+        `has more than ${MAX_CASES} cases; at most ${MAX_CASES}: split it`,
+      );
     try {
       out.push({ value: JSON.parse(line), line: i + 1 });
     } catch (error) {

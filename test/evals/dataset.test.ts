@@ -262,6 +262,18 @@ describe('dataset validation: DATASET_INVALID naming the file, line and field', 
     ],
     ['no-default.mjs', 'export const cases = [];\n', '"default"', /no default export/],
     ['throws.mjs', 'throw new Error("broken module");\n', '', /cannot load dataset module .*broken module/],
+    [
+      'deep.jsonl',
+      `{"input":"a","metadata":{"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}}\n`,
+      'line 1',
+      /nests more than 64 levels deep/,
+    ],
+    [
+      'deep.json',
+      `[{"input":"a","expected":{"schema":${'{"items":'.repeat(5000)}{}${'}'.repeat(5000)}}}]`,
+      'cases[0]',
+      /nests more than 64 levels deep/,
+    ],
     ['data.txt', 'x', '', /a dataset is a .jsonl, .csv, .json, .ts, .mts, .js, .mjs file/],
   ];
   for (const [name, content, where, message] of cases) {
@@ -274,6 +286,11 @@ describe('dataset validation: DATASET_INVALID naming the file, line and field', 
       if (line) expect(error.details.line).toBe(Number(line));
     });
   }
+
+  it('refuses a JSONL file of too many cases before parsing the lines past the limit', async () => {
+    const error = await problem('many.jsonl', `${'{"input":"a"}\n'.repeat(100_000)}{not json}\n`);
+    expect(error.message).toMatch(/has more than 100000 cases; at most 100000: split it$/);
+  });
 
   it('a missing file says it cannot be read', async () => {
     await expect(loadDataset(join(dir, 'missing.jsonl'))).rejects.toMatchObject({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OutputHold } from '../../core/guardrails/output-hold.ts';
 import { GuardrailRegistry, guardrails } from '../../core/index.ts';
 import { context } from './context.ts';
 
@@ -45,6 +46,47 @@ describe('blocked-terms', () => {
       value: '[redacted:blocked-term] ships in [redacted:blocked-term] and [redacted:blocked-term].',
       reason: 'redacted 3 blocked terms',
     });
+  });
+
+  it('sees through what hides a term from a pattern and not from a reader: zero-width and soft hyphens, full-width and accents composed apart', async () => {
+    const trip = guardrails.blockedTerms({ terms: ['password', 'project falcon', 'café'] });
+    for (const text of [
+      'the pass\u200bword is',
+      'the pass\u00adword is',
+      'the \uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44 is', // full-width
+      'the project\u2060 falcon plan',
+      'meet at the cafe\u0301 at noon',
+    ])
+      expect(await trip.check(text, input), JSON.stringify(text)).toMatchObject({ action: 'trip' });
+    const redact = guardrails.blockedTerms({
+      terms: ['password'],
+      patterns: ['\\bfalcon\\b'],
+      action: 'redact',
+    });
+    expect(await redact.check('my pass\u200bword, ｆａｌｃｏｎ and pass\u00adwords stay', input)).toEqual({
+      action: 'rewrite',
+      value: 'my [redacted:blocked-term], [redacted:blocked-term] and pass\u00adwords stay',
+      reason: 'redacted 2 blocked terms',
+    });
+  });
+
+  it('trips on a phrase a streamed answer splits across two lines, each checked as its own piece', async () => {
+    const released: string[] = [];
+    const hold = new OutputHold(
+      [guardrails.blockedTerms({ terms: ['project falcon'] })],
+      { agent: 'a', runId: 'r', signal: new AbortController().signal },
+      (text) => released.push(text),
+      () => {},
+    );
+    await hold.push('The plan is called project\n');
+    await expect(hold.push('falcon, and it ships in May.\n')).rejects.toThrow(
+      /found a blocked term \(terms\[0\]\)/,
+    );
+    expect(released).toEqual(['The plan is called project\n']);
+    // What was released is not searched again on its own, and a word it ends may go on in the piece.
+    const falcon = guardrails.blockedTerms({ terms: ['falcon'], patterns: ['a\\s+falcon'] });
+    expect(await falcon.check('Nest.', context('output', { before: 'The falcon flew. ' }))).toBe(undefined);
+    expect(await falcon.check('ry of it.', context('output', { before: 'The falcon' }))).toBe(undefined);
   });
 
   it('treats regex syntax in a term as text', async () => {

@@ -32,6 +32,29 @@ describe('pii: what it finds', () => {
     });
   });
 
+  it('finds what is written to slip past it: dots, unicode spaces and dashes, full-width forms, zero-width gaps', async () => {
+    const written = [
+      '4111.1111.1111.1111',
+      '4111\u20091111\u20091111\u20091111', // thin space
+      '4111\u202f1111\u202f1111\u202f1111', // narrow no-break space
+      '4111\u20131111\u20131111\u20131111', // en dash
+      '\uff14\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11', // full-width
+      '4111\u200b1111\u200b1111\u200b1111', // zero-width spaces
+    ];
+    for (const card of written)
+      expect(await redact(`card ${card}, thanks`), JSON.stringify(card)).toMatchObject({
+        value: 'card [redacted:card], thanks',
+      });
+    expect(await redact('iban de89 3704 0044 0532 0130 00, thanks')).toMatchObject({
+      value: 'iban [redacted:iban], thanks',
+    });
+    expect(await redact('mail jane\uff20example.com or j\u00f6rg.m\u00fcller@exampl\u00e9.de')).toMatchObject(
+      {
+        value: 'mail [redacted:email] or [redacted:email]',
+      },
+    );
+  });
+
   it('takes a card out of the digits after it (an expiry) without taking them', async () => {
     expect(await redact('card 4242 4242 4242 4242 12/27 cvc 123')).toMatchObject({
       value: 'card [redacted:card] 12/27 cvc 123',

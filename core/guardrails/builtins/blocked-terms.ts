@@ -1,4 +1,5 @@
 import { defineGuardrail, type Guardrail } from '../guardrail.ts';
+import { type FoldedText, foldedOnly, foldText, originalSpans } from './folded-text.ts';
 import { globally, invalid, oneOf, parsePattern, readOptions, stringList } from './options.ts';
 import { checkEachString, type TextVerdict } from './text-values.ts';
 
@@ -13,9 +14,13 @@ export interface BlockedTermsOptions {
 
 export const BLOCKED_TERM_LABEL = '[redacted:blocked-term]';
 
+/** How much of what a streamed answer released is joined to its next piece: more than a phrase. */
+const STRADDLE = 200;
+
 /** Regex syntax in a term, escaped (the `u` flag refuses escapes of other characters). */
 const escapeTerm = (term: string) =>
   term
+    .normalize('NFKC')
     .trim()
     .replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
     .replace(/\s+/g, '\\s+');
@@ -45,17 +50,23 @@ export function blockedTerms(options: BlockedTermsOptions = {}): Guardrail {
   const patterns = sources.map((source, i) => parsePattern('blocked-terms', `patterns[${i}]`, source));
   const everyTerm = terms.length > 0 ? globally(termsPattern(terms)) : undefined;
   const everyMatch = patterns.map(globally);
+  const everyOne = [...termRegexes.map(globally), ...everyMatch];
 
   /** One text; redactions are counted into `counted` (all the strings of a JSON value share one reason). */
+  /** One text, also as a reader sees it: `pass\u200Bword` and `ｐａｓｓｗｏｒｄ` are `password`. */
   const checkText = (text: string, counted: { redactions: number }): TextVerdict => {
     if (action === 'trip') {
-      const term = termRegexes.findIndex((regex) => regex.test(text));
+      const folded = foldedOnly(text);
+      const found = (regex: RegExp) => regex.test(text) || (folded !== undefined && regex.test(folded));
+      const term = termRegexes.findIndex(found);
       if (term !== -1) return { action: 'trip', reason: `found a blocked term (terms[${term}])` };
-      const pattern = patterns.findIndex((regex) => regex.test(text));
+      const pattern = patterns.findIndex(found);
       if (pattern !== -1)
         return { action: 'trip', reason: `matched a blocked pattern (patterns[${pattern}])` };
       return undefined;
     }
+    const folded = foldText(text);
+    if (folded) return redactFolded(text, folded, counted);
     let count = 0;
     const label = () => {
       count++;
@@ -68,10 +79,59 @@ export function blockedTerms(options: BlockedTermsOptions = {}): Guardrail {
     return { action: 'rewrite', value: redacted, reason: '' };
   };
 
+  /** Redacts in the original what matched in its folded form (overlapping matches as one). */
+  const redactFolded = (text: string, folded: FoldedText, counted: { redactions: number }): TextVerdict => {
+    const spans = [everyTerm, ...everyMatch]
+      .flatMap((regex) => (regex ? originalSpans(folded, regex) : []))
+      .sort((a, b) => a.start - b.start);
+    const merged: { start: number; end: number }[] = [];
+    for (const span of spans) {
+      const last = merged.at(-1);
+      if (last && span.start < last.end) last.end = Math.max(last.end, span.end);
+      else merged.push({ ...span });
+    }
+    if (merged.length === 0) return undefined;
+    counted.redactions += merged.length;
+    let redacted = '';
+    let from = 0;
+    for (const { start, end } of merged) {
+      redacted += text.slice(from, start) + BLOCKED_TERM_LABEL;
+      from = end;
+    }
+    return { action: 'rewrite', value: redacted + text.slice(from), reason: '' };
+  };
+
+  /**
+   * A streamed answer is checked a piece (a sentence, a line) at a time: a phrase split across two
+   * (`project\n` then `falcon`) is looked for in the end of what was released joined to the piece,
+   * matching only where it runs into the piece (what was released alone passed already).
+   */
+  const straddles = (text: string, before: string): number => {
+    let tail = before.slice(-STRADDLE);
+    if (tail.length < before.length) tail = tail.replace(/^\S*\s?/, '');
+    const joined = tail + text;
+    return everyOne.findIndex((every) => {
+      for (const match of joined.matchAll(every))
+        if (match.index + match[0].length > tail.length) return true;
+      return false;
+    });
+  };
+
   return defineGuardrail({
     name: 'blocked-terms',
     streaming: 'sentence',
-    check(value) {
+    check(value, ctx) {
+      if (action === 'trip' && ctx.stage === 'output' && ctx.before && typeof value === 'string') {
+        const found = straddles(value, ctx.before);
+        if (found !== -1)
+          return {
+            action: 'trip',
+            reason:
+              found < termRegexes.length
+                ? `found a blocked term (terms[${found}])`
+                : `matched a blocked pattern (patterns[${found - termRegexes.length}])`,
+          };
+      }
       const counted = { redactions: 0 };
       const verdict = checkEachString(value, (text) => checkText(text, counted));
       if (verdict?.action !== 'rewrite') return verdict;

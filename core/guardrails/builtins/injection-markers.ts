@@ -1,3 +1,5 @@
+import { INVISIBLE } from './folded-text.ts';
+
 /** A sign of a prompt injection: what it is (for the reason) and how it is written. */
 export interface InjectionMarker {
   what: string;
@@ -69,10 +71,19 @@ export const INJECTION_MARKERS: readonly InjectionMarker[] = [
 /** Unicode tag characters: invisible, and read by models as text ("ASCII smuggling"). */
 export const HIDDEN_TEXT = /[\u{E0000}-\u{E007F}]/u;
 
-/** Characters that hide a phrase from a pattern and not from a model (`ig\u200Bnore`): taken out before matching. */
-const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g;
-
 /** The text as a pattern should see it: compatibility forms folded (ｉｇｎｏｒｅ → ignore), invisible characters out. */
 export function normalizeForMarkers(text: string): string {
   return text.normalize('NFKC').replace(INVISIBLE, '');
+}
+
+/** HTML tags (bounded, so the scan stays linear) and markdown emphasis: what a page puts between words. */
+const MARKUP = /<\/?[A-Za-z][^<>]{0,200}>|[*_~`]+/g;
+
+/**
+ * The folded text with its markup taken out (`ignore **all** <b>previous</b> instructions`), matched
+ * as well as the folded text: markers that are markup themselves (`<system>`, `<|im_start|>`) are
+ * looked for in the other.
+ */
+export function withoutMarkup(folded: string): string {
+  return folded.replace(MARKUP, (markup) => (markup[0] === '<' ? ' ' : ''));
 }

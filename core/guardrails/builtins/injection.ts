@@ -4,6 +4,7 @@ import {
   INJECTION_MARKERS,
   type InjectionMarker,
   normalizeForMarkers,
+  withoutMarkup,
 } from './injection-markers.ts';
 import { oneOf, parsePattern, readOptions, stringList } from './options.ts';
 import { checkEachString, type TextVerdict } from './text-values.ts';
@@ -23,7 +24,8 @@ export const injectionWarning = (what: string) =>
  * `injection`: finds the markers of a prompt injection (an instruction to ignore previous ones, a
  * new role or system prompt, chat role tokens, hidden instructions, invisible tag characters) in
  * tool outputs and the user's message, and trips or flags. Looks at the text with compatibility
- * forms folded and zero-width characters taken out, the ways such phrases are hidden.
+ * forms folded and zero-width characters taken out, and without its markup (HTML tags, markdown
+ * emphasis), the ways such phrases are hidden.
  */
 export function injection(options: InjectionOptions = {}): Guardrail {
   const read = readOptions('injection', options, ['action', 'markers']);
@@ -38,9 +40,11 @@ export function injection(options: InjectionOptions = {}): Guardrail {
 
   const checkText = (text: string): TextVerdict => {
     const seen = normalizeForMarkers(text);
+    const plain = withoutMarkup(seen);
     const what = HIDDEN_TEXT.test(text)
       ? 'invisible tag characters'
-      : markers.find((marker) => marker.pattern.test(seen))?.what;
+      : markers.find((marker) => marker.pattern.test(seen) || (plain !== seen && marker.pattern.test(plain)))
+          ?.what;
     if (what === undefined) return undefined;
     if (action === 'trip') return { action: 'trip', reason: `prompt-injection marker: ${what}` };
     return { action: 'rewrite', value: injectionWarning(what) + text, reason: `flagged: ${what}` };

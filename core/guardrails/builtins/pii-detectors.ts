@@ -18,7 +18,8 @@ export interface PiiMatch {
  * that starts first, then the longer, is kept: an IBAN's digits are not also a phone number).
  * Every detector scans linearly; none uses a pattern that can backtrack without bound.
  */
-export function findPii(text: string): PiiMatch[] {
+export function findPii(written: string): PiiMatch[] {
+  const text = foldLookalikes(written);
   const ibans = ibanShapes(text);
   const found: PiiMatch[] = [...findEmails(text), ...findApiKeys(text)];
   for (const { start, end, valid } of ibans) if (valid) found.push({ kind: 'iban', start, end });
@@ -37,10 +38,27 @@ export function findPii(text: string): PiiMatch[] {
   return kept;
 }
 
-const LOCAL = /[A-Za-z0-9._%+'-]/;
-const DOMAIN = /[A-Za-z0-9.-]/;
-const TOP_LEVEL = /^[A-Za-z]{2,24}$/;
-const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
+/**
+ * The text with what is written to look like ASCII folded to it, one UTF-16 unit for one so every
+ * offset still points into the original: full-width forms (`４１１１`, `＠`), unicode spaces and
+ * dashes, and zero-width characters (as a space: a gap between digit groups).
+ */
+function foldLookalikes(text: string): string {
+  return text.replace(LOOKALIKES, (char) => {
+    const code = char.charCodeAt(0);
+    if (code >= 0xff01 && code <= 0xff5e) return String.fromCharCode(code - 0xfee0);
+    return DASHES.test(char) ? '-' : ' ';
+  });
+}
+const LOOKALIKES = /[\uff01-\uff5e\u2000-\u200d\u2010-\u2015\u2060\u2212\u202f\u205f\u3000\ufeff\u00ad]/g;
+const DASHES = /[\u2010-\u2015\u2212]/;
+
+// Addresses may be written in the alphabets that put spaces between words (jörg@exämple.de);
+// scripts written without them are left out, or a sentence before an address would be taken with it.
+const LOCAL = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{M}0-9._%+'-]/u;
+const DOMAIN = /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{M}0-9.-]/u;
+const TOP_LEVEL = /^(?:[A-Za-z]{2,24}|xn--[a-z0-9-]{1,59})$/;
+const LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}-]*[\p{L}\p{M}\p{N}])?$/u;
 
 /** E-mail addresses, from each `@` out: at most 64 characters before it and 253 after. */
 export function findEmails(text: string): PiiMatch[] {
@@ -95,7 +113,8 @@ export function findApiKeys(text: string): PiiMatch[] {
   return found;
 }
 
-const IBAN_CANDIDATE = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}/g;
+// In either case: `de89 3704 …` is as much an IBAN as `DE89 3704 …`.
+const IBAN_CANDIDATE = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}/gi;
 
 /**
  * What is written like an IBAN: a country's code, two check digits and the country's length of
@@ -105,7 +124,7 @@ export function ibanShapes(text: string): { start: number; end: number; valid: b
   const found: { start: number; end: number; valid: boolean }[] = [];
   const candidates = new RegExp(IBAN_CANDIDATE);
   for (let match = candidates.exec(text); match; match = candidates.exec(text)) {
-    const length = IBAN_LENGTHS[match[0].slice(0, 2)];
+    const length = IBAN_LENGTHS[match[0].slice(0, 2).toUpperCase()];
     let end = match.index;
     let compact = '';
     for (const char of match[0]) {
@@ -114,7 +133,7 @@ export function ibanShapes(text: string): { start: number; end: number; valid: b
       if (char !== ' ') compact += char;
     }
     if (length !== undefined && compact.length === length && !/[A-Za-z0-9]/.test(text[end] ?? '')) {
-      found.push({ start: match.index, end, valid: ibanValid(compact) });
+      found.push({ start: match.index, end, valid: ibanValid(compact.toUpperCase()) });
       candidates.lastIndex = end;
     } else candidates.lastIndex = match.index + 1;
   }
@@ -130,7 +149,7 @@ const digitsOf = (groups: readonly DigitGroup[]) => groups.map((g) => g.digits).
 
 /**
  * Card numbers in a run: 13-19 digits starting 2-6 (the card networks), written whole or in groups
- * (4-4-4-4, 4-6-5, ...) with one kind of separator, passing the Luhn check.
+ * (4-4-4-4, 4-6-5, ...) with one kind of separator (space, hyphen or dot), passing the Luhn check.
  */
 function cardsIn(run: NumberRun): PiiMatch[] {
   if (run.plus) return [];
@@ -148,7 +167,12 @@ function cardsIn(run: NumberRun): PiiMatch[] {
       for (let next = first + 1; next < groups.length; next++) {
         const group = groups[next]!;
         const separator = groups[first + 1]!.separator;
-        if (group.paren || group.separator !== separator || (separator !== ' ' && separator !== '-')) break;
+        if (
+          group.paren ||
+          group.separator !== separator ||
+          (separator !== ' ' && separator !== '-' && separator !== '.')
+        )
+          break;
         if (group.digits.length < 3 || group.digits.length > 6) break;
         digits += group.digits;
         if (digits.length > 19) break;

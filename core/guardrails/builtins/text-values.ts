@@ -48,6 +48,9 @@ export function checkEachString(
   if (typeof value === 'string') return check(value);
   if (!isContainer(value)) return undefined;
   const rewrites: { place: Place; value: string; reason: string }[] = [];
+  // A key is text a model reads too (a map keyed by e-mail addresses): checked like a value.
+  const renames = new Map<Container, Map<string, string>>();
+  const keyReasons: string[] = [];
   const seen = new Set<object>([value]);
   const stack: { container: Container; place: Place | undefined }[] = [
     { container: value, place: undefined },
@@ -58,6 +61,16 @@ export function checkEachString(
       ? container.map((item, i) => [i, item])
       : Object.entries(container);
     for (const [key, item] of entries) {
+      if (typeof key === 'string') {
+        const verdict = check(key);
+        if (verdict?.action === 'trip')
+          return { action: 'trip', reason: `${verdict.reason} (at ${pathOf(place) || 'the top'}, a key)` };
+        if (verdict?.action === 'rewrite') {
+          if (!renames.has(container)) renames.set(container, new Map());
+          renames.get(container)!.set(key, verdict.value);
+          keyReasons.push(verdict.reason);
+        }
+      }
       const here: Place = { container, key, parent: place };
       if (typeof item === 'string') {
         const verdict = check(item);
@@ -71,10 +84,12 @@ export function checkEachString(
       }
     }
   }
-  if (rewrites.length === 0) return undefined;
+  if (rewrites.length === 0 && renames.size === 0) return undefined;
   const copy = copyContainers(value);
   for (const { place, value: text } of rewrites) setOwn(copy.get(place.container)!, place.key, text);
-  const reasons = [...new Set(rewrites.map((r) => r.reason))];
+  for (const [container, renamed] of renames)
+    renameKeys(copy.get(container) as Record<string, unknown>, renamed);
+  const reasons = [...new Set([...rewrites.map((r) => r.reason), ...keyReasons])];
   return { action: 'rewrite', value: copy.get(value), reason: reasons.slice(0, 5).join('; ') };
 }
 
@@ -103,4 +118,23 @@ function copyContainers(root: Container): Map<Container, Container> {
 /** Sets a key as data, even `__proto__` (a key JSON may have), which plain assignment would take as the prototype. */
 function setOwn(container: Container, key: string | number, value: unknown): void {
   Object.defineProperty(container, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * Renames keys of an object in place, keeping their order; two keys rewritten alike (two addresses,
+ * both `[redacted:email]`) stay two: the second is `[redacted:email] (2)`.
+ */
+function renameKeys(object: Record<string, unknown>, renamed: Map<string, string>): void {
+  const entries = Object.entries(object);
+  const taken = new Set(entries.map(([key]) => key).filter((key) => !renamed.has(key)));
+  for (const [key] of entries) delete object[key];
+  for (const [key, item] of entries) {
+    let name = renamed.get(key) ?? key;
+    if (renamed.has(key)) {
+      const base = name;
+      for (let n = 2; taken.has(name); n++) name = `${base} (${n})`;
+      taken.add(name);
+    }
+    setOwn(object, name, item);
+  }
 }
