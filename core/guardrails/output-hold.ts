@@ -121,7 +121,7 @@ export class OutputHold {
   /**
    * Where the first piece held ends (an index into `#pending`), or -1: after `.`, `!` or `?` and
    * the whitespace that follows, after a newline, or, in a piece grown long without one, after a
-   * whitespace that is not between two digits.
+   * whitespace that is not between two characters of a number (digits, `+`, `(`, `)`).
    */
   #pieceEnd(): number {
     const text = this.#pending;
@@ -136,7 +136,7 @@ export class OutputHold {
     if (text.length < LONGEST_PIECE) return -1;
     let cut = -1;
     for (let i = 1; i + 1 < text.length; i++) {
-      if (!isSpace(text[i]!) || (isDigit(text[i - 1]!) && isDigit(text[i + 1]!))) continue;
+      if (!isSpace(text[i]!) || (inNumber(text[i - 1]!) && inNumber(text[i + 1]!))) continue;
       if (i + 1 > LONGEST_PIECE && cut !== -1) break;
       cut = i + 1;
       if (i + 1 >= LONGEST_PIECE) break;
@@ -149,4 +149,6 @@ const RANK = { pass: 0, rewrite: 1, trip: 2 } as const;
 
 const isSpace = (char: string) =>
   char === ' ' || char === '\t' || char === '\r' || char === '\n' || /\s/.test(char);
-const isDigit = (char: string) => char >= '0' && char <= '9';
+/** Part of how numbers are written (`+44 (0)20 7946 0958`, `4111 1111 1111 1111`): no cut beside it. */
+const inNumber = (char: string) =>
+  (char >= '0' && char <= '9') || char === '(' || char === ')' || char === '+';

@@ -75,6 +75,16 @@ describe('OutputHold', () => {
     expect(await output.end()).toBe(`${words} tail more`);
   });
 
+  it('never cuts a long piece inside a phone number written with a parenthesis or a plus', async () => {
+    const { output, released } = hold([spy().guardrail]);
+    const words = `${'word '.repeat(397)}+44 (0)20 7946`; // 1999 characters: the number crosses 2,000
+    await output.push(`${words} 0958 tail more`);
+    // The whitespace before "+44" is the last one a cut may take: each one in the number has a
+    // character of a number on both sides.
+    expect(released).toEqual([`${'word '.repeat(397)}`]);
+    expect(await output.end()).toBe(`${words} 0958 tail more`);
+  });
+
   it('checks nothing and says nothing for an answer without text', async () => {
     const { guardrail, seen } = spy();
     const { output, verdicts } = hold([guardrail]);
