@@ -1,5 +1,6 @@
 import type { Message } from '../../agent/messages.ts';
 import { errorMessage, HubosError } from '../../errors.ts';
+import { askOnce, jsonObjectIn } from '../../model/ask-once.ts';
 import type { LanguageModel } from '../../model/model.ts';
 import type { Scorer, ScorerInput } from '../experiment.ts';
 import { onlyOptions, score } from './define-scorer.ts';
@@ -52,7 +53,12 @@ export function judgeScorer(options: Record<string, unknown>, context: ScorerCon
   return {
     name,
     async score(input) {
-      const text = await ask(model, system, question(input), input.signal);
+      const text = await askOnce(model, {
+        system,
+        content: question(input),
+        signal: input.signal,
+        maxChars: MAX_ANSWER,
+      });
       const verdict = parseVerdict(text);
       if (!verdict)
         return score(
@@ -96,40 +102,11 @@ function lastUser(messages: readonly Message[]): string {
   return '';
 }
 
-async function ask(
-  model: LanguageModel,
-  system: string,
-  content: string,
-  signal: AbortSignal,
-): Promise<string> {
-  let text = '';
-  for await (const chunk of model.stream({
-    system,
-    messages: [{ role: 'user', content }],
-    tools: [],
-    signal,
-    temperature: 0,
-    stream: false,
-  }))
-    if (chunk.type === 'text-delta') {
-      text += chunk.delta;
-      if (text.length > MAX_ANSWER) break;
-    }
-  return text;
-}
-
 /** `{"score": n, "reason": "..."}` from the judge's answer (fenced or with words around it), or undefined. */
 export function parseVerdict(text: string): { score: number; reason: string } | undefined {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (start === -1 || end <= start) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text.slice(start, end + 1));
-  } catch {
-    return undefined;
-  }
-  const { score: given, reason } = (value ?? {}) as { score?: unknown; reason?: unknown };
+  const value = jsonObjectIn(text);
+  if (!value) return undefined;
+  const { score: given, reason } = value;
   if (typeof given !== 'number' || !(given >= 0 && given <= 1)) return undefined;
   if (typeof reason !== 'string' || reason === '') return { score: given, reason: 'no reason given' };
   return { score: given, reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason };

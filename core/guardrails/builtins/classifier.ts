@@ -1,4 +1,5 @@
 import { describeValue } from '../../json-schema.ts';
+import { askOnce, jsonObjectIn } from '../../model/ask-once.ts';
 import type { LanguageModel } from '../../model/model.ts';
 import {
   defineGuardrail,
@@ -70,7 +71,12 @@ export function classifier(options: ClassifierOptions): Guardrail {
       const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
       let answer: string;
       try {
-        answer = await ask(model, rubric, `${WHAT[ctx.stage]}`, text, ctx.signal);
+        answer = await askOnce(model, {
+          system: classifierPrompt(rubric),
+          content: `The text to check (${WHAT[ctx.stage]}):\n\n${text}`,
+          signal: ctx.signal,
+          maxTokens: 400,
+        });
       } catch (error) {
         if (ctx.signal.aborted) throw error;
         return trip(
@@ -101,42 +107,11 @@ function pickModel(ref: string | undefined, ctx: GuardrailContext): LanguageMode
   }
 }
 
-/** One non-streamed request, its text collected. */
-async function ask(
-  model: LanguageModel,
-  rubric: string,
-  what: string,
-  text: string,
-  signal: AbortSignal,
-): Promise<string> {
-  let answer = '';
-  for await (const chunk of model.stream({
-    system: classifierPrompt(rubric),
-    messages: [{ role: 'user', content: `The text to check (${what}):\n\n${text}` }],
-    tools: [],
-    signal,
-    temperature: 0,
-    maxTokens: 400,
-    stream: false,
-  })) {
-    if (chunk.type === 'text-delta') answer += chunk.delta;
-  }
-  return answer;
-}
-
 /** `{"flagged": boolean, "reason": string}` from an answer, alone or in a ```json fence; undefined for anything else. */
 export function parseVerdict(answer: string): { flagged: boolean; reason: string } | undefined {
-  const start = answer.indexOf('{');
-  const end = answer.lastIndexOf('}');
-  if (start === -1 || end < start) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(answer.slice(start, end + 1));
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { flagged, reason } = parsed as { flagged?: unknown; reason?: unknown };
+  const parsed = jsonObjectIn(answer);
+  if (!parsed) return undefined;
+  const { flagged, reason } = parsed;
   if (typeof flagged !== 'boolean') return undefined;
   if (reason !== undefined && typeof reason !== 'string') return undefined;
   return { flagged, reason: (reason ?? '').trim() };
