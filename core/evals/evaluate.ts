@@ -108,6 +108,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     prices: priceTable(kernel.config.pricing),
     signal: controller.signal,
   };
+  const summaryOf = (cases: CaseResult[]) =>
+    summarize(cases, {
+      scorers: names,
+      thresholds,
+      durationMs: performance.now() - started,
+      baseline: baseline?.cases,
+    });
   let done = 0;
   let next = 0;
   const worker = async () => {
@@ -137,28 +144,17 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     controller.signal.throwIfAborted();
   } catch (error) {
     controller.abort(error);
-    const finished = results.filter(Boolean);
     await store.put({
       ...experiment,
       status: 'failed',
       finishedAt: new Date().toISOString(),
-      summary: summarize(finished, {
-        scorers: names,
-        thresholds,
-        durationMs: performance.now() - started,
-        baseline: baseline?.cases,
-      }),
+      summary: summaryOf(results.filter(Boolean)),
     });
     throw error;
   } finally {
     options.signal?.removeEventListener('abort', stop);
   }
-  const summary = summarize(results, {
-    scorers: names,
-    thresholds,
-    durationMs: performance.now() - started,
-    baseline: baseline?.cases,
-  });
+  const summary = summaryOf(results);
   const completed: Experiment = {
     ...experiment,
     status: 'completed',
