@@ -192,7 +192,22 @@ export {
   type ToolDefinition,
   toLanguageModel,
 } from './model/model.ts';
+export {
+  BUILT_IN_MODEL_LIMITS,
+  limitsOf,
+  type ModelLimits,
+  type ModelLimitsTable,
+  modelLimitsTable,
+} from './model/model-limits.ts';
 export { type ModelProvider, ModelRegistry } from './model/registry.ts';
+export {
+  ESTIMATE_COUNTER,
+  estimateTokens,
+  type TokenCounter,
+  type TokenFamily,
+  tokenCounter,
+  tokenFamily,
+} from './model/tokens.ts';
 export {
   AddressGuard,
   type AddressGuardOptions,
