@@ -39,6 +39,7 @@ export default defineConfig({
           { text: 'Agents', link: '/guide/agents' },
           { text: 'Guardrails', link: '/guide/guardrails' },
           { text: 'Models', link: '/guide/models' },
+          { text: 'Context and memory', link: '/guide/context-and-memory' },
           { text: 'Plugins', link: '/guide/plugins' },
           { text: 'Testing', link: '/guide/testing' },
           { text: 'Evals', link: '/guide/evals' },
