@@ -128,6 +128,10 @@ export const CORE_ERROR_CODES = defineErrorCodes('core', {
   ELICITATION_UNAVAILABLE: 409,
   // A guardrail stopped the run: its input, an answer or a tool call did not pass (the message names it).
   GUARDRAIL_TRIPPED: 422,
+  // A run passed one of its budgets (steps, tokens, cost, time): the message names which.
+  BUDGET_EXCEEDED: 422,
+  // A budget that makes no sense (not a positive number; a cost budget for a model without a price).
+  BUDGET_INVALID: 400,
   // A guardrail spec names no guardrail, or its options make no sense.
   GUARDRAIL_INVALID: 400,
   // An eval dataset that cannot be read: the message names the line and field.

@@ -41,6 +41,13 @@ export {
   Approvals,
   type ApprovalsOptions,
 } from './agent/approvals.ts';
+export {
+  BUDGET_SCHEMA,
+  type BudgetExceeded,
+  type BudgetName,
+  type RunBudget,
+  runBudget,
+} from './agent/budget.ts';
 export { streamEvents } from './agent/event-queue.ts';
 export type {
   AgentEvent,

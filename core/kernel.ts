@@ -47,6 +47,7 @@ import { otlpSettings } from './telemetry/telemetry-config.ts';
 import { ToolCalls } from './tool-calls.ts';
 import { Registry } from './tools/registry.ts';
 import type { Tool } from './tools/tool.ts';
+import { priceTable } from './usage/model-prices.ts';
 
 export interface KernelOptions {
   /** The config: an object, a promise, or a function of `{ mode, command }` (see `loadConfigFile`). */
@@ -642,6 +643,7 @@ export class Kernel {
       runToolCall: this.tools.runner,
       resolveModel: (other) => this.#runModel(spec.name, other),
       ...(guardrails ? { guardrails } : {}),
+      prices: priceTable(this.#config.pricing),
     });
     this.#agents.set(agent.id, agent);
     try {

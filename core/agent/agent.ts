@@ -9,8 +9,10 @@ import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
 import type { Store } from '../store/store.ts';
 import type { Tool } from '../tools/tool.ts';
+import type { PriceTable } from '../usage/model-prices.ts';
 import { type AgentHooks, createAgentHooks, type RunContext } from './agent-hooks.ts';
 import { type ApprovalDecision, type ApprovalRecord, Approvals } from './approvals.ts';
+import { BudgetMeter, type RunBudget, runBudget } from './budget.ts';
 import { streamEvents } from './event-queue.ts';
 import type { AgentEvent, RunResult, StopReason, ToolCallRecord } from './events.ts';
 import { addUsage, emptyUsage, type Message, type ToolCall, type Usage } from './messages.ts';
@@ -91,6 +93,11 @@ export interface RunOptions {
    * provider knows fails the run before it starts (MODEL_NOT_FOUND).
    */
   model?: string;
+  /**
+   * Limits on this run (steps, tokens, cost, time), each tightening its agent's `budget`: past one
+   * the run fails with BUDGET_EXCEEDED naming it. A caller can lower its agent's limits, not raise them.
+   */
+  budget?: RunBudget;
 }
 
 /** What `RunOptions.checkpoint` is given: the messages that step `step` added since the last one. */
@@ -122,6 +129,8 @@ export interface AgentDeps {
    * tool guardrails are not here: `kernel.tools` checks them on every call.
    */
   guardrails?: StageGuardrails;
+  /** Model prices (the config's `pricing` over the built-in list): a `costUsd` budget is priced by them. */
+  prices?: PriceTable;
 }
 
 /** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
@@ -236,6 +245,9 @@ export class Agent implements AgentHandle {
     }
     // Resolved before the run starts: a model no provider knows is the caller's mistake, not a failed run.
     const runModel = this.#modelOf(options.model);
+    const budget = runBudget(this.spec.budget, options.budget, `agent "${this.id}"`);
+    const meter =
+      budget && new BudgetMeter(budget, this.#deps.prices ?? {}, runModel.ref, `agent "${this.id}"`);
     const shadowed = options.clientTools?.find((tool) => this.#toolset.map.has(tool.name));
     if (shadowed) {
       throw new HubosError(
@@ -251,9 +263,16 @@ export class Agent implements AgentHandle {
     options.signal?.addEventListener('abort', abort, { once: true });
     if (options.signal?.aborted) abort();
     this.#running.add(controller);
+    // The time budget stops the run as a cancel would, with BUDGET_EXCEEDED as the reason.
+    const started = Date.now();
+    const clock =
+      meter?.timeMs !== undefined
+        ? setTimeout(() => controller.abort(meter.outOfTime(Date.now() - started)), meter.timeMs)
+        : undefined;
     try {
-      return await this.#loop(input, options, runModel, controller.signal, emit);
+      return await this.#loop(input, options, runModel, controller.signal, emit, meter);
     } finally {
+      clearTimeout(clock);
       this.#running.delete(controller);
       options.signal?.removeEventListener('abort', abort);
     }
@@ -265,6 +284,7 @@ export class Agent implements AgentHandle {
     { model, ref: modelRef }: RunModel,
     signal: AbortSignal,
     emit: (event: AgentEvent) => void,
+    meter: BudgetMeter | undefined,
   ): Promise<RunResult> {
     const { sessions } = this.#deps;
     // The run keeps the tools it started with, whatever the registry does meanwhile.
@@ -346,6 +366,8 @@ export class Agent implements AgentHandle {
       ...(options.interaction ? { interaction: options.interaction } : {}),
       addUsage: (more: Partial<Usage>) => {
         usage = addUsage(usage, more);
+        // A sub-agent's tokens are priced as the run's model's: its own model is not told here.
+        meter?.note(modelRef, more);
       },
     };
     // A step's tools have answered: kept, stored in the session, reported.
@@ -449,6 +471,8 @@ export class Agent implements AgentHandle {
       }
       while (steps < maxSteps) {
         signal.throwIfAborted();
+        // Checked before each model call: a call in flight finishes and its tools run; the next does not start.
+        meter?.beforeStep(steps + 1, usage);
         steps++;
         const step = steps;
         emit({ type: 'step-start', runId: run.runId, step });
@@ -475,6 +499,7 @@ export class Agent implements AgentHandle {
           throw error;
         });
         usage = addUsage(usage, response.usage);
+        meter?.note(modelRef, response.usage);
         text = response.message.content || text;
         const calls = response.message.toolCalls ?? [];
         // Client tools are not run here: the caller runs them and answers next run.
@@ -527,8 +552,11 @@ export class Agent implements AgentHandle {
       if (this.hooks.afterRun.isUsed()) await this.hooks.afterRun.promise({ run, result: done });
       emit({ type: 'run-finish', runId: run.runId, result: done });
       return done;
-    } catch (error) {
-      if (signal.aborted) {
+    } catch (thrown) {
+      // A run stopped by its clock fails with the budget's error, not as cancelled.
+      const outOfTime = signal.aborted && HubosError.is(signal.reason, 'BUDGET_EXCEEDED');
+      const error = outOfTime ? signal.reason : thrown;
+      if (signal.aborted && !outOfTime) {
         stopReason = 'cancelled';
         const cancelled = result('cancelled');
         span.setAttribute('hubos.run.status', 'cancelled');
@@ -538,7 +566,7 @@ export class Agent implements AgentHandle {
         emit({ type: 'run-finish', runId: run.runId, result: cancelled });
         return cancelled;
       }
-      stopReason = 'error';
+      stopReason = HubosError.is(error, 'BUDGET_EXCEEDED') ? 'budget' : 'error';
       const failure = {
         code: HubosError.is(error) ? error.code : 'RUN_FAILED',
         message: errorMessage(error),

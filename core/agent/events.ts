@@ -8,7 +8,7 @@ import type { Message, ToolCall, Usage } from './messages.ts';
 
 export type RunStatus = 'completed' | 'cancelled' | 'failed';
 /** Why the loop ended: the model's own reason, or the loop's (`max-steps`, `cancelled`, `error`). */
-export type StopReason = FinishReason | 'max-steps' | 'client-tool' | 'cancelled' | 'error';
+export type StopReason = FinishReason | 'max-steps' | 'client-tool' | 'cancelled' | 'error' | 'budget';
 
 export interface ToolCallRecord extends ToolCall {
   ok: boolean;

@@ -4,6 +4,7 @@ import type { TapOnlyHooks } from '../hook-utils.ts';
 import type { ModelObject } from '../model/model.ts';
 import { type PermissionsConfig, permissionsSchema } from '../permissions.ts';
 import type { AgentHooks } from './agent-hooks.ts';
+import { BUDGET_SCHEMA, type RunBudget } from './budget.ts';
 
 /** A config `agents` entry: the template agents are built from. */
 export interface AgentTemplate {
@@ -35,6 +36,11 @@ export interface AgentTemplate {
    * (`'pii'`), `{ use, ...options }`, or guardrail objects; after the config's own `guardrails`.
    */
   guardrails?: GuardrailsConfig;
+  /**
+   * Hard limits on each of its runs (model calls, tokens, US dollars, milliseconds): past one, the
+   * run fails with BUDGET_EXCEEDED naming it. A run's own `budget` can only tighten these.
+   */
+  budget?: RunBudget;
 }
 
 /** What `kernel.createAgent()` receives: a template with the agent's name (its id). */
@@ -65,6 +71,7 @@ export const AGENT_TEMPLATE_SCHEMA = {
     internal: { type: 'boolean' },
     permissions: permissionsSchema(false),
     guardrails: GUARDRAILS_CONFIG_SCHEMA,
+    budget: BUDGET_SCHEMA,
   },
   additionalProperties: false,
 } as const;

@@ -78,7 +78,7 @@ export class PostgresRunTable implements RunTable {
 
   async insert(record: RunRecord): Promise<boolean> {
     const { rowCount } = await this.#query(
-      `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered(Array.from({ length: 19 }, () => '?').join(', '))})
+      `INSERT INTO ${this.#runs} (${RUN_COLUMNS}) VALUES (${numbered(Array.from({ length: 20 }, () => '?').join(', '))})
        ON CONFLICT (id) DO NOTHING`,
       toRow(record),
       true,

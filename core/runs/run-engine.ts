@@ -116,16 +116,23 @@ interface LiveRun {
 }
 
 /** What a run's record keeps of how it was asked: the model it runs on when not its agent's, the run it repeats. */
-function asked(options: RunStartOptions): Pick<RunRecord, 'model' | 'againOf'> {
+function asked(options: RunStartOptions): Pick<RunRecord, 'model' | 'againOf' | 'options'> {
   return {
     ...(options.run?.model !== undefined ? { model: options.run.model } : {}),
+    ...(options.run?.budget !== undefined ? { options: { budget: options.run.budget } } : {}),
     ...(options.againOf !== undefined ? { againOf: options.againOf } : {}),
   };
 }
 
 /** The run options a record asks for again when it runs on another instance (queued, or taken over). */
 function runModel(record: RunRecord): Pick<RunStartOptions, 'run'> {
-  return record.model !== undefined ? { run: { model: record.model } } : {};
+  if (record.model === undefined && record.options === undefined) return {};
+  return {
+    run: {
+      ...(record.model !== undefined ? { model: record.model } : {}),
+      ...(record.options?.budget !== undefined ? { budget: record.options.budget } : {}),
+    },
+  };
 }
 
 /** Wakes instances that may take a queued run (a shared bus; else each looks every third of a lease). */

@@ -1,3 +1,4 @@
+import type { RunBudget } from '../agent/budget.ts';
 import type { RunResult } from '../agent/events.ts';
 import { CALL_SURFACES, type CallSurface } from '../call-surface.ts';
 
@@ -56,6 +57,13 @@ export interface RunRecord {
   model?: string;
   /** The run it repeats (`POST /runs/:id/again`): the page pairs the two. */
   againOf?: string;
+  /** What its agent's run was asked (its budget), kept for whichever instance runs it. */
+  options?: RecordedRunOptions;
+}
+
+/** The run options a record keeps, so a queued or taken-over run runs as it was asked. */
+export interface RecordedRunOptions {
+  budget?: RunBudget;
 }
 
 export const isFinal = (status: RunState): boolean => status !== 'queued' && status !== 'running';

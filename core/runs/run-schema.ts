@@ -109,6 +109,11 @@ ALTER TABLE hubos_runs ADD COLUMN again_of ${text};
 CREATE INDEX hubos_runs_agent ON hubos_runs (agent, status, id);`;
 }
 
+/** What a run was asked that its agent's run needs on whichever instance runs it (its budget), as JSON. */
+function runOptions(dialect: 'sqlite' | 'postgres'): string {
+  return `ALTER TABLE hubos_runs ADD COLUMN options ${dialect === 'sqlite' ? 'TEXT' : 'text'};`;
+}
+
 /** What guardrails said in a step (their verdicts, as JSON): the trace shows them with it. */
 function stepGuardrails(): string {
   return 'ALTER TABLE hubos_run_steps ADD COLUMN guardrails TEXT;';
@@ -131,6 +136,7 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     sql: runModelAndAgainOf('sqlite'),
   },
   { version: 9, name: 'add hubos_run_steps.guardrails', sql: stepGuardrails() },
+  { version: 15, name: 'add hubos_runs.options', sql: runOptions('sqlite') },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
@@ -148,3 +154,5 @@ export const SESSIONS_POSTGRES_SQL = sessionTables('postgres');
 export const RUN_MODEL_AGAIN_OF_POSTGRES_SQL = runModelAndAgainOf('postgres');
 /** The PostgreSQL store's migration that adds a step's guardrail verdicts. */
 export const RUN_STEP_GUARDRAILS_POSTGRES_SQL = stepGuardrails();
+/** The PostgreSQL store's migration that adds what a run was asked that its agent's run needs. */
+export const RUN_OPTIONS_POSTGRES_SQL = runOptions('postgres');

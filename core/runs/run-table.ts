@@ -205,6 +205,7 @@ export interface RunRow {
   resumes: number | string;
   model: string | null;
   again_of: string | null;
+  options: string | null;
 }
 
 /** A step as read alone: its row and its payload's JSON text. */
@@ -266,6 +267,7 @@ export function toRow(record: RunRecord): unknown[] {
     record.resumes ?? 0,
     record.model ?? null,
     record.againOf ?? null,
+    record.options === undefined ? null : JSON.stringify(record.options),
   ];
 }
 
@@ -292,7 +294,7 @@ export function replaceValues(record: RunRecord, from: RunClaim): unknown[] {
 }
 
 export const RUN_COLUMNS =
-  'id, agent, owner, session_id, via, status, instance, steps, input, result, error, created_at, started_at, updated_at, finished_at, resumable, resumes, model, again_of';
+  'id, agent, owner, session_id, via, status, instance, steps, input, result, error, created_at, started_at, updated_at, finished_at, resumable, resumes, model, again_of, options';
 
 /** The columns of a list: a run's result (its transcript) is read by id, not in lists. */
 export const RUN_LIST_COLUMNS = RUN_COLUMNS.replace('result', 'NULL AS result');
@@ -319,6 +321,7 @@ export function fromRow(row: RunRow): RunRecord {
   if (Number(row.resumes) > 0) record.resumes = Number(row.resumes);
   if (row.model !== null) record.model = row.model;
   if (row.again_of !== null) record.againOf = row.again_of;
+  if (row.options !== null) record.options = JSON.parse(row.options);
   return record;
 }
 

@@ -81,7 +81,7 @@ export class SqliteRunTable implements RunTable {
     this.#label = label;
     const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
     this.#insert = db.prepare(
-      `INSERT INTO hubos_runs (${RUN_COLUMNS}) VALUES (${marks(19)}) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO hubos_runs (${RUN_COLUMNS}) VALUES (${marks(20)}) ON CONFLICT (id) DO NOTHING`,
     );
     this.#get = db.prepare(`SELECT ${RUN_COLUMNS} FROM hubos_runs WHERE id = ?`);
     this.#progress = db.prepare(

@@ -3,6 +3,7 @@ import {
   APPROVALS_POSTGRES_SQL,
   RUN_JOURNAL_POSTGRES_SQL,
   RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
+  RUN_OPTIONS_POSTGRES_SQL,
   RUN_STEP_DETAIL_POSTGRES_SQL,
   RUN_STEP_GUARDRAILS_POSTGRES_SQL,
   RUN_STEP_TRACE_POSTGRES_SQL,
@@ -51,4 +52,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     sql: RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
   },
   { version: 10, name: 'add hubos_run_steps.guardrails', sql: RUN_STEP_GUARDRAILS_POSTGRES_SQL },
+  { version: 16, name: 'add hubos_runs.options', sql: RUN_OPTIONS_POSTGRES_SQL },
 ];

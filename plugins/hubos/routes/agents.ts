@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { type Agent, HubosError } from '../../../core/index.ts';
+import { type Agent, BUDGET_SCHEMA, HubosError, type RunBudget } from '../../../core/index.ts';
 import type { HubOS } from '../hubos.ts';
 import { onClientGone } from '../kit/client-gone.ts';
 import { RunFailedError } from '../kit/http-error.ts';
@@ -17,6 +17,10 @@ export const RUN_BODY = {
       pattern: '^[A-Za-z0-9._:-]{1,128}$',
       description: 'Continue this conversation (created if new).',
     },
+    budget: {
+      ...BUDGET_SCHEMA,
+      description: "Limits on this run, each tightening the agent's own budget (never raising it).",
+    },
   },
   required: ['input'],
   additionalProperties: false,
@@ -25,6 +29,7 @@ export const RUN_BODY = {
 interface RunBody {
   input: string;
   sessionId?: string;
+  budget?: RunBudget;
 }
 
 export function describeAgent(agent: Agent) {
@@ -79,6 +84,9 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
           MODEL_TIMEOUT: 'The model was silent past its timeout',
           MODEL_CONFIG: "The agent's model provider is not set up (no API key, a bad baseURL)",
           RUN_TIMEOUT: 'The run took longer than server.requestTimeoutMs: use ?async=true',
+          BUDGET_EXCEEDED:
+            'The run passed one of its budgets (the message names it; the result is beside it)',
+          BUDGET_INVALID: 'A costUsd budget for a model without a price',
           STORE_FAILED: 'The store is away: try again shortly',
         },
       }),
@@ -92,6 +100,7 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
           const record = await hubos.runs.enqueue(agent, body.input, {
             principal,
             sessionId: body.sessionId,
+            ...(body.budget ? { run: { budget: body.budget } } : {}),
           });
           return c.json(
             {
@@ -112,7 +121,7 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
             principal,
             sessionId: body.sessionId,
             signal: disconnected.signal,
-            run: { via: 'rest' },
+            run: { via: 'rest', ...(body.budget ? { budget: body.budget } : {}) },
             // Numbered, so a client that loses the stream resumes at GET /runs/:id/events with Last-Event-ID.
             listener: (event, seq) =>
               sse.send({ id: String(seq), event: event.type, data: JSON.stringify(event) }),
@@ -139,7 +148,7 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
           sessionId: body.sessionId,
           signal: stop.signal,
           // Answered as one JSON body: the model's answers need not stream.
-          run: { streaming: false, via: 'rest' },
+          run: { streaming: false, via: 'rest', ...(body.budget ? { budget: body.budget } : {}) },
         });
         const done = (await hubos.runs.wait(record.id))!;
         clearTimeout(timer);
