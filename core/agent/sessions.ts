@@ -46,6 +46,16 @@ export class Sessions {
   }
 
   /**
+   * The session's whole history as stored, whatever `historyLimit` sends the model: what the
+   * studio shows. Empty when sessions are not kept or the session does not exist.
+   */
+  async history(agent: string, sessionId: string): Promise<Message[]> {
+    if (this.#config.persist === false) return [];
+    const table = await openSessionTable(this.#store);
+    return table.load(agent, sessionId);
+  }
+
+  /**
    * Appends to the session, made if it is new. `owner` is the principal it is for; without one it
    * is told by the id (`sessionKey` makes `<owner>~<id>`; a plain id is the keyless caller's).
    */

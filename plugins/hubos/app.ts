@@ -21,6 +21,7 @@ import { approvalRoutes } from './routes/approvals.ts';
 import { experimentRoutes } from './routes/experiments.ts';
 import { ownerRoutes } from './routes/owners.ts';
 import { runAgainRoutes } from './routes/run-again.ts';
+import { runSessionRoutes } from './routes/run-session.ts';
 import { runRoutes } from './routes/runs.ts';
 import { systemRoutes } from './routes/system.ts';
 import { usageRoutes } from './routes/usage.ts';
@@ -139,6 +140,7 @@ export async function buildApp(hubos: HubOS): Promise<void> {
   // Before the run routes: `/runs/models` is not a run's id.
   mountOwn(hubos.apiPrefix, runAgainRoutes(hubos));
   mountOwn(hubos.apiPrefix, runRoutes(hubos));
+  mountOwn(hubos.apiPrefix, runSessionRoutes(hubos));
   mountOwn(hubos.apiPrefix, usageRoutes(hubos));
   mountOwn(hubos.apiPrefix, experimentRoutes(hubos));
   mountOwn(hubos.apiPrefix, ownerRoutes(hubos));

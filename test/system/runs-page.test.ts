@@ -248,6 +248,7 @@ describe('the studio of the page', () => {
       'trace.js',
       'runs-view.js',
       'run-page.js',
+      'session-view.js',
       'live-trace.js',
       'studio.css',
     ]) {

@@ -23,6 +23,7 @@ const FILES = {
   'runs-view.js': 'text/javascript; charset=utf-8',
   'usage-chart.js': 'text/javascript; charset=utf-8',
   'run-page.js': 'text/javascript; charset=utf-8',
+  'session-view.js': 'text/javascript; charset=utf-8',
   'trace.js': 'text/javascript; charset=utf-8',
   'live-trace.js': 'text/javascript; charset=utf-8',
   'team.js': 'text/javascript; charset=utf-8',

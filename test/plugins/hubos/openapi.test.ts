@@ -108,8 +108,9 @@ describe("the server's own routes in /api/openapi.json", () => {
     expect(errorCodes(doc.paths['/api/agents/{name}'].get)).toEqual({ 404: ['AGENT_NOT_FOUND'] });
     const run = doc.paths['/api/agents/{name}/run'].post;
     expect(errorCodes(run)).toEqual({
-      400: ['INVALID_JSON', 'JSON_TOO_COMPLEX', 'INVALID_BODY'],
+      400: ['INVALID_JSON', 'JSON_TOO_COMPLEX', 'INVALID_BODY', 'BUDGET_INVALID'],
       404: ['AGENT_NOT_FOUND'],
+      422: ['BUDGET_EXCEEDED'],
       502: ['MODEL_HTTP_ERROR', 'MODEL_RESPONSE_INVALID'],
       504: ['MODEL_TIMEOUT', 'RUN_TIMEOUT'],
       500: ['MODEL_CONFIG'],

@@ -3,6 +3,7 @@
 // Stars team's members and messages. Uses app.js's h, readJsonEvents, approvalView, pendingApproval.
 
 import { LiveSteps } from './live-trace.js';
+import { sessionSection } from './session-view.js';
 import { api, apiOrNothing, askable, failure, noRun, runPath } from './studio-api.js';
 import { cost, describeError, duration, tokens, when } from './studio-format.js';
 import { showTeam } from './team.js';
@@ -325,6 +326,7 @@ export async function showRun(root, id) {
     page.head,
     page.status,
     outcomeBox,
+    sessionSection(record),
     team,
     h('h3', { id: 'trace-title' }, 'Trace'),
     h('div', { class: 'trace-box' }, page.axis, page.trace),
