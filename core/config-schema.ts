@@ -3,6 +3,7 @@ import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
 import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
 import { didYouMean } from './closest-name.ts';
 import { CONFIG_CHECKS } from './config-checks.generated.ts';
+import { CONTEXT_CONFIG_SCHEMA } from './context/context-config.ts';
 import { HubosError } from './errors.ts';
 import { EVALS_CONFIG_SCHEMA } from './evals/evals-config.ts';
 import { GUARDRAILS_CONFIG_SCHEMA } from './guardrails/resolve-guardrails.ts';
@@ -40,6 +41,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   bus: BUS_CONFIG_SCHEMA,
   sessions: SESSIONS_CONFIG_SCHEMA,
   runs: RUNS_CONFIG_SCHEMA,
+  context: CONTEXT_CONFIG_SCHEMA,
   workspace: { type: 'string', minLength: 1, description: 'The folder tools act in (default ./workspace).' },
   permissions: permissionsSchema(true),
   telemetry: TELEMETRY_CONFIG_SCHEMA,
