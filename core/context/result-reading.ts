@@ -108,7 +108,7 @@ export function searchText(text: string, options: SearchOptions): string {
   const max = options.maxMatches ?? 20;
   const context = options.context ?? 1;
   const source = options.regex ? options.pattern : options.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const matches = findMatches(text, source, `g${options.ignoreCase ? 'i' : ''}`, max + 1);
+  const matches = findMatches(text, source, `gm${options.ignoreCase ? 'i' : ''}`, max + 1);
   if (matches.length === 0) return `[no match for ${JSON.stringify(options.pattern)}]`;
   const starts = lineStarts(text);
   const endOf = (line: number) => (line < starts.length ? starts[line]! - 1 : text.length);
