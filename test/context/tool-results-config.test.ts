@@ -1,7 +1,7 @@
 // context.toolResults: on by default, off with false, the agent's over the config's; bad values
 // are refused at boot saying what to change.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Kernel, Message, ModelRequest, Tool } from '../../core/index.ts';
+import { type Kernel, type Message, type ModelRequest, type Tool, toolOutput } from '../../core/index.ts';
 import { ScriptedModel } from '../../testing/index.ts';
 import { bootAgent, makeTool } from '../agent/helpers.ts';
 
@@ -43,6 +43,16 @@ describe('context.toolResults', () => {
     const cut = lastTool(on.model.requests[1]!).content;
     expect(cut).toContain('Read more with the read_result tool');
     expect(cut.indexOf('\n\n[Result cut: ')).toBeLessThanOrEqual(350);
+  });
+
+  it('cuts a rich result by its text and drops its parts, which would carry it whole', async () => {
+    const rich = makeTool('dump', () =>
+      toolOutput({ content: [{ type: 'text', text: 'word '.repeat(40_000) }] }),
+    );
+    const { model } = await runWith({ tools: [rich] });
+    const message = lastTool(model.requests[1]!);
+    expect(message.content.length).toBeLessThan(8_000);
+    expect(message).not.toHaveProperty('parts');
   });
 
   it('offers read_result from the start of a later run whose session holds a cut result', async () => {
