@@ -41,7 +41,6 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   bus: BUS_CONFIG_SCHEMA,
   sessions: SESSIONS_CONFIG_SCHEMA,
   runs: RUNS_CONFIG_SCHEMA,
-  context: CONTEXT_CONFIG_SCHEMA,
   workspace: { type: 'string', minLength: 1, description: 'The folder tools act in (default ./workspace).' },
   permissions: permissionsSchema(true),
   telemetry: TELEMETRY_CONFIG_SCHEMA,
@@ -52,6 +51,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
       "Guardrails of every agent (input, output: before each agent's own) and every tool call (tool).",
   },
   evals: EVALS_CONFIG_SCHEMA,
+  context: CONTEXT_CONFIG_SCHEMA,
 };
 
 export interface OwnedKey {
