@@ -15,7 +15,7 @@ import { PRUNE_BATCH, type RunRetention } from './run-retention.ts';
 export interface BesideRuns {
   /** Where its runs' tool calls wait for a human (undefined: none yet). */
   approvals: () => Approvals | undefined;
-  /** `runs.retention`: decided approvals older than it go, and the tool results runs it no longer keeps kept. */
+  /** `runs.retention`: decided approvals older than it go, and so do the tool results of runs it no longer keeps. */
   runsRetention?: RunRetention | undefined;
   /** The store the runs' kept tool results are in (the engine's). */
   store?: Store | undefined;
