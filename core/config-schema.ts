@@ -3,6 +3,7 @@ import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
 import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
 import { didYouMean } from './closest-name.ts';
 import { CONFIG_CHECKS } from './config-checks.generated.ts';
+import { CONTEXT_CONFIG_SCHEMA } from './context/context-config.ts';
 import { HubosError } from './errors.ts';
 import { EVALS_CONFIG_SCHEMA } from './evals/evals-config.ts';
 import { GUARDRAILS_CONFIG_SCHEMA } from './guardrails/resolve-guardrails.ts';
@@ -50,6 +51,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
       "Guardrails of every agent (input, output: before each agent's own) and every tool call (tool).",
   },
   evals: EVALS_CONFIG_SCHEMA,
+  context: CONTEXT_CONFIG_SCHEMA,
 };
 
 export interface OwnedKey {

@@ -9,6 +9,7 @@ import './node-check.ts';
 import type { SessionsConfig } from './agent/sessions.ts';
 import type { AgentTemplate } from './agent/spec.ts';
 import type { BusConfig } from './bus/open-bus.ts';
+import type { ContextConfig } from './context/context-config.ts';
 import type { EvalsConfig } from './evals/evals-config.ts';
 import type { GuardrailsConfig } from './guardrails/guardrail.ts';
 import type { ModelObject } from './model/model.ts';
@@ -82,6 +83,8 @@ export {
   defineConfig,
 } from './config.ts';
 export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
+export type { ContextConfig } from './context/context-config.ts';
+export type { ToolResultsConfig } from './context/tool-results-config.ts';
 export {
   CORE_ERROR_CODES,
   type CoreErrorCode,
@@ -432,6 +435,8 @@ export interface HubosConfig {
   sessions?: SessionsConfig;
   /** The run engine: `retention` says how long ended runs and their steps are kept. */
   runs?: RunsConfig;
+  /** What the model is sent of a run (tool results too large for it: `toolResults`); every agent's default. */
+  context?: ContextConfig;
   /** The folder tools act in, relative to the config file (default `./workspace`). */
   workspace?: string;
   /**

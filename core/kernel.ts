@@ -12,6 +12,7 @@ import { didYouMean } from './closest-name.ts';
 import { Coalescer } from './coalescer.ts';
 import { type ConfigExport, resolveConfigExport } from './config.ts';
 import { type OwnedKey, validateConfig } from './config-schema.ts';
+import { agentToolResults } from './context/agent-tool-results.ts';
 import { errorMessage, HubosError } from './errors.ts';
 import { ScorerRegistry } from './evals/scorer-registry.ts';
 import { GuardrailRegistry } from './guardrails/registry.ts';
@@ -350,6 +351,7 @@ export class Kernel {
     tendBesideRuns(runs, {
       approvals: () => approvals,
       runsRetention: this.#config.runs?.retention,
+      store,
       sessions: {
         store,
         retention: this.#config.sessions?.retention,
@@ -627,6 +629,7 @@ export class Kernel {
       this.#globalGuardrails,
       resolveGuardrails(this.guardrails, spec.guardrails, `agents.${spec.name}.guardrails`),
     );
+    const toolResults = agentToolResults(spec, tools, this.#config.context);
     if (this.#agents.has(spec.name)) {
       throw new HubosError('AGENT_EXISTS', `an agent named "${spec.name}" already exists`, {
         details: { agent: spec.name },
@@ -644,6 +647,7 @@ export class Kernel {
       resolveModel: (other) => this.#runModel(spec.name, other),
       ...(guardrails ? { guardrails } : {}),
       prices: priceTable(this.#config.pricing),
+      ...(toolResults ? { toolResults } : {}),
     });
     this.#agents.set(agent.id, agent);
     try {

@@ -4,6 +4,7 @@ import {
   openSessionTable,
   PRUNE_BATCH,
   pruneApprovals,
+  pruneKeptResults,
   pruneRuns,
   pruneSessions,
 } from '../../core/internal.ts';
@@ -13,9 +14,9 @@ import { type CliIO, UsageError } from '../io.ts';
 import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 
 /**
- * `hubos prune`: applies `runs.retention` (runs, and decided approvals), `sessions.retention` and
- * `a2a.retention` to the config's store now, every batch; with `--owner <id>`,
- * erases everything that principal owns instead (runs, steps, sessions, approvals, A2A tasks).
+ * `hubos prune`: applies `runs.retention` (runs, decided approvals, the tool results runs kept),
+ * `sessions.retention` and `a2a.retention` to the config's store now, every batch; with `--owner <id>`,
+ * erases everything that principal owns instead (runs, steps, sessions, approvals, A2A tasks, kept results).
  */
 export async function pruneCommand(
   flags: KernelFlags & { owner?: string; json: boolean },
@@ -33,7 +34,7 @@ export async function pruneCommand(
       io.stdout.write(
         flags.json
           ? `${JSON.stringify(erased, null, 2)}\n`
-          : `erased ${flags.owner}: ${erased.runs} run(s), ${erased.sessions} session(s) (${erased.sessionMessages} message(s)), ${erased.approvals} approval(s), ${erased.tasks} A2A task(s)${erased.activeRuns ? `; ${erased.activeRuns} run(s) still going were left` : ''}\n`,
+          : `erased ${flags.owner}: ${erased.runs} run(s), ${erased.sessions} session(s) (${erased.sessionMessages} message(s)), ${erased.approvals} approval(s), ${erased.tasks} A2A task(s), ${erased.keptResults} kept tool result(s)${erased.activeRuns ? `; ${erased.activeRuns} run(s) still going were left` : ''}\n`,
       );
       return 0;
     }
@@ -59,6 +60,7 @@ export async function pruneCommand(
     const approvals = retention
       ? await drain(() => pruneApprovals(approvalTable, retention, PRUNE_BATCH))
       : 0;
+    const keptResults = retention ? await drain(() => pruneKeptResults(kernel.store, retention)) : 0;
     const sessionTable = await openSessionTable(kernel.store);
     const sessions = sessionPolicy
       ? await drain(() => pruneSessions(sessionTable, sessionPolicy, PRUNE_BATCH))
@@ -66,11 +68,12 @@ export async function pruneCommand(
     const tasks = taskPolicy ? await drain(() => pruneTasks(kernel.store, taskPolicy, PRUNE_BATCH)) : 0;
     const parts = [`pruned ${runs} ended run(s)`];
     if (approvals > 0) parts.push(`${approvals} decided approval(s)`);
+    if (keptResults > 0) parts.push(`${keptResults} kept tool result(s)`);
     if (sessionPolicy) parts.push(`${sessions} idle session(s)`);
     if (taskPolicy) parts.push(`${tasks} A2A task(s) over and idle`);
     io.stdout.write(
       flags.json
-        ? `${JSON.stringify({ runs, approvals, sessions, tasks }, null, 2)}\n`
+        ? `${JSON.stringify({ runs, approvals, keptResults, sessions, tasks }, null, 2)}\n`
         : `${parts.join(', ')}\n`,
     );
     return 0;

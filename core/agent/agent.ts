@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CALL_SURFACES, type CallSurface } from '../call-surface.ts';
+import { holdsCutResult, LargeResults, RUN_TOOLS, withReadResult } from '../context/large-results.ts';
+import type { ToolResultsLimits } from '../context/tool-results-config.ts';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
 import type { GuardrailContext, GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import type { StageGuardrails } from '../guardrails/resolve-guardrails.ts';
@@ -131,6 +133,8 @@ export interface AgentDeps {
   guardrails?: StageGuardrails;
   /** Model prices (the config's `pricing` over the built-in list): a `costUsd` budget is priced by them. */
   prices?: PriceTable;
+  /** `context.toolResults` as it applies to the agent; undefined: every tool result is sent whole. */
+  toolResults?: ToolResultsLimits;
 }
 
 /** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
@@ -322,7 +326,7 @@ export class Agent implements AgentHandle {
     const clientNames = options.clientTools?.length
       ? new Set(options.clientTools.map((tool) => tool.name))
       : undefined;
-    const definitions = options.clientTools?.length
+    let definitions = options.clientTools?.length
       ? [...tools.definitions, ...options.clientTools]
       : tools.definitions;
     let pendingToolCalls: ToolCall[] = [];
@@ -361,7 +365,7 @@ export class Agent implements AgentHandle {
       ...(error ? { error } : {}),
     });
     // Tokens a tool spent (a sub-agent's) count as this run's.
-    const toolDeps = {
+    const toolDeps: ToolRunnerDeps = {
       ...this.#toolDeps(tools.map, model),
       ...(options.interaction ? { interaction: options.interaction } : {}),
       addUsage: (more: Partial<Usage>) => {
@@ -370,9 +374,20 @@ export class Agent implements AgentHandle {
         meter?.note(modelRef, more);
       },
     };
+    // Results too large for the model are kept whole; from the first, the model may read them.
+    const { toolResults } = this.#deps;
+    const large = toolResults && new LargeResults(this.#deps.store, toolResults, run, modelRef);
+    const offerReadResult = () => {
+      const offered = withReadResult({ definitions, map: toolDeps.tools });
+      definitions = offered.definitions;
+      toolDeps.tools = offered.map;
+      toolDeps.runTools = RUN_TOOLS;
+    };
     // A step's tools have answered: kept, stored in the session, reported.
     const finishStep = async (step: number, calls: readonly ToolCall[], records: ToolCallRecord[]) => {
-      const messages = records.map(toMessage);
+      const messages = large
+        ? await large.shorten(records.map(toMessage), offerReadResult)
+        : records.map(toMessage);
       toolCalls.push(...records);
       if (calls.length > 0) await checkpoint(step, messages);
       added.push(...messages);
@@ -425,6 +440,7 @@ export class Agent implements AgentHandle {
           persisted = split.persisted;
         } else history = session;
       }
+      if (large && (holdsCutResult(history) || holdsCutResult(added))) offerReadResult();
       const inFlight = resume ? callsInFlight(added) : [];
       steps = added.filter((message) => message.role === 'assistant').length;
       // The finished steps of an earlier attempt reach the session now; the one in flight when it ends.

@@ -1,3 +1,4 @@
+import { CONTEXT_CONFIG_SCHEMA, type ContextConfig } from '../context/context-config.ts';
 import type { GuardrailsConfig } from '../guardrails/guardrail.ts';
 import { GUARDRAILS_CONFIG_SCHEMA } from '../guardrails/resolve-guardrails.ts';
 import type { TapOnlyHooks } from '../hook-utils.ts';
@@ -41,6 +42,8 @@ export interface AgentTemplate {
    * run fails with BUDGET_EXCEEDED naming it. A run's own `budget` can only tighten these.
    */
   budget?: RunBudget;
+  /** What the model is sent of its runs (`toolResults`: results too large for it); over the config's `context`. */
+  context?: ContextConfig;
 }
 
 /** What `kernel.createAgent()` receives: a template with the agent's name (its id). */
@@ -72,6 +75,7 @@ export const AGENT_TEMPLATE_SCHEMA = {
     permissions: permissionsSchema(false),
     guardrails: GUARDRAILS_CONFIG_SCHEMA,
     budget: BUDGET_SCHEMA,
+    context: CONTEXT_CONFIG_SCHEMA,
   },
   additionalProperties: false,
 } as const;

@@ -77,6 +77,12 @@ export interface ToolCallRequest {
   guardrails?: ToolGuardrails;
   /** The calling run's model: what a guardrail that asks a model asks unless told another. */
   model?: LanguageModel;
+  /**
+   * Tools a run gives its model of its own, outside the kernel's registry (`read_result`): a call
+   * of one (also in `tools`) runs from here.
+   * @internal
+   */
+  runTools?: Registry;
 }
 
 /** Tool guardrails by stage: on a call's arguments (`input`) and on its output (`output`). */
@@ -352,8 +358,12 @@ async function runHandler(
     interaction.log ??
     ((level, message, data) =>
       emit({ type: 'tool-log', ...ids, level, message, ...(data !== undefined ? { data } : {}) }));
+  // The run's own tool only when it is the one the run offers, not a registered one of that name.
+  const own =
+    request.runTools?.has(call.name) && request.tools?.get(call.name) === request.runTools.get(call.name);
+  const registry = own ? request.runTools! : deps.registry;
   try {
-    return await executeTool(deps.registry, call.name, call.input, {
+    return await executeTool(registry, call.name, call.input, {
       signal: run.signal,
       agentId: request.agentId ?? run.agent,
       sandbox: deps.sandbox,

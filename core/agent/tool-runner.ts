@@ -4,6 +4,7 @@ import type { LanguageModel } from '../model/model.ts';
 import type { Policy } from '../permissions.ts';
 import { contentToText } from '../tools/content.ts';
 import type { ToolInteraction } from '../tools/interaction.ts';
+import type { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentHooks, RunContext } from './agent-hooks.ts';
 import type { AgentEvent, ToolCallRecord } from './events.ts';
@@ -31,6 +32,8 @@ export interface ToolRunnerDeps {
   interaction?: RunInteraction;
   /** The agent's own tool guardrails (the kernel adds the config's). */
   guardrails?: ToolGuardrails;
+  /** Tools the run gives its model outside the kernel's registry (see `ToolCallRequest.runTools`). */
+  runTools?: Registry;
 }
 
 /**
@@ -120,6 +123,7 @@ async function runToolCall(
       metadata: deps.metadata,
       ...(addUsage ? { addUsage } : {}),
       ...(deps.guardrails ? { guardrails: deps.guardrails } : {}),
+      ...(deps.runTools ? { runTools: deps.runTools } : {}),
       ...(model ? { model } : {}),
       interaction: {
         ...(interaction?.elicit ? { elicit: interaction.elicit } : {}),

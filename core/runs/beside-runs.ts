@@ -1,6 +1,7 @@
 import type { Approvals } from '../agent/approvals.ts';
 import { pruneSessions, type SessionRetention } from '../agent/session-retention.ts';
 import { pruneApprovals } from '../approvals/approval-retention.ts';
+import { pruneKeptResults } from '../context/kept-results.ts';
 import type { Store } from '../store/store.ts';
 import { openSessionTable } from './open-run-table.ts';
 import { pacedBatches } from './paced-batches.ts';
@@ -14,8 +15,10 @@ import { PRUNE_BATCH, type RunRetention } from './run-retention.ts';
 export interface BesideRuns {
   /** Where its runs' tool calls wait for a human (undefined: none yet). */
   approvals: () => Approvals | undefined;
-  /** `runs.retention`: decided approvals older than it go. */
+  /** `runs.retention`: decided approvals older than it go, and so do the tool results of runs it no longer keeps. */
   runsRetention?: RunRetention | undefined;
+  /** The store the runs' kept tool results are in (the engine's). */
+  store?: Store | undefined;
   /** `sessions.retention` with the sessions' store (every agent's sessions, by their last activity). */
   sessions?: { store: Store; retention: SessionRetention | undefined } | undefined;
   onError?: (message: string) => void;
@@ -44,6 +47,9 @@ export function tendBesideRuns(engine: RunEngine, beside: BesideRuns): void {
         return table ? pruneApprovals(table, runsRetention, PRUNE_BATCH) : 0;
       }, PRUNE_BATCH),
     );
+  const { store } = beside;
+  if (store && (runsRetention?.maxAgeDays !== undefined || runsRetention?.maxRuns !== undefined))
+    engine.upkeep(pacedBatches(() => pruneKeptResults(store, runsRetention), PRUNE_BATCH));
   const sessions = beside.sessions;
   const sessionsRetention = sessions?.retention;
   if (sessions && sessionsRetention?.maxAgeDays !== undefined)

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { keepResult, readKept } from '../../../core/context/kept-results.ts';
 import { MemoryStore, type RunRecord } from '../../../core/index.ts';
 import { openRunTable, openSessionTable, pruneRuns } from '../../../core/internal.ts';
 import { taskTables } from '../../../plugins/hubos/a2a-task-records.ts';
@@ -134,6 +135,11 @@ describe('runs.retention in the config', () => {
     await approvals.put(decided('run-old', now - 31 * DAY));
     await approvals.put(decided('run-new', now - 29 * DAY));
     await approvals.put(approvalAt(now - 40 * DAY, 'run-waiting', 'c1'));
+    // Tool results runs kept, filed under their run's start: the older run's go with it.
+    const keep = (runId: string) =>
+      keepResult(store, { principal: 'local', runId, agent: 'helper', tool: 't', callId: 'c1', text: 'x' });
+    const oldResult = await keep(runAt(now - 31 * DAY).id);
+    const newResult = await keep(runAt(now - 29 * DAY).id);
     closers.push(() => kernel.close());
     await kernel.service('hubos').serve();
     expect((await sessions.listOwned('local', 10)).map((s) => `${s.agent}/${s.sessionId}`)).toEqual([
@@ -145,6 +151,8 @@ describe('runs.retention in the config', () => {
     ]);
     const left = await kernel.approvals.page({ all: true, limit: 10 });
     expect(left.approvals.map((approval) => approval.runId).sort()).toEqual(['run-new', 'run-waiting']);
+    await expect(readKept(store, oldResult, 'local')).rejects.toThrow(/no kept result/);
+    expect((await readKept(store, newResult, 'local')).text).toBe('x');
   });
 
   it('refuses a retention that makes no sense, naming the key', async () => {
