@@ -4,9 +4,13 @@ import type { PostgresQuery } from '../runs/postgres-run-table.ts';
 import {
   type AppendOptions,
   checkLimit,
+  type HitRow,
+  hitFromRow,
   SESSION_COLUMNS,
+  type SessionHit,
   type SessionInfo,
   type SessionRow,
+  type SessionSearch,
   type SessionsDeleted,
   type SessionTable,
   type StoredSession,
@@ -37,13 +41,13 @@ export class PostgresSessionTable implements SessionTable {
     sessionId: string,
     owner: string,
     messages: readonly Message[],
-    { at = Date.now(), appendId = randomUUID() }: AppendOptions = {},
+    { at = Date.now(), appendId = randomUUID(), userId = '' }: AppendOptions = {},
   ): Promise<void> {
     if (messages.length === 0) return;
     // A session already there is only counted on when this append is not in it yet.
     await this.#query(
       `WITH reserved AS (
-         INSERT INTO ${this.#sessions} AS s (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $4, $5)
+         INSERT INTO ${this.#sessions} AS s (${SESSION_COLUMNS}, user_id) VALUES ($1, $2, $3, $4, $4, $5, $8)
          ON CONFLICT (agent, session_id) DO UPDATE SET message_count = s.message_count + excluded.message_count,
            last_active = greatest(s.last_active, excluded.last_active)
          WHERE NOT EXISTS (SELECT 1 FROM ${this.#messages}
@@ -60,8 +64,25 @@ export class PostgresSessionTable implements SessionTable {
         messages.length,
         messages.map((message) => JSON.stringify(message)),
         appendId,
+        userId,
       ],
     );
+  }
+
+  async search({ owner, userId, agent, terms, exceptSession, limit }: SessionSearch): Promise<SessionHit[]> {
+    checkLimit('sessions.search', limit);
+    if (terms.length === 0 || limit === 0) return [];
+    // Terms are letters and digits only (searchTerms): joined by |, nothing in them is tsquery syntax.
+    const { rows } = await this.#query<HitRow>(
+      `SELECT m.session_id, m.seq, m.message, s.last_active
+       FROM ${this.#messages} m
+       JOIN ${this.#sessions} s ON s.agent = m.agent AND s.session_id = m.session_id,
+         to_tsquery('simple', $1) q
+       WHERE m.search @@ q AND s.owner = $2 AND s.user_id = $3 AND s.agent = $4 AND s.session_id <> $5
+       ORDER BY ts_rank(m.search, q) DESC, m.session_id, m.seq LIMIT $6`,
+      [terms.join(' | '), owner, userId, agent, exceptSession ?? '\u0001', limit],
+    );
+    return rows.map(hitFromRow);
   }
 
   async load(agent: string, sessionId: string, limit?: number): Promise<Message[]> {
