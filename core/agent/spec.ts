@@ -1,6 +1,7 @@
 import type { GuardrailsConfig } from '../guardrails/guardrail.ts';
 import { GUARDRAILS_CONFIG_SCHEMA } from '../guardrails/resolve-guardrails.ts';
 import type { TapOnlyHooks } from '../hook-utils.ts';
+import { AGENT_MEMORY_SCHEMA, type AgentMemoryConfig } from '../memory/memory-config.ts';
 import type { ModelObject } from '../model/model.ts';
 import { type PermissionsConfig, permissionsSchema } from '../permissions.ts';
 import type { AgentHooks } from './agent-hooks.ts';
@@ -35,6 +36,11 @@ export interface AgentTemplate {
    * (`'pii'`), `{ use, ...options }`, or guardrail objects; after the config's own `guardrails`.
    */
   guardrails?: GuardrailsConfig;
+  /**
+   * What it remembers of a user across sessions (the `memory` plugin, on when a config uses it):
+   * working memory read into its instructions and the `memory_recall` tool. Default false.
+   */
+  memory?: AgentMemoryConfig;
 }
 
 /** What `kernel.createAgent()` receives: a template with the agent's name (its id). */
@@ -65,6 +71,7 @@ export const AGENT_TEMPLATE_SCHEMA = {
     internal: { type: 'boolean' },
     permissions: permissionsSchema(false),
     guardrails: GUARDRAILS_CONFIG_SCHEMA,
+    memory: AGENT_MEMORY_SCHEMA,
   },
   additionalProperties: false,
 } as const;

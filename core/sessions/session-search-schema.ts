@@ -9,6 +9,9 @@
  * Both tokenize the same way, without stemming (any language): SQLite's unicode61 with diacritics
  * folded, PostgreSQL's `simple` configuration. Tool results are not indexed: they can be huge and
  * what mattered of them is usually in the answer that followed.
+ *
+ * SQLite's `hubos_session_search_terms` tells in how many messages each word is: a search leaves
+ * out words so common that ranking their matches would cost more than it tells (see `selective`).
  */
 export const SESSION_SEARCH_SQLITE_SQL = `
 ALTER TABLE hubos_sessions ADD COLUMN user_id TEXT NOT NULL DEFAULT '';
@@ -16,6 +19,7 @@ CREATE INDEX hubos_sessions_owner_user ON hubos_sessions (owner, user_id, agent)
 CREATE VIRTUAL TABLE hubos_session_search USING fts5(
   text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
 );
+CREATE VIRTUAL TABLE hubos_session_search_terms USING fts5vocab(hubos_session_search, 'row');
 CREATE TRIGGER hubos_session_search_add AFTER INSERT ON hubos_session_messages
   WHEN json_valid(new.message)
     AND json_extract(new.message, '$.role') IN ('user', 'assistant')

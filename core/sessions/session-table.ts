@@ -147,6 +147,23 @@ export function searchTerms(query: string): string[] {
   return [...new Set(words.map((word) => word.slice(0, MAX_TERM_LENGTH)))].slice(0, MAX_SEARCH_TERMS);
 }
 
+/**
+ * A word in more messages than this (of every owner) is too common to search by: its matches
+ * would all have to be ranked. Such words are left out of a query, unless all its words are:
+ * then the rarest is kept, and only the first `MAX_CANDIDATES` matches (1,000) are ranked.
+ */
+export const COMMON_TERM_MESSAGES = 1_000;
+export const MAX_CANDIDATES = 1_000;
+
+/** The query's words worth searching by, given in how many messages each is (unknown: rare). */
+export function selective(terms: readonly string[], messagesWith: (term: string) => number): string[] {
+  const counted = terms.map((term) => ({ term, count: messagesWith(term) }));
+  const rare = counted.filter((entry) => entry.count <= COMMON_TERM_MESSAGES);
+  if (rare.length > 0) return rare.map((entry) => entry.term);
+  const rarest = counted.reduce((a, b) => (b.count < a.count ? b : a), counted[0]!);
+  return rarest ? [rarest.term] : [];
+}
+
 /** Refuses a limit that is not a count, so no query reads everything (or nothing) by mistake. */
 export function checkLimit(what: string, limit: number): void {
   if (!(Number.isSafeInteger(limit) && limit >= 0))

@@ -7,6 +7,7 @@ import {
   checkLimit,
   type HitRow,
   hitFromRow,
+  MAX_CANDIDATES,
   SESSION_COLUMNS,
   type SessionHit,
   type SessionInfo,
@@ -15,6 +16,7 @@ import {
   type SessionsDeleted,
   type SessionTable,
   type StoredSession,
+  selective,
   sessionFromRow,
 } from './session-table.ts';
 
@@ -41,6 +43,7 @@ export class SqliteSessionTable implements SessionTable {
   readonly #deleteMessages: StatementSync;
   readonly #deleteSession: StatementSync;
   readonly #search: StatementSync;
+  readonly #termCounts: StatementSync;
 
   constructor(db: DatabaseSync, label: string) {
     this.#db = db;
@@ -86,13 +89,18 @@ export class SqliteSessionTable implements SessionTable {
     // The index finds the matches, the sessions' rows keep the owner's, user's and agent's; bm25
     // ranks them (lower is better).
     this.#search = db.prepare(
-      `SELECT m.session_id, m.seq, m.message, s.last_active
-       FROM hubos_session_search f
-       JOIN hubos_session_messages m ON m.rowid = f.rowid
-       JOIN hubos_sessions s ON s.agent = m.agent AND s.session_id = m.session_id
-       WHERE hubos_session_search MATCH ? AND s.owner = ? AND s.user_id = ? AND s.agent = ?
-         AND s.session_id <> ?
-       ORDER BY bm25(hubos_session_search) LIMIT ?`,
+      `SELECT session_id, seq, message, last_active FROM (
+         SELECT m.session_id, m.seq, m.message, s.last_active, bm25(hubos_session_search) AS rank
+         FROM hubos_session_search f
+         JOIN hubos_session_messages m ON m.rowid = f.rowid
+         JOIN hubos_sessions s ON s.agent = m.agent AND s.session_id = m.session_id
+         WHERE hubos_session_search MATCH ? AND s.owner = ? AND s.user_id = ? AND s.agent = ?
+           AND s.session_id <> ?
+         ORDER BY f.rowid DESC LIMIT ${MAX_CANDIDATES})
+       ORDER BY rank LIMIT ?`,
+    );
+    this.#termCounts = db.prepare(
+      'SELECT term, doc FROM hubos_session_search_terms WHERE term IN (SELECT value FROM json_each(?))',
     );
   }
 
@@ -138,8 +146,15 @@ export class SqliteSessionTable implements SessionTable {
   async search({ owner, userId, agent, terms, exceptSession, limit }: SessionSearch): Promise<SessionHit[]> {
     checkLimit('sessions.search', limit);
     if (terms.length === 0 || limit === 0) return [];
+    const counts = new Map(
+      (this.#run(() => this.#termCounts.all(JSON.stringify(terms))) as { term: string; doc: number }[]).map(
+        (row) => [row.term, Number(row.doc)],
+      ),
+    );
     // Each term a quoted string: FTS5 reads nothing inside as syntax (terms hold no quotes).
-    const match = terms.map((term) => `"${term}"`).join(' OR ');
+    const match = selective(terms, (term) => counts.get(term) ?? 0)
+      .map((term) => `"${term}"`)
+      .join(' OR ');
     const rows = this.#run(() =>
       this.#search.all(match, owner, userId, agent, exceptSession ?? '\u0001', limit),
     ) as unknown as HitRow[];

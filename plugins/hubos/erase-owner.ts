@@ -1,5 +1,11 @@
 import { ExperimentStore, type Store } from '../../core/index.ts';
-import { eraseRunsOf, openApprovalTable, openRunTable, openSessionTable } from '../../core/internal.ts';
+import {
+  eraseMemoryOf,
+  eraseRunsOf,
+  openApprovalTable,
+  openRunTable,
+  openSessionTable,
+} from '../../core/internal.ts';
 import { taskTables } from './a2a-task-records.ts';
 
 /** What an erasure removed: counts of each kind of record. */
@@ -12,13 +18,16 @@ export interface Erased {
   tasks: number;
   /** Experiments (evaluations of a dataset) with their cases. */
   experiments: number;
+  /** What memory kept beside the sessions: working memory documents and recall vectors. */
+  memories: number;
   /** Runs of the owner still queued or running: cancel them, then erase again. */
   activeRuns: number;
 }
 
 /**
  * Removes everything `owner` has in the store: its ended runs and their steps, its sessions with
- * their messages (of every agent, named in the config or not), its approvals, its A2A tasks and its experiments.
+ * their messages (of every agent, named in the config or not), its approvals, its A2A tasks, its experiments
+ * and its memory (working memory, recall vectors).
  * Runs still going are left and counted. All are rows of their tables, deleted a batch at a time
  * by their owner index.
  */
@@ -60,7 +69,9 @@ export async function eraseOwner(store: Store, owner: string): Promise<Erased> {
     for (const experiment of page.experiments) if (await experimentStore.delete(experiment.id)) experiments++;
     if (!page.next) break;
   }
-  return { owner, runs, sessions, sessionMessages, approvals, tasks, experiments, activeRuns };
+  // Sessions took their search index with them; memory's own records go by the owner index.
+  const memories = await eraseMemoryOf(store, owner);
+  return { owner, runs, sessions, sessionMessages, approvals, tasks, experiments, memories, activeRuns };
 }
 
 const ERASE_BATCH = 500;

@@ -17,6 +17,13 @@ export const RUN_BODY = {
       pattern: '^[A-Za-z0-9._:-]{1,128}$',
       description: 'Continue this conversation (created if new).',
     },
+    userId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description:
+        'Which end user of this key the run is for: memory (working memory, recall) is kept per key and user. Not with ?async=true.',
+    },
   },
   required: ['input'],
   additionalProperties: false,
@@ -25,6 +32,7 @@ export const RUN_BODY = {
 interface RunBody {
   input: string;
   sessionId?: string;
+  userId?: string;
 }
 
 export function describeAgent(agent: Agent) {
@@ -87,7 +95,14 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
         const body = await readBody<RunBody>(c, RUN_BODY);
         const principal = c.get('principal');
         const async = c.req.query('async');
+        const user = body.userId !== undefined ? { userId: body.userId } : {};
         if (async === 'true' || async === '1') {
+          // A queued run is started again from its record, which keeps no user: refused, not run as nobody's.
+          if (body.userId !== undefined)
+            throw new HubosError(
+              'INVALID_BODY',
+              'userId is not taken with ?async=true: run without async, or leave userId out',
+            );
           // Queued: whichever instance has room runs it; the record says where it stands meanwhile.
           const record = await hubos.runs.enqueue(agent, body.input, {
             principal,
@@ -112,7 +127,7 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
             principal,
             sessionId: body.sessionId,
             signal: disconnected.signal,
-            run: { via: 'rest' },
+            run: { via: 'rest', ...user },
             // Numbered, so a client that loses the stream resumes at GET /runs/:id/events with Last-Event-ID.
             listener: (event, seq) =>
               sse.send({ id: String(seq), event: event.type, data: JSON.stringify(event) }),
@@ -139,7 +154,7 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
           sessionId: body.sessionId,
           signal: stop.signal,
           // Answered as one JSON body: the model's answers need not stream.
-          run: { streaming: false, via: 'rest' },
+          run: { streaming: false, via: 'rest', ...user },
         });
         const done = (await hubos.runs.wait(record.id))!;
         clearTimeout(timer);
