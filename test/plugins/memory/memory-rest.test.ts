@@ -1,0 +1,79 @@
+// Memory over HubOS's run route: `userId` in the body scopes working memory per API key and user;
+// another key sending the same userId reads nothing of it; ?async=true refuses a userId.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ModelRequest } from '../../../core/index.ts';
+import { HubOS } from '../../../plugins/hubos/hubos.ts';
+import memory from '../../../plugins/memory/index.ts';
+import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
+
+const ALICE = 'sk-alice-0123456789abcdef';
+const BOB = 'sk-bob-0123456789abcdef01';
+
+describe('memory over the REST run route', () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+
+  it('keeps working memory per key and userId, and refuses userId on an async run', async () => {
+    const model = new ScriptedModel();
+    const kernel = await bootKernel({
+      plugins: [memory()],
+      config: { agents: { helper: { model, memory: { recall: false } } } },
+    });
+    const hubos = new HubOS({
+      kernel,
+      name: 'test',
+      port: 0,
+      rateLimit: false,
+      apiKeys: [
+        { key: ALICE, id: 'alice' },
+        { key: BOB, id: 'bob' },
+      ],
+    });
+    hubos.registerAgent('helper', kernel.agent('helper'));
+    await hubos.init();
+    const url = await hubos.serve();
+    closers.push(
+      () => kernel.close(),
+      () => hubos.close(),
+    );
+    const run = (key: string, body: object, query = '') =>
+      fetch(`${url}/api/agents/helper/run${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
+
+    model.push(
+      { toolCalls: [{ name: 'memory_update', input: { memory: 'favourite colour: teal' } }] },
+      'Noted.',
+    );
+    expect((await run(ALICE, { input: 'I like teal', userId: 'u1' })).status).toBe(200);
+
+    const systems: string[] = [];
+    const see = (request: ModelRequest) => {
+      systems.push(request.system ?? '');
+      return 'ok';
+    };
+    model.push(see, see, see);
+    for (const [key, userId] of [
+      [ALICE, 'u1'],
+      [BOB, 'u1'],
+      [ALICE, 'u2'],
+    ] as const)
+      expect((await run(key, { input: 'What do I like?', userId })).status).toBe(200);
+    expect(systems[0]).toContain('favourite colour: teal');
+    expect(systems[1]).not.toContain('teal');
+    expect(systems[2]).not.toContain('teal');
+
+    const refused = await run(ALICE, { input: 'hi', userId: 'u1' }, '?async=true');
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: { code: 'INVALID_BODY', message: expect.stringMatching(/userId/) },
+    });
+    const bad = await run(ALICE, { input: 'hi', userId: 'x'.repeat(300) });
+    expect(bad.status).toBe(400);
+    model.assertConsumed();
+  });
+});
