@@ -186,7 +186,7 @@ export {
   resolveMemory,
 } from './memory/memory-config.ts';
 export { type MemoryScope, memoryScope } from './memory/memory-scope.ts';
-export { keepVectors, searchVectors, type VectorHit } from './memory/memory-vectors.ts';
+export { keepVectors, pruneVectors, searchVectors, type VectorHit } from './memory/memory-vectors.ts';
 export { readWorkingMemory, writeWorkingMemory } from './memory/working-memory.ts';
 export { fromAiSdk, isAiSdkModel } from './model/ai-sdk.ts';
 export type {

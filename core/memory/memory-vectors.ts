@@ -121,6 +121,11 @@ export async function searchVectors(
   return hits.sort((a, b) => b.score - a.score).slice(0, options.limit);
 }
 
+/** Deletes at most `limit` vectors of messages said before `time` (ms), every owner's; how many went. */
+export async function pruneVectors(store: Store, time: number, limit: number): Promise<number> {
+  return (await table(store).deleteWhere({ before: time, limit })).length;
+}
+
 /** Deletes every vector of `owner`, a batch at a time; how many went. */
 export async function eraseVectors(store: Store, owner: string): Promise<number> {
   let erased = 0;

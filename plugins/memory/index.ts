@@ -8,6 +8,7 @@ import {
   type MemoryConfig,
   memoryScope,
   type Plugin,
+  pruneVectors,
   readWorkingMemory,
   resolveMemory,
 } from '../../core/index.ts';
@@ -99,7 +100,9 @@ function remember(
   agent.hooks.afterRun.tapPromise('memory', async ({ run, result }) => {
     runs.delete(run.runId);
     const semantic = embeddings();
-    if (!semantic || !parts.recall || run.sessionId === undefined || result.status === 'failed') return;
+    if (!semantic || !parts.recall) return;
+    prune(kernel);
+    if (run.sessionId === undefined || result.status === 'failed') return;
     try {
       await keepVectors(
         kernel.store,
@@ -113,6 +116,22 @@ function remember(
       kernel.logger.warn(`memory: the vectors of run ${run.runId} were not kept: ${String(error)}`);
     }
   });
+}
+
+const pruned = new WeakMap<KernelView, number>();
+
+/**
+ * Vectors follow the sessions' retention (`sessions.retention.maxAgeDays`): those of messages older
+ * than it go, a batch of 500 after a run at most once an hour, in the background.
+ */
+function prune(kernel: KernelView): void {
+  const days = kernel.config.sessions?.retention?.maxAgeDays;
+  const now = Date.now();
+  if (days === undefined || now - (pruned.get(kernel) ?? 0) < 3_600_000) return;
+  pruned.set(kernel, now);
+  pruneVectors(kernel.store, now - days * 86_400_000, 500).catch((error: unknown) =>
+    kernel.logger.warn(`memory: old vectors were not pruned: ${String(error)}`),
+  );
 }
 
 /** The embedding model of `memory.embeddings`, checked: undefined when none is set. */

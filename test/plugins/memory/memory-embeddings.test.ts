@@ -108,6 +108,48 @@ describe('memory recall by meaning', () => {
     model.assertConsumed();
   });
 
+  it("prunes vectors older than the sessions' retention", async () => {
+    server = await startServer((request, res) => {
+      const input = request.body.input as string[];
+      sendJSON(res, 200, { data: input.map((text, index) => ({ index, embedding: embed(text) })) });
+    });
+    const embeddings = createOpenAICompatible({ name: 'local', baseURL: `${server.url}/v1` }).embeddingModel(
+      'tiny',
+    );
+    const model = new ScriptedModel();
+    kernel = await bootKernel({
+      plugins: [memory()],
+      config: {
+        memory: { embeddings },
+        sessions: { retention: { maxAgeDays: 3 } },
+        agents: { helper: { model, memory: { working: false } } },
+      },
+    });
+    const agent = kernel.getAgent('helper')!;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.parse('2026-03-03T12:00:00Z'));
+    model.push('ok');
+    await agent.run('My piano is black.', { principal: 'key:alice', sessionId: 'key:alice~old' });
+    vi.setSystemTime(Date.parse('2026-03-10T12:00:00Z'));
+    let recalled: string[] = [];
+    const ask = () =>
+      model.push({ toolCalls: [{ name: 'memory_recall', input: { query: 'music' } }] }, (request) => {
+        recalled.push(lastToolResult(request));
+        return 'ok';
+      });
+    ask();
+    ask();
+    await agent.run('What instrument?', { principal: 'key:alice', sessionId: 'key:alice~a' });
+    expect(recalled[0]).toContain('My piano is black.');
+    // That run's end pruned the week-old vectors, in the background.
+    await vi.waitFor(async () => {
+      recalled = [];
+      ask();
+      await agent.run('What instrument?', { principal: 'key:alice', sessionId: 'key:alice~b' });
+      expect(recalled.at(-1)).not.toContain('piano');
+    });
+  });
+
   it('refuses an embeddings value that is not an embedding model, saying what to give', async () => {
     await expect(
       bootKernel({
