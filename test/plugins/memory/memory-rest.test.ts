@@ -1,5 +1,6 @@
 // Memory over HubOS's run route: `userId` in the body scopes working memory per API key and user;
 // another key sending the same userId reads nothing of it; ?async=true refuses a userId.
+import { HttpAgent } from '@ag-ui/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../../core/index.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
@@ -74,6 +75,43 @@ describe('memory over the REST run route', () => {
     });
     const bad = await run(ALICE, { input: 'hi', userId: 'x'.repeat(300) });
     expect(bad.status).toBe(400);
+    model.assertConsumed();
+  });
+
+  it("takes AG-UI's forwardedProps.userId as the run's user", async () => {
+    const model = new ScriptedModel();
+    const kernel = await bootKernel({
+      plugins: [memory()],
+      config: { agents: { helper: { model, memory: { recall: false } } } },
+    });
+    const hubos = new HubOS({ kernel, name: 'test', port: 0, rateLimit: false });
+    hubos.registerAgent('helper', kernel.agent('helper'));
+    const url = await hubos.serve();
+    closers.push(
+      () => kernel.close(),
+      () => hubos.close(),
+    );
+    const ask = async (userId: unknown, threadId: string) => {
+      const client = new HttpAgent({ url: `${url}/agui/helper`, threadId });
+      client.addMessage({ id: crypto.randomUUID(), role: 'user', content: 'hi' });
+      return client.runAgent({ forwardedProps: { userId } }).then(
+        () => 'ok',
+        (error: unknown) => String(error),
+      );
+    };
+    model.push({ toolCalls: [{ name: 'memory_update', input: { memory: 'likes: tea' } }] }, 'Noted.');
+    expect(await ask('u1', 't1')).toBe('ok');
+    const systems: string[] = [];
+    const see = (request: ModelRequest) => {
+      systems.push(request.system ?? '');
+      return 'ok';
+    };
+    model.push(see, see);
+    await ask('u1', 't2');
+    await ask('u2', 't3');
+    expect(systems[0]).toContain('likes: tea');
+    expect(systems[1]).not.toContain('tea');
+    expect(await ask(42, 't4')).toMatch(/400|userId/);
     model.assertConsumed();
   });
 });
