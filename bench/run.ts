@@ -25,6 +25,7 @@ await import('./usage-report.bench.ts');
 await import('./approval-list.bench.ts');
 await import('./a2a-task-list.bench.ts');
 await import('./session-load.bench.ts');
+await import('./memory-recall.bench.ts');
 await import('./queue-latency.bench.ts');
 await import('./run-follow.bench.ts');
 await import('./scale-out.bench.ts');

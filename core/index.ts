@@ -184,6 +184,20 @@ export {
 } from './kernel.ts';
 export type { KernelView } from './kernel-view.ts';
 export { createConsoleLogger, type Logger, silentLogger } from './logger.ts';
+export {
+  AGENT_MEMORY_SCHEMA,
+  type AgentMemoryConfig,
+  type AgentMemoryParts,
+  type EmbeddingModelLike,
+  MAX_WORKING_MEMORY,
+  MEMORY_CONFIG_SCHEMA,
+  type MemoryConfig,
+  type ResolvedMemory,
+  resolveMemory,
+} from './memory/memory-config.ts';
+export { type MemoryScope, memoryScope } from './memory/memory-scope.ts';
+export { keepVectors, pruneVectors, searchVectors, type VectorHit } from './memory/memory-vectors.ts';
+export { readWorkingMemory, writeWorkingMemory } from './memory/working-memory.ts';
 export { fromAiSdk, isAiSdkModel } from './model/ai-sdk.ts';
 export type {
   AiSdkCallOptions,
@@ -327,7 +341,7 @@ export type { StepPayload } from './runs/step-payload.ts';
 export { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 export { enableSchemaCache } from './schema-cache.ts';
 export type { ServiceName, ServiceOf } from './services.ts';
-export type { SessionInfo } from './sessions/session-table.ts';
+export type { SessionHit, SessionInfo, SessionSearch } from './sessions/session-table.ts';
 export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema.ts';
 export {
   collection,

@@ -19,6 +19,7 @@ export { resolveConfigExport } from './config.ts';
 export { eraseKeptResults, pruneKeptResults } from './context/kept-results.ts';
 export { matchesAnyGlob } from './glob.ts';
 export { createAjv, describeErrors, type ProblemWords, SchemaCompilers } from './json-schema.ts';
+export { eraseMemoryOf } from './memory/erase-memory.ts';
 export { parseModelRef } from './model/model.ts';
 export { createPolicy, describeVerdict } from './permissions.ts';
 export { isRecordText } from './records/record-checks.ts';

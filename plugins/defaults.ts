@@ -34,6 +34,7 @@ export function defaultPlugins(config: HubosConfig): PluginOption[] {
     config.mcp !== undefined &&
       !hasPlugin(config.plugins, 'mcp') &&
       import('./mcp/index.ts').then(({ default: mcp }) => mcp()),
+    usesMemory(config) && import('./memory/index.ts').then(({ default: memory }) => memory()),
     config.workflows !== undefined &&
       !hasPlugin(config.plugins, 'workflows') &&
       import('./workflows/index.ts').then(({ default: workflows }) => workflows()),
@@ -47,6 +48,13 @@ function usesSubagents(config: HubosConfig): boolean {
     config.task !== undefined ||
     Object.values(config.agents ?? {}).some((agent) => agent.tools?.includes('task'));
   return wanted && !hasPlugin(config.plugins, 'subagent');
+}
+
+function usesMemory(config: HubosConfig): boolean {
+  const wanted =
+    config.memory !== undefined ||
+    Object.values(config.agents ?? {}).some((agent) => agent.memory !== undefined && agent.memory !== false);
+  return wanted && !hasPlugin(config.plugins, 'memory');
 }
 
 function usesCosmos(config: HubosConfig): boolean {

@@ -84,6 +84,7 @@ export {
   type McpStdioServerConfig,
   type SyncedTool as McpSyncedTool,
 } from './mcp/index.ts';
+export { default as memory, MEMORY_RECALL_TOOL, MEMORY_UPDATE_TOOL } from './memory/index.ts';
 export { default as aiSdkProviders } from './models/ai-sdk-providers.ts';
 export {
   ANTHROPIC_VERSION,

@@ -34,7 +34,7 @@ export async function pruneCommand(
       io.stdout.write(
         flags.json
           ? `${JSON.stringify(erased, null, 2)}\n`
-          : `erased ${flags.owner}: ${erased.runs} run(s), ${erased.sessions} session(s) (${erased.sessionMessages} message(s)), ${erased.approvals} approval(s), ${erased.tasks} A2A task(s), ${erased.keptResults} kept tool result(s)${erased.activeRuns ? `; ${erased.activeRuns} run(s) still going were left` : ''}\n`,
+          : `erased ${flags.owner}: ${erased.runs} run(s), ${erased.sessions} session(s) (${erased.sessionMessages} message(s)), ${erased.approvals} approval(s), ${erased.tasks} A2A task(s), ${erased.experiments} experiment(s), ${erased.keptResults} kept tool result(s), ${erased.memories} memory record(s)${erased.activeRuns ? `; ${erased.activeRuns} run(s) still going were left` : ''}\n`,
       );
       return 0;
     }

@@ -14,6 +14,8 @@ export interface RunContext {
   sessionId: string | undefined;
   /** Who the run is for (`RunOptions.principal`), when its caller said. */
   principal?: string;
+  /** Which end user of the principal the run is for (`RunOptions.userId`), when its caller said. */
+  userId?: string;
   /** Where the run was started (`RunOptions.via`), when its caller said. */
   via?: CallSurface;
   input: string;

@@ -58,6 +58,12 @@ export interface RunOptions {
    */
   principal?: string;
   /**
+   * Which end user of the principal the run is for, when one key serves many (an app's own user
+   * id). Memory (working memory, recall) is kept per principal and user; a new session is filed
+   * under it. Without one, the principal's runs share one memory.
+   */
+  userId?: string;
+  /**
    * Where the run was started (`rest`, `mcp`, `stars`, `workflow`, `subagent`…): kernel tool-call
    * hooks see it as each call's `via`, so one audit tap tells the surfaces apart. Default `direct`.
    */
@@ -241,6 +247,12 @@ export class Agent implements AgentHandle {
     if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId === '')) {
       throw new HubosError('AGENT_INVALID', `agent "${this.id}": runId must be a non-empty string`);
     }
+    if (options.userId !== undefined && !validUserId(options.userId)) {
+      throw new HubosError(
+        'AGENT_INVALID',
+        `agent "${this.id}": userId must be a non-empty string of at most 256 characters`,
+      );
+    }
     if (options.via !== undefined && !CALL_SURFACES.includes(options.via)) {
       throw new HubosError(
         'AGENT_INVALID',
@@ -298,6 +310,7 @@ export class Agent implements AgentHandle {
       agent: this.id,
       sessionId: options.sessionId,
       ...(options.principal !== undefined ? { principal: options.principal } : {}),
+      ...(options.userId !== undefined ? { userId: options.userId } : {}),
       ...(options.via !== undefined ? { via: options.via } : {}),
       input,
       signal,
@@ -341,7 +354,13 @@ export class Agent implements AgentHandle {
     let kept = resume ? added.length : 0;
     const persist = async () => {
       if (options.sessionId !== undefined && added.length > persisted)
-        await sessions.append(this.id, options.sessionId, added.slice(persisted), options.principal);
+        await sessions.append(
+          this.id,
+          options.sessionId,
+          added.slice(persisted),
+          options.principal,
+          options.userId,
+        );
       persisted = added.length;
     };
     const checkpoint = async (step: number, inStep: readonly Message[]) => {
@@ -655,6 +674,10 @@ export class Agent implements AgentHandle {
 function tellHeld(emit: (event: AgentEvent) => void, held: GuardrailVerdictRecord[]) {
   return (event: AgentEvent) =>
     emit(event.type === 'guardrail' ? { ...event, verdicts: [...held, ...event.verdicts] } : event);
+}
+
+function validUserId(userId: unknown): boolean {
+  return typeof userId === 'string' && userId !== '' && userId.length <= 256;
 }
 
 /** A run's model, and the reference its events and steps name it by. */

@@ -1,6 +1,11 @@
 import { sessionOwner } from '../principal.ts';
 import { openSessionTable } from '../runs/open-run-table.ts';
-import type { SessionInfo } from '../sessions/session-table.ts';
+import {
+  type SessionHit,
+  type SessionInfo,
+  type SessionSearch,
+  searchTerms,
+} from '../sessions/session-table.ts';
 import type { Store } from '../store/store.ts';
 import type { Message } from './messages.ts';
 import { SESSION_RETENTION_SCHEMA, type SessionRetention } from './session-retention.ts';
@@ -58,16 +63,36 @@ export class Sessions {
   /**
    * Appends to the session, made if it is new. `owner` is the principal it is for; without one it
    * is told by the id (`sessionKey` makes `<owner>~<id>`; a plain id is the keyless caller's).
+   * `userId` is the owner's end user a new session is for (`RunOptions.userId`): memory's recall
+   * searches one user's sessions.
    */
   async append(
     agent: string,
     sessionId: string,
     messages: readonly Message[],
     owner?: string,
+    userId?: string,
   ): Promise<void> {
     if (this.#config.persist === false || messages.length === 0) return;
     const table = await openSessionTable(this.#store);
-    await table.append(agent, sessionId, owner ?? sessionOwner(sessionId), messages);
+    await table.append(
+      agent,
+      sessionId,
+      owner ?? sessionOwner(sessionId),
+      messages,
+      userId ? { userId } : undefined,
+    );
+  }
+
+  /**
+   * The messages of `owner`'s end user's other sessions with `agent` that say any word of `query`,
+   * best matches first: what memory's recall tool reads. Nothing when sessions are not kept.
+   */
+  async search(query: Omit<SessionSearch, 'terms'> & { query: string }): Promise<SessionHit[]> {
+    if (this.#config.persist === false) return [];
+    const { query: text, ...scope } = query;
+    const table = await openSessionTable(this.#store);
+    return table.search({ ...scope, terms: searchTerms(text) });
   }
 
   /** The sessions `owner` has (with one agent, or with any), by agent then id: at most `limit`. */

@@ -2,6 +2,7 @@ import { CONTEXT_CONFIG_SCHEMA, type ContextConfig } from '../context/context-co
 import type { GuardrailsConfig } from '../guardrails/guardrail.ts';
 import { GUARDRAILS_CONFIG_SCHEMA } from '../guardrails/resolve-guardrails.ts';
 import type { TapOnlyHooks } from '../hook-utils.ts';
+import { AGENT_MEMORY_SCHEMA, type AgentMemoryConfig } from '../memory/memory-config.ts';
 import type { ModelObject } from '../model/model.ts';
 import { type PermissionsConfig, permissionsSchema } from '../permissions.ts';
 import type { AgentHooks } from './agent-hooks.ts';
@@ -44,6 +45,11 @@ export interface AgentTemplate {
   budget?: RunBudget;
   /** What the model is sent of its runs (`toolResults`: results too large for it); over the config's `context`. */
   context?: ContextConfig;
+  /**
+   * What it remembers of a user across sessions (the `memory` plugin, on when a config uses it):
+   * working memory read into its instructions and the `memory_recall` tool. Default false.
+   */
+  memory?: AgentMemoryConfig;
 }
 
 /** What `kernel.createAgent()` receives: a template with the agent's name (its id). */
@@ -76,6 +82,7 @@ export const AGENT_TEMPLATE_SCHEMA = {
     guardrails: GUARDRAILS_CONFIG_SCHEMA,
     budget: BUDGET_SCHEMA,
     context: CONTEXT_CONFIG_SCHEMA,
+    memory: AGENT_MEMORY_SCHEMA,
   },
   additionalProperties: false,
 } as const;

@@ -119,7 +119,14 @@ interface LiveRun {
 function asked(options: RunStartOptions): Pick<RunRecord, 'model' | 'againOf' | 'options'> {
   return {
     ...(options.run?.model !== undefined ? { model: options.run.model } : {}),
-    ...(options.run?.budget !== undefined ? { options: { budget: options.run.budget } } : {}),
+    ...(options.run?.budget !== undefined || options.run?.userId !== undefined
+      ? {
+          options: {
+            ...(options.run.budget !== undefined ? { budget: options.run.budget } : {}),
+            ...(options.run.userId !== undefined ? { userId: options.run.userId } : {}),
+          },
+        }
+      : {}),
     ...(options.againOf !== undefined ? { againOf: options.againOf } : {}),
   };
 }
@@ -131,6 +138,7 @@ function runModel(record: RunRecord): Pick<RunStartOptions, 'run'> {
     run: {
       ...(record.model !== undefined ? { model: record.model } : {}),
       ...(record.options?.budget !== undefined ? { budget: record.options.budget } : {}),
+      ...(record.options?.userId !== undefined ? { userId: record.options.userId } : {}),
     },
   };
 }

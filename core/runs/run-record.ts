@@ -57,13 +57,15 @@ export interface RunRecord {
   model?: string;
   /** The run it repeats (`POST /runs/:id/again`): the page pairs the two. */
   againOf?: string;
-  /** What its agent's run was asked (its budget), kept for whichever instance runs it. */
+  /** What its agent's run was asked (its budget, its user), kept for whichever instance runs it. */
   options?: RecordedRunOptions;
 }
 
 /** The run options a record keeps, so a queued or taken-over run runs as it was asked. */
 export interface RecordedRunOptions {
   budget?: RunBudget;
+  /** The caller's end user the run is for (memory is kept per principal and user). */
+  userId?: string;
 }
 
 export const isFinal = (status: RunState): boolean => status !== 'queued' && status !== 'running';

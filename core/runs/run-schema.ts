@@ -2,6 +2,7 @@ import { approvalTable } from '../approvals/approval-schema.ts';
 import type { SqliteMigration } from '../db/sqlite-migrations.ts';
 import { recordsTable } from '../records/record-schema.ts';
 import { sessionTables } from '../sessions/session-schema.ts';
+import { SESSION_SEARCH_SQLITE_SQL } from '../sessions/session-search-schema.ts';
 
 /**
  * The runs tables, the same in both dialects but for their types. Run ids are UUIDv7 (time first),
@@ -136,7 +137,13 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     sql: runModelAndAgainOf('sqlite'),
   },
   { version: 9, name: 'add hubos_run_steps.guardrails', sql: stepGuardrails() },
-  { version: 15, name: 'add hubos_runs.options', sql: runOptions('sqlite') },
+  // Sessions searchable by their owner's end user (memory's recall): see core/sessions/session-search-schema.ts.
+  {
+    version: 11,
+    name: 'add hubos_sessions.user_id and the session search index',
+    sql: SESSION_SEARCH_SQLITE_SQL,
+  },
+  { version: 12, name: 'add hubos_runs.options', sql: runOptions('sqlite') },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */

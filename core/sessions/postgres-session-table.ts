@@ -4,12 +4,18 @@ import type { PostgresQuery } from '../runs/postgres-run-table.ts';
 import {
   type AppendOptions,
   checkLimit,
+  type HitRow,
+  hitFromRow,
+  MAX_CANDIDATES,
   SESSION_COLUMNS,
+  type SessionHit,
   type SessionInfo,
   type SessionRow,
+  type SessionSearch,
   type SessionsDeleted,
   type SessionTable,
   type StoredSession,
+  selective,
   sessionFromRow,
 } from './session-table.ts';
 
@@ -24,9 +30,13 @@ export class PostgresSessionTable implements SessionTable {
   readonly #query: PostgresQuery;
   readonly #sessions: string;
   readonly #messages: string;
+  readonly #schema: string;
+  /** How many messages hold each of the most common words, by the planner's statistics; refreshed now and then. */
+  #common: { counts: Map<string, number>; until: number } | undefined;
 
   constructor(query: PostgresQuery, schema: string) {
     this.#query = query;
+    this.#schema = schema;
     const quoted = `"${schema.replaceAll('"', '""')}"`;
     this.#sessions = `${quoted}.hubos_sessions`;
     this.#messages = `${quoted}.hubos_session_messages`;
@@ -37,13 +47,13 @@ export class PostgresSessionTable implements SessionTable {
     sessionId: string,
     owner: string,
     messages: readonly Message[],
-    { at = Date.now(), appendId = randomUUID() }: AppendOptions = {},
+    { at = Date.now(), appendId = randomUUID(), userId = '' }: AppendOptions = {},
   ): Promise<void> {
     if (messages.length === 0) return;
     // A session already there is only counted on when this append is not in it yet.
     await this.#query(
       `WITH reserved AS (
-         INSERT INTO ${this.#sessions} AS s (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $4, $5)
+         INSERT INTO ${this.#sessions} AS s (${SESSION_COLUMNS}, user_id) VALUES ($1, $2, $3, $4, $4, $5, $8)
          ON CONFLICT (agent, session_id) DO UPDATE SET message_count = s.message_count + excluded.message_count,
            last_active = greatest(s.last_active, excluded.last_active)
          WHERE NOT EXISTS (SELECT 1 FROM ${this.#messages}
@@ -60,8 +70,55 @@ export class PostgresSessionTable implements SessionTable {
         messages.length,
         messages.map((message) => JSON.stringify(message)),
         appendId,
+        userId,
       ],
     );
+  }
+
+  async search({ owner, userId, agent, terms, exceptSession, limit }: SessionSearch): Promise<SessionHit[]> {
+    checkLimit('sessions.search', limit);
+    if (terms.length === 0 || limit === 0) return [];
+    const counts = await this.#commonWords();
+    const words = selective(terms, (term) => counts.get(term) ?? 0);
+    // Terms are letters and digits only (searchTerms): joined by |, nothing in them is tsquery syntax.
+    const { rows } = await this.#query<HitRow>(
+      `SELECT session_id, seq, message, last_active FROM (
+         SELECT m.session_id, m.seq, m.message, s.last_active, ts_rank(m.search, q) AS rank
+         FROM ${this.#messages} m
+         JOIN ${this.#sessions} s ON s.agent = m.agent AND s.session_id = m.session_id,
+           to_tsquery('simple', $1) q
+         WHERE m.search @@ q AND s.owner = $2 AND s.user_id = $3 AND s.agent = $4 AND s.session_id <> $5
+         LIMIT ${MAX_CANDIDATES}) found
+       ORDER BY rank DESC, session_id, seq LIMIT $6`,
+      [words.join(' | '), owner, userId, agent, exceptSession ?? '\u0001', limit],
+    );
+    return rows.map(hitFromRow);
+  }
+
+  /**
+   * The words in most messages, with about how many: the statistics ANALYZE (autovacuum) keeps of
+   * the search column, read at most once a minute. None before the first ANALYZE: every word is
+   * searched by, the candidates capped.
+   */
+  async #commonWords(): Promise<Map<string, number>> {
+    if (this.#common && this.#common.until > Date.now()) return this.#common.counts;
+    const { rows } = await this.#query<{
+      elems: string[] | null;
+      freqs: number[] | null;
+      total: number | null;
+    }>(
+      `SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
+         (SELECT c.reltuples FROM pg_class c WHERE c.oid = to_regclass($2)) AS total
+       FROM pg_stats s
+       WHERE s.schemaname = $1 AND s.tablename = 'hubos_session_messages' AND s.attname = 'search'`,
+      [this.#schema, this.#messages],
+    );
+    const counts = new Map<string, number>();
+    const { elems, freqs, total } = rows[0] ?? {};
+    if (elems && freqs && total && total > 0)
+      for (const [i, elem] of elems.entries()) counts.set(elem, Math.round((freqs[i] ?? 0) * total));
+    this.#common = { counts, until: Date.now() + 60_000 };
+    return counts;
   }
 
   async load(agent: string, sessionId: string, limit?: number): Promise<Message[]> {

@@ -5,12 +5,18 @@ import { immediately } from '../db/sqlite-transaction.ts';
 import {
   type AppendOptions,
   checkLimit,
+  type HitRow,
+  hitFromRow,
+  MAX_CANDIDATES,
   SESSION_COLUMNS,
+  type SessionHit,
   type SessionInfo,
   type SessionRow,
+  type SessionSearch,
   type SessionsDeleted,
   type SessionTable,
   type StoredSession,
+  selective,
   sessionFromRow,
 } from './session-table.ts';
 
@@ -36,13 +42,15 @@ export class SqliteSessionTable implements SessionTable {
   readonly #ownedKeys: StatementSync;
   readonly #deleteMessages: StatementSync;
   readonly #deleteSession: StatementSync;
+  readonly #search: StatementSync;
+  readonly #termCounts: StatementSync;
 
   constructor(db: DatabaseSync, label: string) {
     this.#db = db;
     this.#label = label;
     // The new count comes back: this append's messages are numbered up to it.
     this.#reserve = db.prepare(
-      `INSERT INTO hubos_sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO hubos_sessions (${SESSION_COLUMNS}, user_id) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (agent, session_id) DO UPDATE SET message_count = message_count + excluded.message_count,
          last_active = max(last_active, excluded.last_active)
        RETURNING message_count`,
@@ -78,6 +86,22 @@ export class SqliteSessionTable implements SessionTable {
       'DELETE FROM hubos_session_messages WHERE agent = ? AND session_id = ?',
     );
     this.#deleteSession = db.prepare('DELETE FROM hubos_sessions WHERE agent = ? AND session_id = ?');
+    // The index finds the matches, the sessions' rows keep the owner's, user's and agent's; bm25
+    // ranks them (lower is better).
+    this.#search = db.prepare(
+      `SELECT session_id, seq, message, last_active FROM (
+         SELECT m.session_id, m.seq, m.message, s.last_active, bm25(hubos_session_search) AS rank
+         FROM hubos_session_search f
+         JOIN hubos_session_messages m ON m.rowid = f.rowid
+         JOIN hubos_sessions s ON s.agent = m.agent AND s.session_id = m.session_id
+         WHERE hubos_session_search MATCH ? AND s.owner = ? AND s.user_id = ? AND s.agent = ?
+           AND s.session_id <> ?
+         ORDER BY f.rowid DESC LIMIT ${MAX_CANDIDATES})
+       ORDER BY rank LIMIT ?`,
+    );
+    this.#termCounts = db.prepare(
+      'SELECT term, doc FROM hubos_session_search_terms WHERE term IN (SELECT value FROM json_each(?))',
+    );
   }
 
   async append(
@@ -85,7 +109,7 @@ export class SqliteSessionTable implements SessionTable {
     sessionId: string,
     owner: string,
     messages: readonly Message[],
-    { at = Date.now(), appendId }: AppendOptions = {},
+    { at = Date.now(), appendId, userId = '' }: AppendOptions = {},
   ): Promise<void> {
     if (messages.length === 0) return;
     const texts = messages.map((message) => JSON.stringify(message));
@@ -93,7 +117,15 @@ export class SqliteSessionTable implements SessionTable {
       immediately(this.#db, () => {
         // Nothing here runs a statement again by itself: only an id the caller gives is looked for.
         if (appendId !== undefined && this.#appended.get(agent, sessionId, appendId)) return;
-        const { message_count } = this.#reserve.get(agent, sessionId, owner, at, at, texts.length) as {
+        const { message_count } = this.#reserve.get(
+          agent,
+          sessionId,
+          owner,
+          at,
+          at,
+          texts.length,
+          userId,
+        ) as {
           message_count: number;
         };
         const first = Number(message_count) - texts.length;
@@ -109,6 +141,24 @@ export class SqliteSessionTable implements SessionTable {
       limit === undefined ? this.#loadAll.all(agent, sessionId) : this.#loadLast.all(agent, sessionId, limit),
     ) as { message: string }[];
     return rows.map((row) => JSON.parse(row.message) as Message);
+  }
+
+  async search({ owner, userId, agent, terms, exceptSession, limit }: SessionSearch): Promise<SessionHit[]> {
+    checkLimit('sessions.search', limit);
+    if (terms.length === 0 || limit === 0) return [];
+    const counts = new Map(
+      (this.#run(() => this.#termCounts.all(JSON.stringify(terms))) as { term: string; doc: number }[]).map(
+        (row) => [row.term, Number(row.doc)],
+      ),
+    );
+    // Each term a quoted string: FTS5 reads nothing inside as syntax (terms hold no quotes).
+    const match = selective(terms, (term) => counts.get(term) ?? 0)
+      .map((term) => `"${term}"`)
+      .join(' OR ');
+    const rows = this.#run(() =>
+      this.#search.all(match, owner, userId, agent, exceptSession ?? '\u0001', limit),
+    ) as unknown as HitRow[];
+    return rows.map(hitFromRow);
   }
 
   async insertMany(sessions: readonly StoredSession[]): Promise<number> {

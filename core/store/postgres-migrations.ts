@@ -10,6 +10,7 @@ import {
   RUNS_POSTGRES_SQL,
   SESSIONS_POSTGRES_SQL,
 } from '../runs/run-schema.ts';
+import { SESSION_SEARCH_POSTGRES_SQL } from '../sessions/session-search-schema.ts';
 
 /** One step of the PostgreSQL schema. Applied once each, in order, and recorded in `hubos_migrations`. */
 export interface PostgresMigration {
@@ -52,5 +53,10 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     sql: RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
   },
   { version: 10, name: 'add hubos_run_steps.guardrails', sql: RUN_STEP_GUARDRAILS_POSTGRES_SQL },
-  { version: 16, name: 'add hubos_runs.options', sql: RUN_OPTIONS_POSTGRES_SQL },
+  {
+    version: 12,
+    name: 'add hubos_sessions.user_id and the session search index',
+    sql: SESSION_SEARCH_POSTGRES_SQL,
+  },
+  { version: 13, name: 'add hubos_runs.options', sql: RUN_OPTIONS_POSTGRES_SQL },
 ];

@@ -1,6 +1,7 @@
 import { ExperimentStore, type Store } from '../../core/index.ts';
 import {
   eraseKeptResults,
+  eraseMemoryOf,
   eraseRunsOf,
   openApprovalTable,
   openRunTable,
@@ -20,14 +21,16 @@ export interface Erased {
   experiments: number;
   /** Tool results its runs kept because they were too large for the model. */
   keptResults: number;
+  /** What memory kept beside the sessions: working memory documents and recall vectors. */
+  memories: number;
   /** Runs of the owner still queued or running: cancel them, then erase again. */
   activeRuns: number;
 }
 
 /**
  * Removes everything `owner` has in the store: its ended runs and their steps, its sessions with
- * their messages (of every agent, named in the config or not), its approvals, its A2A tasks, its experiments
- * and the tool results its runs kept.
+ * their messages (of every agent, named in the config or not), its approvals, its A2A tasks, its experiments,
+ * the tool results its runs kept, and its memory (working memory, recall vectors).
  * Runs still going are left and counted. All are rows of their tables, deleted a batch at a time
  * by their owner index.
  */
@@ -70,7 +73,20 @@ export async function eraseOwner(store: Store, owner: string): Promise<Erased> {
     if (!page.next) break;
   }
   const keptResults = await eraseKeptResults(store, owner);
-  return { owner, runs, sessions, sessionMessages, approvals, tasks, experiments, keptResults, activeRuns };
+  // Sessions took their search index with them; memory's own records go by the owner index.
+  const memories = await eraseMemoryOf(store, owner);
+  return {
+    owner,
+    runs,
+    sessions,
+    sessionMessages,
+    approvals,
+    tasks,
+    experiments,
+    keptResults,
+    memories,
+    activeRuns,
+  };
 }
 
 const ERASE_BATCH = 500;

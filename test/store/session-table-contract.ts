@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Message, Sessions, type Store } from '../../core/index.ts';
 import { openSessionTable } from '../../core/runs/open-run-table.ts';
+import { searchTerms } from '../../core/sessions/session-table.ts';
 
 const DAY = 86_400_000;
 const user = (content: string): Message => ({ role: 'user', content });
@@ -244,6 +245,95 @@ export function sessionTableContract(name: string, stores: SessionTableStores): 
       // All but s1 of the retired agent (written just now) and s0 and s1/b of the helper.
       expect(await one.deleteIdleBefore(now - 3 * DAY, 1000)).toBe(298);
       expect(await one.load('helper', 'key:alice~s0')).toHaveLength(3);
+    });
+
+    it("searches one owner's end user's sessions with one agent, by any word, and forgets what is deleted", async () => {
+      const table = await openSessionTable(await stores.fresh());
+      const search = (over: Partial<Parameters<typeof table.search>[0]> = {}) =>
+        table.search({
+          owner: 'alice',
+          userId: 'u1',
+          agent: 'helper',
+          terms: ['parrot'],
+          limit: 10,
+          ...over,
+        });
+      await table.append(
+        'helper',
+        'old',
+        'alice',
+        [user('my parrot is called Kiwi'), assistant('Noted: Kiwi.')],
+        {
+          userId: 'u1',
+          at: 1_000,
+        },
+      );
+      await table.append('helper', 'other-user', 'alice', [user('my parrot is called Rio')], {
+        userId: 'u2',
+      });
+      await table.append('helper', 'no-user', 'alice', [user('my parrot is called Max')]);
+      await table.append('helper', 'bob', 'bob', [user('my parrot is called Bob')], { userId: 'u1' });
+      await table.append('other', 'elsewhere', 'alice', [user('my parrot is called Pip')], { userId: 'u1' });
+      // A later append keeps the session's first user.
+      await table.append('helper', 'old', 'alice', [user('the parrot likes seeds')], { userId: 'u2' });
+      // Tool results and calls are not searched.
+      await table.append(
+        'helper',
+        'tools',
+        'alice',
+        [{ role: 'tool', toolCallId: 'c', name: 't', content: 'parrot' } as Message],
+        {
+          userId: 'u1',
+        },
+      );
+
+      const hits = await search();
+      expect(hits.map((hit) => hit.text).sort()).toEqual([
+        'my parrot is called Kiwi',
+        'the parrot likes seeds',
+      ]);
+      expect(hits.every((hit) => hit.sessionId === 'old' && hit.role === 'user')).toBe(true);
+      expect(hits[0]!.lastActive).toBeGreaterThanOrEqual(1_000);
+      // Any word matches.
+      const any = await search({ terms: ['kiwi', 'seeds', 'lunch'] });
+      expect(any.map((hit) => hit.text).sort()).toEqual([
+        'Noted: Kiwi.',
+        'my parrot is called Kiwi',
+        'the parrot likes seeds',
+      ]);
+      expect(await search({ userId: '' })).toEqual([
+        expect.objectContaining({ text: 'my parrot is called Max' }),
+      ]);
+      expect(await search({ exceptSession: 'old' })).toEqual([]);
+      expect(await search({ owner: 'carol' })).toEqual([]);
+      expect(await search({ terms: [] })).toEqual([]);
+      expect(await search({ limit: 1 })).toHaveLength(1);
+      await expect(search({ limit: -1 })).rejects.toThrow(/limit must be an integer/);
+
+      // What a search reads from a query is only its words: no syntax of either store gets through.
+      const hostile = ['parrot" OR "x', 'text : * NEAR(', "parrot' | !kiwi & (", 'AND OR NOT'];
+      for (const query of hostile) await expect(search({ terms: searchTerms(query) })).resolves.toBeDefined();
+      expect((await search({ terms: searchTerms('PARROT!!') })).length).toBe(2);
+
+      // A huge message and one PostgreSQL's jsonb would refuse are kept, searchable or not.
+      await table.append(
+        'helper',
+        'big',
+        'alice',
+        [user(`${'word '.repeat(300_000)}needle`), user('nul \u0000 here')],
+        {
+          userId: 'u1',
+        },
+      );
+      expect(await table.load('helper', 'big')).toHaveLength(2);
+      expect(await search({ terms: ['word'] })).toHaveLength(1);
+
+      await table.deleteOwned('alice', 100);
+      expect(await search()).toEqual([]);
+      expect(await search({ terms: ['word'] })).toEqual([]);
+      expect(
+        await table.search({ owner: 'bob', userId: 'u1', agent: 'helper', terms: ['parrot'], limit: 5 }),
+      ).toHaveLength(1);
     });
   });
 }

@@ -9,6 +9,7 @@ import { migrateSqlite } from '../../core/db/sqlite-migrations.ts';
 import { MemoryStore, SqliteStore, type Store } from '../../core/index.ts';
 import { openSessionTable } from '../../core/runs/open-run-table.ts';
 import { RUNS_SQLITE_MIGRATIONS } from '../../core/runs/run-schema.ts';
+import { searchTerms, selective } from '../../core/sessions/session-table.ts';
 import { type OldEntry, sessionTableContract } from './session-table-contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hubos-sessions-table-'));
@@ -113,5 +114,28 @@ await store.close();
     expect(plan("SELECT agent, session_id FROM hubos_sessions WHERE owner = 'alice' LIMIT 50")).toMatch(
       /USING (COVERING )?INDEX hubos_sessions_owner/,
     );
+  });
+
+  it('searches by the rare words of a query: a word in more than 1,000 messages is left out unless all are that common', async () => {
+    const table = await openSessionTable(sqlite());
+    const said = (content: string) => ({ role: 'user' as const, content });
+    // 1,500 messages that say "my code", the newest first when candidates are capped.
+    await table.append(
+      'helper',
+      'chatter',
+      'alice',
+      Array.from({ length: 1_500 }, (_, i) => said(`my code ${i}`)),
+    );
+    await table.append('helper', 'fact', 'alice', [said('my locker code is 4512')]);
+    const search = (terms: string[]) =>
+      table.search({ owner: 'alice', userId: '', agent: 'helper', terms, limit: 3 });
+    expect(selective(['my', 'code', 'locker'], (term) => (term === 'locker' ? 1 : 1_501))).toEqual([
+      'locker',
+    ]);
+    expect(selective(['my', 'code'], (term) => (term === 'my' ? 1_600 : 1_501))).toEqual(['code']);
+    // Ranked among the common words' matches, the fact would be one of 1,501; by its rare word, it comes first.
+    expect((await search(searchTerms('what is my locker code?')))[0]!.text).toBe('my locker code is 4512');
+    // Only common words: still answered, from the newest matches.
+    expect(await search(['my', 'code'])).toHaveLength(3);
   });
 });

@@ -23,8 +23,9 @@ const THREAD_ID = new RegExp(RUN_BODY.properties.sessionId.pattern);
 /**
  * Reads and validates a RunAgentInput. AG-UI clients resend the whole conversation; HubOS keeps
  * the thread's history itself, so only what follows the last assistant message is new: tool
- * results for the calls it left pending, and the user's message. `context`, `state` and
- * `forwardedProps` are not used.
+ * results for the calls it left pending, and the user's message. `context` and `state` are not
+ * used; of `forwardedProps`, only `userId` (the end user whose memory the run reads, as in the REST
+ * run body).
  */
 export async function readRunInput(c: Context, agent: Agent): Promise<AguiRun> {
   const body = await readJson(c);
@@ -55,6 +56,12 @@ export async function readRunInput(c: Context, agent: Agent): Promise<AguiRun> {
       'no new user message or tool result after the last assistant message',
     );
   }
+  const userId = (data.forwardedProps as { userId?: unknown } | undefined)?.userId;
+  if (userId !== undefined && !(typeof userId === 'string' && userId !== '' && userId.length <= 256))
+    throw HUBOS_ERROR_CODES.create(
+      'INVALID_BODY',
+      'forwardedProps.userId must be a string of 1 to 256 characters',
+    );
   const clientTools = toClientTools(data.tools ?? [], agent);
   const toolResults = toToolResults(data.messages, answers);
   return {
@@ -63,6 +70,7 @@ export async function readRunInput(c: Context, agent: Agent): Promise<AguiRun> {
     input,
     options: {
       sessionId: data.threadId,
+      ...(userId !== undefined ? { userId: userId as string } : {}),
       ...(clientTools.length > 0 ? { clientTools } : {}),
       ...(toolResults.length > 0 ? { toolResults } : {}),
     },

@@ -21,6 +21,13 @@ export const RUN_BODY = {
       ...BUDGET_SCHEMA,
       description: "Limits on this run, each tightening the agent's own budget (never raising it).",
     },
+    userId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description:
+        'Which end user of this key the run is for: memory (working memory, recall) is kept per key and user.',
+    },
   },
   required: ['input'],
   additionalProperties: false,
@@ -30,6 +37,7 @@ interface RunBody {
   input: string;
   sessionId?: string;
   budget?: RunBudget;
+  userId?: string;
 }
 
 export function describeAgent(agent: Agent) {
@@ -95,12 +103,17 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
         const body = await readBody<RunBody>(c, RUN_BODY);
         const principal = c.get('principal');
         const async = c.req.query('async');
+        // What the run is asked beyond its input: its record keeps it for whichever instance runs it.
+        const asked = {
+          ...(body.userId !== undefined ? { userId: body.userId } : {}),
+          ...(body.budget ? { budget: body.budget } : {}),
+        };
         if (async === 'true' || async === '1') {
           // Queued: whichever instance has room runs it; the record says where it stands meanwhile.
           const record = await hubos.runs.enqueue(agent, body.input, {
             principal,
             sessionId: body.sessionId,
-            ...(body.budget ? { run: { budget: body.budget } } : {}),
+            run: asked,
           });
           return c.json(
             {
@@ -121,7 +134,7 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
             principal,
             sessionId: body.sessionId,
             signal: disconnected.signal,
-            run: { via: 'rest', ...(body.budget ? { budget: body.budget } : {}) },
+            run: { via: 'rest', ...asked },
             // Numbered, so a client that loses the stream resumes at GET /runs/:id/events with Last-Event-ID.
             listener: (event, seq) =>
               sse.send({ id: String(seq), event: event.type, data: JSON.stringify(event) }),
@@ -148,7 +161,7 @@ export function agentRoutes(hubos: HubOS): Hono<HubOSEnv> {
           sessionId: body.sessionId,
           signal: stop.signal,
           // Answered as one JSON body: the model's answers need not stream.
-          run: { streaming: false, via: 'rest', ...(body.budget ? { budget: body.budget } : {}) },
+          run: { streaming: false, via: 'rest', ...asked },
         });
         const done = (await hubos.runs.wait(record.id))!;
         clearTimeout(timer);
