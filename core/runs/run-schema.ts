@@ -114,6 +114,11 @@ function stepGuardrails(): string {
   return 'ALTER TABLE hubos_run_steps ADD COLUMN guardrails TEXT;';
 }
 
+/** A model step's retries and failovers (as JSON): the trace shows why each attempt failed. */
+function stepRetries(): string {
+  return 'ALTER TABLE hubos_run_steps ADD COLUMN retries TEXT;';
+}
+
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
   { version: 2, name: 'create hubos_run_journal', sql: journalTable('sqlite') },
@@ -131,6 +136,7 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     sql: runModelAndAgainOf('sqlite'),
   },
   { version: 9, name: 'add hubos_run_steps.guardrails', sql: stepGuardrails() },
+  { version: 10, name: 'add hubos_run_steps.retries', sql: stepRetries() },
 ];
 
 /** The PostgreSQL store's migrations that add them (their versions follow the store's own). */
@@ -148,3 +154,5 @@ export const SESSIONS_POSTGRES_SQL = sessionTables('postgres');
 export const RUN_MODEL_AGAIN_OF_POSTGRES_SQL = runModelAndAgainOf('postgres');
 /** The PostgreSQL store's migration that adds a step's guardrail verdicts. */
 export const RUN_STEP_GUARDRAILS_POSTGRES_SQL = stepGuardrails();
+/** The PostgreSQL store's migration that adds a model step's retries. */
+export const RUN_STEP_RETRIES_POSTGRES_SQL = stepRetries();
