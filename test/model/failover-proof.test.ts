@@ -16,7 +16,10 @@ const CUT_AT = 10; // "Hello, wor": what the main model streams before its conne
 const sse = (chunk: unknown) => `data: ${JSON.stringify(chunk)}\n\n`;
 const delta = (content: string) => sse({ choices: [{ index: 0, delta: { content } }] });
 
-/** The fake provider: `gpt-main` answers 429, 503, then a stream cut midway, then 503 for ever; `gpt-backup` answers. */
+/**
+ * The fake provider: `gpt-main` answers 429, 503, then a stream cut midway, then 503 for ever;
+ * `gpt-backup` answers; any other model is down (503).
+ */
 async function fakeProvider(): Promise<{ url: string; calls: string[]; server: Server }> {
   const calls: string[] = [];
   let mainCalls = 0;
@@ -45,6 +48,10 @@ async function fakeProvider(): Promise<{ url: string; calls: string[]; server: S
         res.writeHead(503, { 'content-type': 'application/json' });
         return res.end(JSON.stringify({ error: { message: 'overloaded' } }));
       }
+      if (model !== 'gpt-backup') {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: { message: `${model} is down` } }));
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       // The fallback starts its answer over, in other pieces.
       for (const piece of [ANSWER.slice(0, 7), ANSWER.slice(7, 20), ANSWER.slice(20)])
@@ -64,29 +71,32 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
+/** A listening HubOS whose agent `helper` runs on these models of the fake provider, in a chain. */
+async function serveChain(models: string[]) {
+  const fake = await fakeProvider();
+  const provider = createOpenAIProvider({ baseURL: fake.url, apiKey: 'k', retryBaseMs: 10, maxRetries: 2 });
+  const kernel = await bootKernel({
+    config: {
+      agents: {
+        helper: { description: 'answers', model: models.map((id) => provider.languageModel(id)) },
+      },
+    },
+  });
+  const hubos = new HubOS({ kernel, name: 'failover', port: 0, rateLimit: false });
+  hubos.registerAgent('helper', kernel.agent('helper'));
+  const url = await hubos.serve();
+  cleanup = async () => {
+    await hubos.close();
+    await kernel.close();
+    await provider.close?.();
+    await new Promise((resolve) => fake.server.close(resolve));
+  };
+  return { url, fake };
+}
+
 describe('a fallback chain over a failing provider', () => {
   it('retries 429 (Retry-After) and 503, retries the dropped stream, fails over, and streams no part twice', async () => {
-    const fake = await fakeProvider();
-    const provider = createOpenAIProvider({ baseURL: fake.url, apiKey: 'k', retryBaseMs: 10, maxRetries: 2 });
-    const kernel = await bootKernel({
-      config: {
-        agents: {
-          helper: {
-            description: 'answers',
-            model: [provider.languageModel('gpt-main'), provider.languageModel('gpt-backup')],
-          },
-        },
-      },
-    });
-    const hubos = new HubOS({ kernel, name: 'failover', port: 0, rateLimit: false });
-    hubos.registerAgent('helper', kernel.agent('helper'));
-    const url = await hubos.serve();
-    cleanup = async () => {
-      await hubos.close();
-      await kernel.close();
-      await provider.close?.();
-      await new Promise((resolve) => fake.server.close(resolve));
-    };
+    const { url, fake } = await serveChain(['gpt-main', 'gpt-backup']);
 
     const started = Date.now();
     const response = await post(
@@ -135,4 +145,29 @@ describe('a fallback chain over a failing provider', () => {
     expect(steps[0]).toMatchObject({ kind: 'model', name: 'openai:gpt-backup', status: 'ok' });
     expect(steps[0]!.retries?.map((r) => r.next)).toEqual(retries.map((r) => r.next));
   }, 20_000);
+
+  it("fails the run with the last model's error when every model stays down, keeping the failed model step and its retries", async () => {
+    const { url } = await serveChain(['gpt-down', 'gpt-gone']);
+    const response = await post(`${url}/api/agents/helper/run`, { input: 'hi' });
+    const body = (await response.json()) as {
+      error: { code: string; message: string };
+      result: { runId: string };
+    };
+    expect(body.error.code).toBe('MODEL_HTTP_ERROR');
+    expect(body.error.message).toContain('gpt-gone is down');
+    const { steps } = (await (await fetch(`${url}/api/runs/${body.result.runId}/steps`)).json()) as {
+      steps: RunStep[];
+    };
+    expect(steps).toMatchObject([
+      { kind: 'model', name: 'openai:gpt-gone', status: 'error', error: { code: 'MODEL_HTTP_ERROR' } },
+    ]);
+    // Two provider retries of each model, and the failover between them.
+    expect(steps[0]!.retries?.map((r) => [r.model, r.next])).toEqual([
+      ['openai:gpt-down', 'openai:gpt-down'],
+      ['openai:gpt-down', 'openai:gpt-down'],
+      ['openai:gpt-down', 'openai:gpt-gone'],
+      ['openai:gpt-gone', 'openai:gpt-gone'],
+      ['openai:gpt-gone', 'openai:gpt-gone'],
+    ]);
+  });
 });
