@@ -28,7 +28,7 @@ import type { HubosConfig } from './index.ts';
 import { Instance } from './instance.ts';
 import { KERNEL_OF, type KernelView, PLUGIN_OF } from './kernel-view.ts';
 import { createConsoleLogger, type Logger } from './logger.ts';
-import { fallbackModel } from './model/fallback-model.ts';
+import { fallbackModel, isFallbackModel } from './model/fallback-model.ts';
 import { isModelObject, type LanguageModel, type ModelObject, toLanguageModel } from './model/model.ts';
 import { resolveModelSetting } from './model/model-setting.ts';
 import { ModelRateLimiter } from './model/rate-limits.ts';
@@ -692,7 +692,8 @@ export class Kernel {
    */
   #runModel(agent: string, ref: string): LanguageModel {
     for (const other of this.#agents.values()) if (other.modelRef === ref) return other.model;
-    return fallbackModel([this.#resolveModel(agent, ref)]);
+    const model = this.#resolveModel(agent, ref);
+    return isFallbackModel(model) ? model : fallbackModel([model]);
   }
 
   /** A reference through `kernel.models`; a model object as it is (an AI SDK one wrapped). */
@@ -706,7 +707,8 @@ export class Kernel {
     }
     try {
       const model = typeof ref === 'string' ? this.models.resolve(ref) : toLanguageModel(ref);
-      return this.#rateLimiter ? this.#rateLimiter.wrap(model) : model;
+      // A chain's own models were limited when it was made.
+      return this.#rateLimiter && !isFallbackModel(model) ? this.#rateLimiter.wrap(model) : model;
     } catch (error) {
       const name = typeof ref === 'string' ? ref : `${ref.provider}:${ref.modelId}`;
       const message = `agent "${agent}": model "${name}": ${errorMessage(error)}`;

@@ -1,5 +1,5 @@
 import { HubosError } from '../errors.ts';
-import { fallbackModel } from './fallback-model.ts';
+import { fallbackModel, isFallbackModel } from './fallback-model.ts';
 import type { LanguageModel, ModelObject, ModelSetting } from './model.ts';
 
 /** The JSON schema of a `model` setting: a reference, a model object, or a fallback chain of them. */
@@ -27,7 +27,11 @@ export function resolveModelSetting(
   one: (ref: string | ModelObject) => LanguageModel,
   where: string,
 ): LanguageModel {
-  if (!Array.isArray(setting)) return fallbackModel([one(setting as string | ModelObject)]);
+  if (!Array.isArray(setting)) {
+    const model = one(setting as string | ModelObject);
+    // A chain given again (a sub-agent on its parent's model) is not wrapped twice: its retries would multiply.
+    return isFallbackModel(model) ? model : fallbackModel([model]);
+  }
   if (setting.length === 0)
     throw new HubosError('AGENT_INVALID', `${where}: a fallback chain needs at least one model`);
   return fallbackModel(setting.map((ref) => one(ref)));

@@ -57,3 +57,17 @@ describe('model as a fallback chain, and rateLimits, in the config', () => {
     }
   });
 });
+
+describe('a chain given again', () => {
+  it('is not wrapped twice (a sub-agent on its parent agent’s model)', async () => {
+    const first = new ScriptedModel(['one', 'two'], { modelId: 'first' });
+    const kernel = await bootKernel({ config: { agents: { a: { model: [first] } } } });
+    try {
+      const chain = kernel.agent('a').model;
+      const again = await kernel.createAgent({ name: 'b', model: chain });
+      expect(again.model).toBe(chain);
+    } finally {
+      await kernel.close();
+    }
+  });
+});
