@@ -3,7 +3,7 @@ import { HubosError } from '../errors.ts';
 import type { Guardrail, GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import { type OutputContext, OutputHold } from '../guardrails/output-hold.ts';
 import { runWrapHook } from '../hook-utils.ts';
-import { modelRefOf as modelName } from '../model/fallback-model.ts';
+import { modelRefOf } from '../model/fallback-model.ts';
 import type { FinishReason, LanguageModel, ModelRequest } from '../model/model.ts';
 import type { AgentHooks, ModelCallContext, ModelResponse } from './agent-hooks.ts';
 import type { AgentEvent } from './events.ts';
@@ -101,11 +101,11 @@ async function consume(
       type: 'model-retry',
       runId,
       step,
-      model: retry.model ?? modelName(model),
+      model: retry.model ?? modelRefOf(model),
       attempt: retry.attempt,
       reason: retry.reason,
       delayMs: Math.round(retry.delayMs),
-      next: retry.next ?? retry.model ?? modelName(model),
+      next: retry.next ?? retry.model ?? modelRefOf(model),
     });
   for await (const chunk of model.stream({ ...ctx.request, onRetry })) {
     switch (chunk.type) {
