@@ -5,6 +5,7 @@ await import('./tool-validation.bench.ts');
 await import('./hook-dispatch.bench.ts');
 await import('./guardrails.bench.ts');
 await import('./agent-loop.bench.ts');
+await import('./fallback-model.bench.ts');
 await import('./subagent.bench.ts');
 await import('./filesystem.bench.ts');
 await import('./filesystem-search.bench.ts');

@@ -15,6 +15,8 @@ import {
   type JSONSchemaObject,
   type ValidateFunction,
 } from './json-schema.ts';
+import { MODEL_SETTING_SCHEMA } from './model/model-setting.ts';
+import { RATE_LIMITS_CONFIG_SCHEMA } from './model/rate-limits.ts';
 import { permissionsSchema } from './permissions.ts';
 import { RUNS_CONFIG_SCHEMA } from './runs/run-retention.ts';
 import { STORE_CONFIG_SCHEMA } from './store/open-store.ts';
@@ -34,8 +36,9 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
     additionalProperties: AGENT_TEMPLATE_SCHEMA,
   },
   model: {
-    anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }],
-    description: "The default model of agents: a reference, e.g. 'openai:gpt-4.1-mini', or a model object.",
+    ...MODEL_SETTING_SCHEMA,
+    description:
+      "The default model of agents: a reference, e.g. 'openai:gpt-4.1-mini', a model object, or an array of them: a fallback chain tried in order.",
   },
   store: STORE_CONFIG_SCHEMA,
   bus: BUS_CONFIG_SCHEMA,
@@ -52,6 +55,7 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
   },
   evals: EVALS_CONFIG_SCHEMA,
   context: CONTEXT_CONFIG_SCHEMA,
+  rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
 };
 
 export interface OwnedKey {

@@ -12,7 +12,8 @@ import type { BusConfig } from './bus/open-bus.ts';
 import type { ContextConfig } from './context/context-config.ts';
 import type { EvalsConfig } from './evals/evals-config.ts';
 import type { GuardrailsConfig } from './guardrails/guardrail.ts';
-import type { ModelObject } from './model/model.ts';
+import type { ModelSetting } from './model/model.ts';
+import type { RateLimits } from './model/rate-limits.ts';
 import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
 import type { RunsConfig } from './runs/run-retention.ts';
@@ -56,6 +57,7 @@ export type {
   ApprovalRequestEvent,
   ApprovalResultEvent,
   GuardrailEvent,
+  ModelRetryEvent,
   RunResult,
   RunStatus,
   StopReason,
@@ -205,6 +207,7 @@ export type {
   AiSdkModelOptions,
   AiSdkProvider,
 } from './model/ai-sdk-types.ts';
+export { type FallbackModel, type FallbackOptions, fallbackModel } from './model/fallback-model.ts';
 export {
   type FinishReason,
   isLanguageModel,
@@ -213,6 +216,7 @@ export {
   type ModelChunk,
   type ModelObject,
   type ModelRequest,
+  type ModelSetting,
   type ToolDefinition,
   toLanguageModel,
 } from './model/model.ts';
@@ -223,7 +227,19 @@ export {
   type ModelLimitsTable,
   modelLimitsTable,
 } from './model/model-limits.ts';
+export { resolveModelSetting } from './model/model-setting.ts';
+export { ModelRateLimiter, type ProviderRateLimit, type RateLimits } from './model/rate-limits.ts';
 export { type ModelProvider, ModelRegistry } from './model/registry.ts';
+export {
+  backoffMs,
+  DEFAULT_RETRY_POLICY,
+  isRetryableStatus,
+  isTransientModelFailure,
+  type ModelRetry,
+  type RetryPolicy,
+  retryAfterMs,
+  retryReason,
+} from './model/retry-policy.ts';
 export {
   ESTIMATE_COUNTER,
   estimateTokens,
@@ -332,6 +348,7 @@ export type {
   RunStep,
   RunTable,
   StepApproval,
+  StepRetry,
   StepTrack,
   StoredStep,
 } from './runs/run-table.ts';
@@ -441,7 +458,12 @@ export interface HubosConfig {
   /** Agent templates by name; each is created at boot under its name. */
   agents?: Record<string, AgentTemplate>;
   /** The model of agents that name none: a reference (`'openai:gpt-4.1-mini'`), or a model object (a `LanguageModel`, an AI SDK model). */
-  model?: string | ModelObject;
+  model?: ModelSetting;
+  /**
+   * Limits per model provider (`{ openai: { concurrency: 4, tokensPerMinute: 200_000 } }`), shared
+   * by every instance on the bus: a model call waits for its turn.
+   */
+  rateLimits?: RateLimits;
   /** Where sessions and plugin data live (default: SQLite at `.hubos/hubos.db`). */
   store?: StoreConfig;
   /** How instances of one service coordinate (default: in-process; `redis` joins several). */

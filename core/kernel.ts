@@ -29,7 +29,10 @@ import type { HubosConfig } from './index.ts';
 import { Instance } from './instance.ts';
 import { KERNEL_OF, type KernelView, PLUGIN_OF } from './kernel-view.ts';
 import { createConsoleLogger, type Logger } from './logger.ts';
+import { fallbackModel, isFallbackModel } from './model/fallback-model.ts';
 import { isModelObject, type LanguageModel, type ModelObject, toLanguageModel } from './model/model.ts';
+import { resolveModelSetting } from './model/model-setting.ts';
+import { ModelRateLimiter } from './model/rate-limits.ts';
 import { ModelRegistry } from './model/registry.ts';
 import { createPolicy, type Policy } from './permissions.ts';
 import type { Plugin, PluginOption } from './plugin.ts';
@@ -128,6 +131,8 @@ export class Kernel {
   readonly #services = new Services();
   #store: Store | undefined;
   #bus: Bus | undefined;
+  /** Makes models wait for their provider's `rateLimits` (made at boot, on the bus). */
+  #rateLimiter: ModelRateLimiter | undefined;
   #instance: Instance | undefined;
   #sessions: Sessions | undefined;
   #sandbox: Sandbox | undefined;
@@ -243,6 +248,7 @@ export class Kernel {
     this.#startTelemetry();
     this.#store = this.#options.store ?? (await openStore(this.#config.store, baseDir));
     this.#bus = this.#options.bus ?? (await openBus(this.#config.bus));
+    if (this.#config.rateLimits) this.#rateLimiter = new ModelRateLimiter(this.#bus, this.#config.rateLimits);
     this.#instance = new Instance(this.#store, this.#config.bus?.leaseMs ?? DEFAULT_LEASE_MS);
     this.#sessions = new Sessions(this.#store, this.#config.sessions);
     this.#approvals = new Approvals(this.#store, {
@@ -624,7 +630,11 @@ export class Kernel {
         { details: { agent: spec.name } },
       );
     }
-    const model = this.#resolveModel(spec.name, ref);
+    const model = resolveModelSetting(
+      ref,
+      (one) => this.#resolveModel(spec.name, one),
+      `agent "${spec.name}"`,
+    );
     const guardrails = agentGuardrails(
       this.#globalGuardrails,
       resolveGuardrails(this.guardrails, spec.guardrails, `agents.${spec.name}.guardrails`),
@@ -688,7 +698,8 @@ export class Kernel {
    */
   #runModel(agent: string, ref: string): LanguageModel {
     for (const other of this.#agents.values()) if (other.modelRef === ref) return other.model;
-    return this.#resolveModel(agent, ref);
+    const model = this.#resolveModel(agent, ref);
+    return isFallbackModel(model) ? model : fallbackModel([model]);
   }
 
   /** A reference through `kernel.models`; a model object as it is (an AI SDK one wrapped). */
@@ -701,7 +712,9 @@ export class Kernel {
       );
     }
     try {
-      return typeof ref === 'string' ? this.models.resolve(ref) : toLanguageModel(ref);
+      const model = typeof ref === 'string' ? this.models.resolve(ref) : toLanguageModel(ref);
+      // A chain's own models were limited when it was made.
+      return this.#rateLimiter && !isFallbackModel(model) ? this.#rateLimiter.wrap(model) : model;
     } catch (error) {
       const name = typeof ref === 'string' ? ref : `${ref.provider}:${ref.modelId}`;
       const message = `agent "${agent}": model "${name}": ${errorMessage(error)}`;

@@ -124,6 +124,24 @@ export interface GuardrailEvent {
   verdicts: GuardrailVerdictRecord[];
 }
 
+/**
+ * A model call failed and is tried again: on the same model after `delayMs` (a 429, a 5xx, a
+ * dropped stream), or on the next model of its fallback chain (`next` differs from `model`).
+ */
+export interface ModelRetryEvent {
+  type: 'model-retry';
+  runId: string;
+  step: number;
+  /** The model that failed (`provider:model`). */
+  model: string;
+  /** 1 for the first retry of this model. */
+  attempt: number;
+  reason: { code: string; message: string; status?: number };
+  delayMs: number;
+  /** The model tried next: the same on a retry, the fallback on a failover. */
+  next: string;
+}
+
 /** What `agent.stream()` yields, as it happens. */
 export type AgentEvent =
   | { type: 'run-start'; runId: string; agent: string; sessionId?: string; model: string }
@@ -137,6 +155,7 @@ export type AgentEvent =
   | ToolProgressEvent
   | ToolLogEvent
   | GuardrailEvent
+  | ModelRetryEvent
   | {
       type: 'tool-result';
       runId: string;

@@ -3,7 +3,8 @@ import { HubosError } from '../errors.ts';
 import type { Guardrail, GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
 import { type OutputContext, OutputHold } from '../guardrails/output-hold.ts';
 import { runWrapHook } from '../hook-utils.ts';
-import type { FinishReason, LanguageModel } from '../model/model.ts';
+import { modelRefOf } from '../model/fallback-model.ts';
+import type { FinishReason, LanguageModel, ModelRequest } from '../model/model.ts';
 import type { AgentHooks, ModelCallContext, ModelResponse } from './agent-hooks.ts';
 import type { AgentEvent } from './events.ts';
 import { addUsage, emptyUsage, type ToolCall } from './messages.ts';
@@ -94,7 +95,19 @@ async function consume(
   const toolCalls: ToolCall[] = [];
   let finishReason: FinishReason | undefined;
   let usage = emptyUsage();
-  for await (const chunk of model.stream(ctx.request)) {
+  // Retries and failovers the model reports become events (and the step's trace).
+  const onRetry: ModelRequest['onRetry'] = (retry) =>
+    emit({
+      type: 'model-retry',
+      runId,
+      step,
+      model: retry.model ?? modelRefOf(model),
+      attempt: retry.attempt,
+      reason: retry.reason,
+      delayMs: Math.round(retry.delayMs),
+      next: retry.next ?? retry.model ?? modelRefOf(model),
+    });
+  for await (const chunk of model.stream({ ...ctx.request, onRetry })) {
     switch (chunk.type) {
       case 'text-delta':
         if (hold) await hold.push(chunk.delta);

@@ -3,7 +3,8 @@ import type { GuardrailsConfig } from '../guardrails/guardrail.ts';
 import { GUARDRAILS_CONFIG_SCHEMA } from '../guardrails/resolve-guardrails.ts';
 import type { TapOnlyHooks } from '../hook-utils.ts';
 import { AGENT_MEMORY_SCHEMA, type AgentMemoryConfig } from '../memory/memory-config.ts';
-import type { ModelObject } from '../model/model.ts';
+import type { ModelSetting } from '../model/model.ts';
+import { MODEL_SETTING_SCHEMA } from '../model/model-setting.ts';
 import { type PermissionsConfig, permissionsSchema } from '../permissions.ts';
 import type { AgentHooks } from './agent-hooks.ts';
 import { BUDGET_SCHEMA, type RunBudget } from './budget.ts';
@@ -15,9 +16,10 @@ export interface AgentTemplate {
   instructions?: string;
   /**
    * A model reference (`'openai:gpt-4.1-mini'`, `'anthropic:claude-sonnet-4-5'`, `'offline'`) or a
-   * model object: a `LanguageModel`, or an AI SDK language model (`groq('llama-3.3-70b')`).
+   * model object: a `LanguageModel`, or an AI SDK language model (`groq('llama-3.3-70b')`); or an
+   * array of them: a fallback chain, the next tried when one stays down.
    */
-  model?: string | ModelObject;
+  model?: ModelSetting;
   /** Registered tool names or globs (`'filesystem_*'`); none when omitted. */
   tools?: string[];
   /** Model calls per run before the loop stops with `max-steps` (default 25). */
@@ -71,7 +73,7 @@ export const AGENT_TEMPLATE_SCHEMA = {
   properties: {
     description: { type: 'string' },
     instructions: { type: 'string' },
-    model: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }] },
+    model: MODEL_SETTING_SCHEMA,
     tools: { type: 'array', items: { type: 'string', minLength: 1 } },
     maxSteps: { type: 'integer', minimum: 1, maximum: 1000 },
     temperature: { type: 'number', minimum: 0, maximum: 2 },

@@ -46,8 +46,20 @@ export interface Bus {
   /** Drops the log `ttlMs` from now (a finished run's events stay readable that long). */
   expire(log: string, ttlMs: number): Promise<void>;
 
-  /** Counts one hit on `key` in its current fixed window: the hits so far and the ms until it resets. */
-  hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }>;
+  /**
+   * Counts `amount` hits (default 1; tokens, say) on `key` in its current fixed window: the hits so
+   * far and the ms until it resets.
+   */
+  hit(key: string, windowMs: number, amount?: number): Promise<{ count: number; resetMs: number }>;
+
+  /**
+   * Takes one of `limit` slots of `key` (a semaphore shared by every instance on the bus) for at
+   * most `ttlMs`: resolves with the slot's id, or undefined when all are taken. A slot not released
+   * (its instance died) frees itself when its time is up.
+   */
+  acquire(key: string, limit: number, ttlMs: number): Promise<string | undefined>;
+  /** Gives back a slot `acquire` took. */
+  release(key: string, slot: string): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -25,6 +25,9 @@ export class LocalBus implements Bus {
   readonly #channels = new Map<string, Set<(message: StoreValue) => void>>();
   readonly #logs = new Map<string, Log>();
   readonly #windows = new Map<string, { count: number; resetAt: number }>();
+  /** Semaphore slots taken, by key: each slot's expiry. */
+  readonly #slots = new Map<string, Map<string, number>>();
+  #slotSeq = 0;
   /** Logs with an expiry, oldest first. */
   readonly #expiring = new Set<string>();
 
@@ -126,7 +129,27 @@ export class LocalBus implements Bus {
     if (log && !log.wake?.size) this.#logs.delete(name);
   }
 
-  async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
+  async acquire(key: string, limit: number, ttlMs: number): Promise<string | undefined> {
+    const now = Date.now();
+    let slots = this.#slots.get(key);
+    if (!slots) {
+      slots = new Map();
+      this.#slots.set(key, slots);
+    }
+    for (const [id, expiresAt] of slots) if (expiresAt <= now) slots.delete(id);
+    if (slots.size >= limit) return undefined;
+    const id = `${now}-${++this.#slotSeq}`;
+    slots.set(id, now + ttlMs);
+    return id;
+  }
+
+  async release(key: string, slot: string): Promise<void> {
+    const slots = this.#slots.get(key);
+    slots?.delete(slot);
+    if (slots?.size === 0) this.#slots.delete(key);
+  }
+
+  async hit(key: string, windowMs: number, amount = 1): Promise<{ count: number; resetMs: number }> {
     const now = Date.now();
     let window = this.#windows.get(key);
     if (!window || window.resetAt <= now) {
@@ -136,7 +159,7 @@ export class LocalBus implements Bus {
       window = { count: 0, resetAt: now + windowMs };
       this.#windows.set(key, window);
     }
-    window.count++;
+    window.count += amount;
     return { count: window.count, resetMs: window.resetAt - now };
   }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { HubosError } from '../errors.ts';
 import type { StoreValue } from '../store/store.ts';
@@ -17,13 +18,27 @@ const DEFAULT_MAX_LEN = 10_000;
 
 /** One fixed window: the hit, and the window's ms left (started, with its expiry, by its first hit). */
 const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   ttl = tonumber(ARGV[1])
 end
 return {count, ttl}`;
+
+/**
+ * Takes a slot of a semaphore: a sorted set of slot ids scored by their expiry (Redis's clock, so
+ * instances' clocks need not agree). Expired slots go first; a slot is added while fewer than the
+ * limit are held. ARGV: limit, ttl ms, slot id. Returns the slot id or false.
+ */
+const ACQUIRE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return false end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return ARGV[3]`;
 
 /**
  * Appends after the stream's last entry, at its position (`<position>-*`, Redis 7): the id the
@@ -43,7 +58,8 @@ if ARGV[3] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return id`;
 
 type WithScripts = Redis & {
-  hubosHit(key: string, windowMs: number): Promise<[number, number]>;
+  hubosHit(key: string, windowMs: number, amount: number): Promise<[number, number]>;
+  hubosAcquire(key: string, limit: number, ttlMs: number, slot: string): Promise<string | null>;
   hubosAppendAfterLast(key: string, maxLen: number, entry: string, ttlMs: number | ''): Promise<string>;
 };
 
@@ -71,6 +87,7 @@ export class RedisBus implements Bus {
 
   private constructor(main: Redis, options: RedisBusOptions) {
     main.defineCommand('hubosHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    main.defineCommand('hubosAcquire', { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
     main.defineCommand('hubosAppendAfterLast', { numberOfKeys: 1, lua: APPEND_AFTER_LAST_SCRIPT });
     this.#main = main as WithScripts;
     this.#prefix = options.prefix;
@@ -126,12 +143,28 @@ export class RedisBus implements Bus {
     await this.#main.pexpire(this.#key('log', log), Math.max(0, Math.round(ttlMs)));
   }
 
-  async hit(key: string, windowMs: number): Promise<{ count: number; resetMs: number }> {
+  async hit(key: string, windowMs: number, amount = 1): Promise<{ count: number; resetMs: number }> {
     const [count, resetMs] = await this.#main.hubosHit(
       this.#key('hit', key),
       Math.max(1, Math.round(windowMs)),
+      Math.max(0, Math.round(amount)),
     );
     return { count, resetMs };
+  }
+
+  async acquire(key: string, limit: number, ttlMs: number): Promise<string | undefined> {
+    const slot = randomUUID();
+    const taken = await this.#main.hubosAcquire(
+      this.#key('sem', key),
+      Math.max(1, Math.floor(limit)),
+      Math.max(1, Math.round(ttlMs)),
+      slot,
+    );
+    return taken ?? undefined;
+  }
+
+  async release(key: string, slot: string): Promise<void> {
+    await this.#main.zrem(this.#key('sem', key), slot);
   }
 
   close(): Promise<void> {
@@ -143,7 +176,7 @@ export class RedisBus implements Bus {
     return this.#closing;
   }
 
-  #key(kind: 'msg' | 'log' | 'hit', name: string): string {
+  #key(kind: 'msg' | 'log' | 'hit' | 'sem', name: string): string {
     return `${this.#prefix}:${kind}:${name}`;
   }
 

@@ -1,4 +1,5 @@
 import { errorMessage, HubosError } from '../errors.ts';
+import { backoffMs, retryAfterMs } from './retry-policy.ts';
 
 /** What names the model in error messages and details. */
 export interface ModelIdentity {
@@ -101,30 +102,12 @@ export function isRetryable(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as AiSdkErrorLike).isRetryable === true;
 }
 
-const MAX_BACKOFF_MS = 8_000;
-const MAX_RETRY_AFTER_MS = 60_000;
-
 /** The wait before retry `attempt` (0-based): `Retry-After` when the provider sent one, else backoff with jitter. */
 export function retryDelayMs(error: unknown, attempt: number, baseMs: number): number {
   const headers = (error as { responseHeaders?: unknown }).responseHeaders;
   const after =
-    typeof headers === 'object' && headers !== null ? retryAfterMs(headers as Headers) : undefined;
-  if (after !== undefined) return after;
-  // Jitter spreads out clients that failed together so they do not retry in lockstep.
-  return Math.min(baseMs * 2 ** attempt, MAX_BACKOFF_MS) * (0.75 + Math.random() * 0.25);
-}
-
-type Headers = Record<string, string | undefined>;
-
-function retryAfterMs(headers: Headers): number | undefined {
-  const header = (name: string) =>
-    Object.entries(headers)
-      .find(([key]) => key.toLowerCase() === name)?.[1]
-      ?.trim() || undefined;
-  const ms = Number(header('retry-after-ms'));
-  if (header('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return Math.min(ms, MAX_RETRY_AFTER_MS);
-  const seconds = Number(header('retry-after'));
-  if (header('retry-after') && Number.isFinite(seconds) && seconds >= 0)
-    return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
-  return undefined;
+    typeof headers === 'object' && headers !== null
+      ? retryAfterMs(headers as Record<string, string | undefined>)
+      : undefined;
+  return after ?? backoffMs(attempt, baseMs);
 }

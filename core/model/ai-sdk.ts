@@ -4,9 +4,8 @@ import { toCallOptions } from './ai-sdk-prompt.ts';
 import { toChunks } from './ai-sdk-stream.ts';
 import type { AiSdkLanguageModel, AiSdkModelOptions } from './ai-sdk-types.ts';
 import type { LanguageModel, ModelChunk, ModelRequest } from './model.ts';
+import { DEFAULT_RETRY_POLICY, retryReason } from './retry-policy.ts';
 
-const DEFAULT_MAX_RETRIES = 2;
-const DEFAULT_RETRY_BASE_MS = 500;
 /** The newest spec version HubOS knows; a newer model is called as this one. */
 const NEWEST_SPEC = 4;
 
@@ -57,7 +56,7 @@ async function* streamAiSdk(
 ): AsyncGenerator<ModelChunk> {
   const { signal } = request;
   const callOptions = toCallOptions(request, version, options.toolImages ?? false);
-  const { stream } = await startStream(model, callOptions, signal, options);
+  const { stream } = await startStream(model, callOptions, request, options);
   const reader = stream.getReader();
   // A model that ignores its abort signal still stops here: cancelling ends the pending read.
   const cancel = () => void reader.cancel(signal.reason).catch(() => undefined);
@@ -87,10 +86,10 @@ type CallOptions = Parameters<AiSdkLanguageModel['doStream']>[0];
 async function startStream(
   model: AiSdkLanguageModel,
   callOptions: CallOptions,
-  signal: AbortSignal,
+  { signal, onRetry }: ModelRequest,
   options: AiSdkModelOptions,
 ): Promise<{ stream: ReadableStream<unknown> }> {
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const maxRetries = options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries;
   for (let attempt = 0; ; attempt++) {
     signal.throwIfAborted();
     const started = callDoStream(model, callOptions);
@@ -103,7 +102,9 @@ async function startStream(
         throw signal.reason;
       }
       if (!isRetryable(error) || attempt >= maxRetries) throw toHubosError(error, model, attempt);
-      await sleep(retryDelayMs(error, attempt, options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS), signal);
+      const delayMs = retryDelayMs(error, attempt, options.retryBaseMs ?? DEFAULT_RETRY_POLICY.baseMs);
+      onRetry?.({ attempt: attempt + 1, reason: retryReason(toHubosError(error, model)), delayMs });
+      await sleep(delayMs, signal);
     }
   }
 }

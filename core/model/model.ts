@@ -2,6 +2,7 @@ import type { Message, ToolCall, Usage } from '../agent/messages.ts';
 import type { JSONSchemaObject } from '../json-schema.ts';
 import { fromAiSdk, isAiSdkModel } from './ai-sdk.ts';
 import type { AiSdkLanguageModel } from './ai-sdk-types.ts';
+import type { ModelRetry } from './retry-policy.ts';
 
 /** A tool as a model sees it. */
 export interface ToolDefinition {
@@ -24,6 +25,11 @@ export interface ModelRequest {
    * the text comes in one delta.
    */
   stream?: boolean;
+  /**
+   * Told of each retry a provider makes on its own (after a 429, a 5xx, a refused connection) and
+   * of each retry or failover of a fallback chain: the run turns them into `model-retry` events.
+   */
+  onRetry?: (retry: ModelRetry) => void;
 }
 
 /** Why the model stopped: `tool-calls` means the loop runs the calls and asks again. */
@@ -71,6 +77,9 @@ export function isLanguageModel(value: unknown): value is LanguageModel {
 
 /** A model given as an object: a HubOS `LanguageModel`, or an AI SDK language model (wrapped when used). */
 export type ModelObject = LanguageModel | AiSdkLanguageModel;
+
+/** What config names a model with: a reference or a model object, or a fallback chain of them (tried in order). */
+export type ModelSetting = string | ModelObject | readonly (string | ModelObject)[];
 
 /** True for a HubOS `LanguageModel` or an AI SDK language model. */
 export function isModelObject(value: unknown): value is ModelObject {

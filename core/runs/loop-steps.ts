@@ -1,6 +1,6 @@
 import type { AgentEvent, ToolCallRecord } from '../agent/events.ts';
 import type { GuardrailVerdictRecord } from '../guardrails/guardrail.ts';
-import type { RunStep, StepApproval, StepTrack } from './run-table.ts';
+import type { RunStep, StepApproval, StepRetry, StepTrack } from './run-table.ts';
 import { keptPayload, previewOf, STEP_PAYLOAD, type StepPayload } from './step-payload.ts';
 
 /**
@@ -25,6 +25,8 @@ export class LoopSteps {
   #approvals: Map<string, StepApproval> | undefined;
   /** The verdicts of a guardrail's trip, for the step the run failed in. */
   #trip: GuardrailVerdictRecord[] | undefined;
+  /** The model call's retries and failovers in this step. */
+  #retries: StepRetry[] = [];
 
   /** `runId`: the run whose steps these are (the recording run's); `track`: whose loop this is, when not its own. */
   constructor(runId: string, track?: StepTrack) {
@@ -44,7 +46,13 @@ export class LoopSteps {
         this.#text = [];
         this.#calls = [];
         this.#tools = [];
+        this.#retries = [];
         return [];
+      case 'model-retry': {
+        const { model, attempt, reason, delayMs, next } = event;
+        this.#retries.push({ model, attempt, reason, delayMs, next, at: new Date().toISOString() });
+        return [];
+      }
       case 'text-delta':
         this.#text.push(event.delta);
         this.#streamed();
@@ -105,7 +113,7 @@ export class LoopSteps {
    */
   #failedStep(event: Extract<AgentEvent, { type: 'run-error' }>): RunStep[] {
     const trip = this.#trip;
-    if (!trip) return [];
+    if (!trip) return this.#failedCall(event);
     const now = Date.now();
     const started = this.#modelStart === 0 ? now : this.#modelStart;
     const step = this.#step('model', this.#model, event.result.steps || 1, started, this.#modelEnd ?? now, {
@@ -117,6 +125,26 @@ export class LoopSteps {
     return [step, ...this.#tools.splice(0)];
   }
 
+  /** A model call that failed after retries (every model of its chain down) keeps them on its step. */
+  #failedCall(event: Extract<AgentEvent, { type: 'run-error' }>): RunStep[] {
+    if (this.#retries.length === 0 || this.#modelStart === 0) return [];
+    const now = Date.now();
+    const step = this.#step(
+      'model',
+      this.#retries.at(-1)!.next,
+      event.result.steps || 1,
+      this.#modelStart,
+      now,
+      {
+        status: 'error',
+        error: event.error,
+        retries: this.#retries.splice(0),
+      },
+    );
+    this.#modelStart = 0;
+    return [step];
+  }
+
   #streamed(): void {
     const now = Date.now();
     this.#firstToken ??= now;
@@ -126,7 +154,10 @@ export class LoopSteps {
   #modelStep(event: Extract<AgentEvent, { type: 'step-finish' }>): RunStep {
     const finished = this.#modelEnd ?? Date.now();
     const text = this.#text.join('');
-    const step = this.#step('model', this.#model, event.step, this.#modelStart, finished, {
+    // After a failover the step is the model's that answered.
+    const name = this.#retries.at(-1)?.next ?? this.#model;
+    const step = this.#step('model', name, event.step, this.#modelStart, finished, {
+      ...(this.#retries.length > 0 ? { retries: this.#retries.splice(0) } : {}),
       usage: event.usage,
       finishReason: event.finishReason,
       ...(this.#firstToken !== undefined ? { firstTokenMs: this.#firstToken - this.#modelStart } : {}),

@@ -46,7 +46,7 @@ export type PostgresQuery = <R>(
 const STEP_RECORDSET = `json_to_recordset(?::json) AS s(run_id text, seq integer, kind text, name text,
   step integer, call_id text, started_at bigint, finished_at bigint, status text, usage text,
   finish_reason text, error text, detail text, track text, first_token_ms integer, permission text,
-  approval text, preview text, payload_bytes integer, guardrails text, payload text)`;
+  approval text, preview text, payload_bytes integer, guardrails text, retries text, payload text)`;
 
 function stepsJson(steps: readonly RunStep[]): string {
   const names = STEP_WRITE_COLUMNS.split(', ');

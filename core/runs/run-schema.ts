@@ -120,6 +120,11 @@ function stepGuardrails(): string {
   return 'ALTER TABLE hubos_run_steps ADD COLUMN guardrails TEXT;';
 }
 
+/** A model step's retries and failovers (as JSON): the trace shows why each attempt failed. */
+function stepRetries(): string {
+  return 'ALTER TABLE hubos_run_steps ADD COLUMN retries TEXT;';
+}
+
 export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'create hubos_runs and hubos_run_steps', sql: runTables('sqlite') },
   { version: 2, name: 'create hubos_run_journal', sql: journalTable('sqlite') },
@@ -137,6 +142,7 @@ export const RUNS_SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     sql: runModelAndAgainOf('sqlite'),
   },
   { version: 9, name: 'add hubos_run_steps.guardrails', sql: stepGuardrails() },
+  { version: 10, name: 'add hubos_run_steps.retries', sql: stepRetries() },
   // Sessions searchable by their owner's end user (memory's recall): see core/sessions/session-search-schema.ts.
   {
     version: 11,
@@ -163,3 +169,5 @@ export const RUN_MODEL_AGAIN_OF_POSTGRES_SQL = runModelAndAgainOf('postgres');
 export const RUN_STEP_GUARDRAILS_POSTGRES_SQL = stepGuardrails();
 /** The PostgreSQL store's migration that adds what a run was asked that its agent's run needs. */
 export const RUN_OPTIONS_POSTGRES_SQL = runOptions('postgres');
+/** The PostgreSQL store's migration that adds a model step's retries. */
+export const RUN_STEP_RETRIES_POSTGRES_SQL = stepRetries();

@@ -47,11 +47,23 @@ export interface RunStep {
    * message), a tool step's of its arguments and output.
    */
   guardrails?: GuardrailVerdictRecord[];
+  /** A model call's retries and failovers, in order: why each attempt failed and what came next. */
+  retries?: StepRetry[];
   /**
    * The step's full payload as JSON text, on its way to the table (never listed, never in JSON).
    * @internal
    */
   [STEP_PAYLOAD]?: string;
+}
+
+/** One retry or failover of a model call (a `model-retry` event, without the run's ids). */
+export interface StepRetry {
+  model: string;
+  attempt: number;
+  reason: { code: string; message: string; status?: number };
+  delayMs: number;
+  next: string;
+  at: string;
 }
 
 /** Whose steps these are, when not the run's own loop's. */
@@ -239,6 +251,7 @@ export interface StepRow {
   preview: string | null;
   payload_bytes: number | string | null;
   guardrails: string | null;
+  retries: string | null;
 }
 
 const iso = (ms: number | string | null): string | undefined =>
@@ -347,6 +360,7 @@ export function stepToRow(step: RunStep): unknown[] {
     json(step.preview),
     step.payloadBytes ?? null,
     json(step.guardrails),
+    json(step.retries),
     step[STEP_PAYLOAD] ?? null,
   ];
 }
@@ -375,7 +389,7 @@ export function journalFromRow(row: JournalRow): JournalEntry {
 
 /** The columns a list of steps reads: all but the payload, which is read one step at a time. */
 export const STEP_COLUMNS =
-  'run_id, seq, kind, name, step, call_id, started_at, finished_at, status, usage, finish_reason, error, detail, track, first_token_ms, permission, approval, preview, payload_bytes, guardrails';
+  'run_id, seq, kind, name, step, call_id, started_at, finished_at, status, usage, finish_reason, error, detail, track, first_token_ms, permission, approval, preview, payload_bytes, guardrails, retries';
 /** The columns a step is written with (`stepToRow`'s order): the listed ones and the payload. */
 export const STEP_WRITE_COLUMNS = `${STEP_COLUMNS}, payload`;
 /** How many values `stepToRow` gives. */
@@ -412,6 +426,7 @@ export function stepFromRow(row: StepRow): RunStep {
   }
   if (row.payload_bytes !== null) step.payloadBytes = Number(row.payload_bytes);
   if (row.guardrails !== null) step.guardrails = JSON.parse(row.guardrails);
+  if (row.retries !== null) step.retries = JSON.parse(row.retries);
   return step;
 }
 

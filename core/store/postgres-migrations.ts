@@ -6,6 +6,7 @@ import {
   RUN_OPTIONS_POSTGRES_SQL,
   RUN_STEP_DETAIL_POSTGRES_SQL,
   RUN_STEP_GUARDRAILS_POSTGRES_SQL,
+  RUN_STEP_RETRIES_POSTGRES_SQL,
   RUN_STEP_TRACE_POSTGRES_SQL,
   RUNS_POSTGRES_SQL,
   SESSIONS_POSTGRES_SQL,
@@ -53,6 +54,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     sql: RUN_MODEL_AGAIN_OF_POSTGRES_SQL,
   },
   { version: 10, name: 'add hubos_run_steps.guardrails', sql: RUN_STEP_GUARDRAILS_POSTGRES_SQL },
+  { version: 11, name: 'add hubos_run_steps.retries', sql: RUN_STEP_RETRIES_POSTGRES_SQL },
   {
     version: 12,
     name: 'add hubos_sessions.user_id and the session search index',

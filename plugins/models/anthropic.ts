@@ -129,6 +129,7 @@ async function* streamMessages(
   const response = await http.post(`${settings.baseURL}/v1/messages`, body, {
     headers,
     signal: request.signal,
+    onRetry: request.onRetry,
   });
   if (settings.stream) yield* messageStream(readSSE(response.chunks(), PROVIDER));
   else yield* messageReply(await response.json());

@@ -1,5 +1,14 @@
 import type { Agent, Dispatcher } from 'undici';
-import { errorMessage, HubosError } from '../../core/index.ts';
+import {
+  backoffMs,
+  DEFAULT_RETRY_POLICY,
+  errorMessage,
+  HubosError,
+  isRetryableStatus,
+  type ModelRetry,
+  retryAfterMs,
+  retryReason,
+} from '../../core/index.ts';
 
 export interface HttpClientOptions {
   /** Provider id, named in every error (`openai`, `anthropic`). */
@@ -17,6 +26,8 @@ export interface HttpClientOptions {
 export interface PostOptions {
   headers: Record<string, string>;
   signal: AbortSignal;
+  /** Told of each retry before it waits (the request's `onRetry`). */
+  onRetry?: ((retry: ModelRetry) => void) | undefined;
 }
 
 /** A 2xx response whose body is still unread. */
@@ -30,10 +41,6 @@ export interface HttpResponse {
 }
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
-const DEFAULT_MAX_RETRIES = 2;
-const DEFAULT_RETRY_BASE_MS = 500;
-const MAX_BACKOFF_MS = 8_000;
-const MAX_RETRY_AFTER_MS = 60_000;
 const MAX_ERROR_BODY = 64 * 1024;
 
 // Failures before any response byte arrived: nothing was streamed, so a retry is safe.
@@ -67,8 +74,8 @@ export class HttpClient {
       provider: options.provider,
       authHint: options.authHint,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-      retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+      maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+      retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_POLICY.baseMs,
     };
   }
 
@@ -84,7 +91,7 @@ export class HttpClient {
     return this.#undici;
   }
 
-  async post(url: string, body: unknown, { headers, signal }: PostOptions): Promise<HttpResponse> {
+  async post(url: string, body: unknown, { headers, signal, onRetry }: PostOptions): Promise<HttpResponse> {
     const payload = JSON.stringify(body);
     const { maxRetries, timeoutMs } = this.#options;
     if (this.#closed) {
@@ -110,15 +117,15 @@ export class HttpClient {
         if (signal.aborted) throw signal.reason;
         const failure = this.#transportError(error, attempt, `calling ${url}`);
         if (!isRetryable(error) || attempt >= maxRetries) throw failure;
-        await sleep(this.#backoff(attempt), signal);
+        await this.#wait(failure, attempt, this.#backoff(attempt), signal, onRetry);
         continue;
       }
       if (response.statusCode < 300) return this.#wrap(response, signal);
 
       const failure = await this.#statusError(response, signal, attempt);
-      const retryable = response.statusCode === 429 || response.statusCode >= 500;
-      if (!retryable || attempt >= maxRetries) throw failure;
-      await sleep(retryAfterMs(response.headers) ?? this.#backoff(attempt), signal);
+      if (!isRetryableStatus(response.statusCode) || attempt >= maxRetries) throw failure;
+      const delayMs = retryAfterMs(response.headers) ?? this.#backoff(attempt);
+      await this.#wait(failure, attempt, delayMs, signal, onRetry);
     }
   }
 
@@ -211,26 +218,23 @@ export class HttpClient {
   }
 
   #backoff(attempt: number): number {
-    const delay = Math.min(this.#options.retryBaseMs * 2 ** attempt, MAX_BACKOFF_MS);
-    // Jitter spreads out clients that failed together so they do not retry in lockstep.
-    return delay * (0.75 + Math.random() * 0.25);
+    return backoffMs(attempt, this.#options.retryBaseMs);
+  }
+
+  /** Reports the retry, then waits before it. */
+  #wait(
+    failure: HubosError,
+    attempt: number,
+    delayMs: number,
+    signal: AbortSignal,
+    onRetry: PostOptions['onRetry'],
+  ): Promise<void> {
+    onRetry?.({ attempt: attempt + 1, reason: retryReason(failure), delayMs });
+    return sleep(delayMs, signal);
   }
 }
 
-/** `Retry-After` (seconds or an HTTP date) or `retry-after-ms`, capped at 60 s; undefined when absent or unreadable. */
-export function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | undefined {
-  const ms = Number(header(headers, 'retry-after-ms'));
-  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) {
-    return Math.min(ms, MAX_RETRY_AFTER_MS);
-  }
-  const value = header(headers, 'retry-after')?.trim();
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds < 0 ? undefined : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
-  const date = Date.parse(value);
-  if (Number.isNaN(date)) return undefined;
-  return Math.min(Math.max(0, date - Date.now()), MAX_RETRY_AFTER_MS);
-}
+export { retryAfterMs };
 
 /** The message in a provider error body: `{error:{message}}` (OpenAI, Anthropic), `{error:"..."}`, `{message}`. */
 export function extractErrorMessage(text: string): string {

@@ -139,6 +139,7 @@ async function* streamChat(
   const response = await http.post(`${settings.baseURL}/chat/completions`, body, {
     headers,
     signal: request.signal,
+    onRetry: request.onRetry,
   });
   if (stream) yield* chatStream(readSSE(response.chunks(), PROVIDER));
   else yield* completion(await response.json());

@@ -4,6 +4,7 @@ import {
   type LanguageModel,
   type Logger,
   type LogLevel,
+  resolveModelSetting,
   sampleModel,
   type ToolCallContext,
   type ToolInteraction,
@@ -75,13 +76,16 @@ function configModel(kernel: LeafContext['deps']['kernel'], where: string): Lang
       'SAMPLING_UNAVAILABLE',
       `${where}: a workflow has no model of its own, and the config names none: set the top-level "model" in agent.config.ts, or call the tool from an agent step (its agent's model answers)`,
     );
-  if (typeof ref !== 'string') return toLanguageModel(ref);
   try {
-    return kernel.models.resolve(ref);
+    return resolveModelSetting(
+      ref,
+      (one) => (typeof one === 'string' ? kernel.models.resolve(one) : toLanguageModel(one)),
+      'the top-level "model"',
+    );
   } catch (error) {
     throw new HubosError(
       'SAMPLING_UNAVAILABLE',
-      `${where}: the config's model "${ref}" cannot answer: ${(error as Error).message}`,
+      `${where}: the config's model "${String(ref)}" cannot answer: ${(error as Error).message}`,
       {
         cause: error,
       },

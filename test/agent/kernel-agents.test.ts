@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createKernel,
+  type FallbackModel,
   type Kernel,
   type KernelOptions,
   type Plugin,
@@ -132,9 +133,10 @@ describe('kernel agents: models', () => {
       plugins: [fakeProvider(built)],
     });
     expect(built.map((m) => m.modelId)).toEqual(['house-1', 'x-2']);
-    expect(kernel.agent('plain').model).toBe(built[0]);
+    // Each agent's model is a fallback chain (of one here): its dropped streams are retried.
+    expect((kernel.agent('plain').model as FallbackModel).models).toEqual([built[0]]);
     expect(kernel.agent('plain').modelRef).toBe('scripted:house-1');
-    expect(kernel.agent('special').model).toBe(own);
+    expect((kernel.agent('special').model as FallbackModel).models[0]).toBe(own);
     expect((await kernel.agent('plain').run('hi')).text).toBe('answer from house-1');
     expect((await kernel.agent('special').run('hi')).text).toBe('own answer');
   });

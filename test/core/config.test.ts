@@ -102,7 +102,7 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals and context', () => {
+  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, context and rateLimits', () => {
     expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
       'plugins',
       'agents',
@@ -118,6 +118,7 @@ describe('validateConfig: core keys', () => {
       'guardrails',
       'evals',
       'context',
+      'rateLimits',
     ]);
     expect(CORE_CONFIG_SCHEMA.plugins).toMatchObject({ type: 'array' });
   });
@@ -236,7 +237,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, context, weather',
+      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, context, rateLimits, weather',
     );
     expect(error.message).not.toContain('did you mean');
   });
@@ -260,7 +261,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, context, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, context, rateLimits, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);

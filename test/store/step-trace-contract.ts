@@ -18,6 +18,16 @@ export function tracedSteps(runId: string): RunStep[] {
         { guardrail: 'pii', stage: 'input', action: 'rewrite', reason: 'a card number' },
         { guardrail: 'blocked-terms', stage: 'output', action: 'pass', checks: 3 },
       ],
+      retries: [
+        {
+          model: 'openai:gpt-main',
+          attempt: 1,
+          reason: { code: 'MODEL_HTTP_ERROR', message: 'openai request failed with HTTP 503', status: 503 },
+          delayMs: 0,
+          next: 'anthropic:claude-sonnet-4-5',
+          at,
+        },
+      ],
       preview: { output: 'hello' },
       payloadBytes: 30,
       [STEP_PAYLOAD]: JSON.stringify({ answer: { text: 'hello' } }),
@@ -48,7 +58,7 @@ export function tracedSteps(runId: string): RunStep[] {
 /** The trace columns of a run's steps, whichever database holds them: listed without payloads, read with one. */
 export function stepTraceContract(name: string, open: () => Promise<RunTable>): void {
   describe(`${name} runs table: step traces`, () => {
-    it("keeps a step's track, first token, permission, approval, guardrail verdicts, preview and payload; lists leave the payload out", async () => {
+    it("keeps a step's track, first token, permission, approval, guardrail verdicts, retries, preview and payload; lists leave the payload out", async () => {
       const table = await open();
       const run = runAt(Date.now(), { status: 'running', instance: 'i-a' });
       await table.insert(run);

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineTool, type Kernel } from '../../core/index.ts';
+import { defineTool, HubosError, type Kernel } from '../../core/index.ts';
 import cosmos from '../../plugins/cosmos/index.ts';
 import { HubOS } from '../../plugins/hubos/hubos.ts';
 import stars from '../../plugins/stars/index.ts';
@@ -87,6 +87,9 @@ const helperModel = new ScriptedModel([], { modelId: 'gpt-4.1-mini' });
 const leadModel = new ScriptedModel([], { modelId: 'lead-model' });
 const workerModel = new ScriptedModel([], { modelId: 'worker-model' });
 const writerModel = new ScriptedModel([], { modelId: 'writer-model' });
+// A fallback chain whose first model is down: its runs fail over to the second.
+const downModel = new ScriptedModel([], { modelId: 'down-model' });
+const backupModel = new ScriptedModel([], { modelId: 'backup-model' });
 let kernel: Kernel;
 let browser: Browser;
 let url: string;
@@ -187,6 +190,7 @@ describe('the studio of the page', () => {
             tools: ['lookup', 'launch_rocket', 'dump', 'task'],
           },
           writer: { model: writerModel, description: 'Writes.' },
+          steady: { model: [downModel, backupModel], description: 'Fails over.' },
           lead: { model: leadModel, description: 'Plans and delegates.', instructions: 'Lead.' },
           w1: { model: workerModel, description: 'Researches.', instructions: 'Research.' },
         },
@@ -229,6 +233,7 @@ describe('the studio of the page', () => {
     hubos.registerAgent('helper', kernel.agent('helper'));
     // A second served model: run again may switch a run to it.
     hubos.registerAgent('writer', kernel.agent('writer'));
+    hubos.registerAgent('steady', kernel.agent('steady'));
     url = await hubos.serve();
     browser = await launchChromium(PAGE_TESTS);
   });
@@ -413,6 +418,29 @@ describe('the studio of the page', () => {
       await page.emulateMedia({ colorScheme: 'dark' });
       await shoot(page, 'trace-dark');
     }
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows a model call that failed over: the model that answered, the failover among its facts, each attempt in its detail', async () => {
+    downModel.push({
+      error: new HubosError('MODEL_HTTP_ERROR', 'down-model is overloaded', { details: { status: 503 } }),
+    });
+    backupModel.push({ text: 'The backup answers.', usage });
+    const answer = await call('/api/agents/steady/run', ALICE, { method: 'POST', body: '{"input":"hi"}' });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const { page, errors } = await openPage(`#/runs/${answer.body.runId}`, ALICE);
+    await expect.poll(() => traceRows(page), POLL).toEqual(['model:scripted:backup-model']);
+    const row = page.locator('#trace .trace-row').first();
+    expect(await row.locator('.trace-facts').innerText()).toContain(
+      'failed over from scripted:down-model to scripted:backup-model',
+    );
+    await row.locator('.trace-open').click();
+    await expect
+      .poll(() => row.locator('.trace-detail').innerText(), POLL)
+      .toContain(
+        'scripted:down-model attempt 1: MODEL_HTTP_ERROR 503: down-model is overloaded — failed over to scripted:backup-model',
+      );
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -750,10 +778,11 @@ describe('the studio of the page', () => {
     const { page, errors } = await openPage(`#/runs/${id}`, ALICE);
     await expect.poll(() => page.locator('#again-input').inputValue(), POLL).toBe('say something');
     await page.locator('#again-input').fill('say something else');
-    // GET /runs/models: the served agents' models, the run's own first (as "the same model").
+    // GET /runs/models: the served agents' models, the run's own first (as "the same model"); a
+    // chain's by its first model.
     await expect
       .poll(() => page.locator('#again-model option').evaluateAll((o) => o.map((x) => x.value)), POLL)
-      .toEqual(['', 'scripted:gpt-4.1-mini', 'scripted:writer-model']);
+      .toEqual(['', 'scripted:down-model', 'scripted:gpt-4.1-mini', 'scripted:writer-model']);
     await page.locator('#again-model').selectOption('scripted:writer-model');
     await page.getByRole('button', { name: 'Run again' }).click();
     await expect.poll(() => page.url(), POLL).toMatch(new RegExp(`#/compare/${id}/[0-9a-f-]{36}$`));

@@ -99,6 +99,7 @@ export class AguiTranslator {
       case 'approval-result':
       case 'tool-progress':
       case 'tool-log':
+      case 'model-retry':
         // AG-UI has no approval (or tool progress, or log) event: a CUSTOM one lets a front end
         // show it, and answer an approval — or a tool's `question` — over REST
         // (POST /api/runs/<runId>/approvals/<callId> with { approved, content }).

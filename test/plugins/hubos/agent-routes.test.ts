@@ -138,7 +138,9 @@ describe('POST /api/agents/:name/run', () => {
   ] as const)(
     "answers a run failing on %s with the status its code declares and the run's result",
     async (_, error, status, code) => {
-      const hubos = await build([{ toolCalls: [{ name: 'echo', input: { text: 'a' } }] }, { error }]);
+      // A timeout is retried twice on the same model (a chain of one) before the run fails.
+      const failures = code === 'MODEL_TIMEOUT' ? [{ error }, { error }, { error }] : [{ error }];
+      const hubos = await build([{ toolCalls: [{ name: 'echo', input: { text: 'a' } }] }, ...failures]);
       const answer = await ask(hubos, 'POST', '/api/agents/helper/run', { body: { input: 'go' } });
       expect(answer.status).toBe(status);
       expect(answer.body.error.code).toBe(code);

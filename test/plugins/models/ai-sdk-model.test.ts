@@ -16,6 +16,7 @@ import {
   isLanguageModel,
   isModelObject,
   type Message,
+  type ModelRetry,
   toLanguageModel,
 } from '../../../core/index.ts';
 import { ScriptedModel } from '../../../testing/index.ts';
@@ -411,9 +412,17 @@ describe('fromAiSdk: errors', () => {
 
   it('retries retryable failures before the stream starts, then gives up naming the retries', async () => {
     const recovered = failingModel(apiError(429, 'slow down'), apiError(503, 'busy'));
-    const chunks = await collect(fromAiSdk(recovered, { retryBaseMs: 0 }).stream(request()));
+    const retries: ModelRetry[] = [];
+    const chunks = await collect(
+      fromAiSdk(recovered, { retryBaseMs: 0 }).stream(request({ onRetry: (retry) => retries.push(retry) })),
+    );
     expect(chunks[0]).toEqual({ type: 'text-delta', delta: 'ok' });
     expect(recovered.doStreamCalls).toHaveLength(3);
+    // Each retry is reported, with why, so the run can tell it (a model-retry event).
+    expect(retries.map((r) => [r.attempt, r.reason.code, r.reason.status])).toEqual([
+      [1, 'MODEL_HTTP_ERROR', 429],
+      [2, 'MODEL_HTTP_ERROR', 503],
+    ]);
 
     const failing = failingModel(apiError(500, 'a'), apiError(500, 'b'), apiError(500, 'c'));
     const error = (await rejection(

@@ -65,6 +65,18 @@ export class LiveSteps {
         model.preview = { output: brief(model.text, 240) };
         return true;
       }
+      case 'model-retry': {
+        const model = this.models.get(event.step);
+        if (!model) return false;
+        const { model: failed, attempt, reason, delayMs, next } = event;
+        model.retries = [
+          ...(model.retries ?? []),
+          { model: failed, attempt, reason, delayMs, next, at: now },
+        ];
+        // After a failover the step is the model's that answers.
+        model.name = next;
+        return true;
+      }
       case 'step-finish': {
         const model = this.models.get(event.step);
         if (!model) return false;

@@ -109,6 +109,7 @@ export function stepFacts(step, context = {}) {
     }
     if (step.cost !== undefined) facts.push(cost(step.cost));
     if (step.finishReason) facts.push(step.finishReason);
+    facts.push(...retryFacts(step.retries ?? []));
   } else if (step.kind === 'tool') {
     if (step.permission)
       facts.push(`${step.permission.decision}${step.permission.rule ? ` (${step.permission.rule})` : ''}`);
@@ -117,6 +118,24 @@ export function stepFacts(step, context = {}) {
   }
   facts.push(...guardrailFacts(step.guardrails ?? []));
   return facts;
+}
+
+/** A model call's retries and failovers: how many retries, and each failover in words. */
+function retryFacts(retries) {
+  const failovers = retries.filter((retry) => retry.next !== retry.model);
+  const again = retries.length - failovers.length;
+  return [
+    ...(again > 0 ? [`${again} ${again === 1 ? 'retry' : 'retries'}`] : []),
+    ...failovers.map((retry) => `failed over from ${retry.model} to ${retry.next}`),
+  ];
+}
+
+/** One retry as a line of the step's detail: what failed, why, and what came next. */
+function retryLine(retry) {
+  const why = `${retry.reason.code}${retry.reason.status ? ` ${retry.reason.status}` : ''}: ${retry.reason.message}`;
+  const then =
+    retry.next === retry.model ? `retried after ${duration(retry.delayMs)}` : `failed over to ${retry.next}`;
+  return `${retry.model} attempt ${retry.attempt}: ${why} — ${then}`;
 }
 
 /** What guardrails said in a step: each redaction or trip in words, the passes counted. */
@@ -351,6 +370,7 @@ export function fillDetail(detail, step, payload, context = {}) {
       ...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]),
     ),
   );
+  if (step.retries?.length) block('Retries', step.retries.map(retryLine).join('\n'));
   if (payload) {
     if (payload.truncated)
       parts.push(
