@@ -3,6 +3,7 @@ import { AGENT_TEMPLATE_SCHEMA } from './agent/spec.ts';
 import { BUS_CONFIG_SCHEMA } from './bus/open-bus.ts';
 import { didYouMean } from './closest-name.ts';
 import { CONFIG_CHECKS } from './config-checks.generated.ts';
+import { CONTEXT_CONFIG_SCHEMA } from './context/context-config.ts';
 import { HubosError } from './errors.ts';
 import { EVALS_CONFIG_SCHEMA } from './evals/evals-config.ts';
 import { GUARDRAILS_CONFIG_SCHEMA } from './guardrails/resolve-guardrails.ts';
@@ -14,6 +15,7 @@ import {
   type JSONSchemaObject,
   type ValidateFunction,
 } from './json-schema.ts';
+import { MODEL_LIMITS_CONFIG_SCHEMA } from './model/model-limits.ts';
 import { permissionsSchema } from './permissions.ts';
 import { RUNS_CONFIG_SCHEMA } from './runs/run-retention.ts';
 import { STORE_CONFIG_SCHEMA } from './store/open-store.ts';
@@ -50,6 +52,12 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
       "Guardrails of every agent (input, output: before each agent's own) and every tool call (tool).",
   },
   evals: EVALS_CONFIG_SCHEMA,
+  context: {
+    ...CONTEXT_CONFIG_SCHEMA,
+    description:
+      "Every agent's default for keeping its conversation within the model context window (an agent's own context goes over it).",
+  },
+  modelLimits: MODEL_LIMITS_CONFIG_SCHEMA,
 };
 
 export interface OwnedKey {

@@ -9,9 +9,11 @@ import './node-check.ts';
 import type { SessionsConfig } from './agent/sessions.ts';
 import type { AgentTemplate } from './agent/spec.ts';
 import type { BusConfig } from './bus/open-bus.ts';
+import type { ContextConfig } from './context/context-config.ts';
 import type { EvalsConfig } from './evals/evals-config.ts';
 import type { GuardrailsConfig } from './guardrails/guardrail.ts';
 import type { ModelObject } from './model/model.ts';
+import type { ModelLimitsTable } from './model/model-limits.ts';
 import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
 import type { RunsConfig } from './runs/run-retention.ts';
@@ -47,6 +49,7 @@ export type {
   AgentEventType,
   ApprovalRequestEvent,
   ApprovalResultEvent,
+  CompactionEvent,
   GuardrailEvent,
   RunResult,
   RunStatus,
@@ -75,6 +78,8 @@ export {
   defineConfig,
 } from './config.ts';
 export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
+export type { CompactionConfig, ContextConfig } from './context/context-config.ts';
+export { type ContextSummary, summaryTable } from './context/summary-store.ts';
 export {
   CORE_ERROR_CODES,
   type CoreErrorCode,
@@ -451,6 +456,13 @@ export interface HubosConfig {
   guardrails?: GuardrailsConfig;
   /** Evaluations: `judge` is the model the judge scorer asks when it names none. */
   evals?: EvalsConfig;
+  /**
+   * How conversations are kept within the model's context window, for every agent (an agent's own
+   * `context` goes over it): `compaction` summarizes older turns as a request nears the window.
+   */
+  context?: ContextConfig;
+  /** Context windows and output limits by model id, over the built-in list (a local model's, say). */
+  modelLimits?: ModelLimitsTable;
 }
 
 /**

@@ -16,6 +16,7 @@ export { hasModuleSyntax } from './app-module-format.ts';
 export { pruneApprovals } from './approvals/approval-retention.ts';
 export { closestName, didYouMean } from './closest-name.ts';
 export { resolveConfigExport } from './config.ts';
+export { eraseSummariesOf } from './context/summary-store.ts';
 export { matchesAnyGlob } from './glob.ts';
 export { createAjv, describeErrors, type ProblemWords, SchemaCompilers } from './json-schema.ts';
 export { parseModelRef } from './model/model.ts';

@@ -1,3 +1,4 @@
+import { CONTEXT_CONFIG_SCHEMA, type ContextConfig } from '../context/context-config.ts';
 import type { GuardrailsConfig } from '../guardrails/guardrail.ts';
 import { GUARDRAILS_CONFIG_SCHEMA } from '../guardrails/resolve-guardrails.ts';
 import type { TapOnlyHooks } from '../hook-utils.ts';
@@ -35,6 +36,11 @@ export interface AgentTemplate {
    * (`'pii'`), `{ use, ...options }`, or guardrail objects; after the config's own `guardrails`.
    */
   guardrails?: GuardrailsConfig;
+  /**
+   * How its conversation is kept within its model's context window (over the top-level `context`):
+   * `compaction` summarizes older turns as a request nears the window (`false`: never).
+   */
+  context?: ContextConfig;
 }
 
 /** What `kernel.createAgent()` receives: a template with the agent's name (its id). */
@@ -65,6 +71,7 @@ export const AGENT_TEMPLATE_SCHEMA = {
     internal: { type: 'boolean' },
     permissions: permissionsSchema(false),
     guardrails: GUARDRAILS_CONFIG_SCHEMA,
+    context: CONTEXT_CONFIG_SCHEMA,
   },
   additionalProperties: false,
 } as const;

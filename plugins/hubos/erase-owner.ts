@@ -1,5 +1,11 @@
 import { ExperimentStore, type Store } from '../../core/index.ts';
-import { eraseRunsOf, openApprovalTable, openRunTable, openSessionTable } from '../../core/internal.ts';
+import {
+  eraseRunsOf,
+  eraseSummariesOf,
+  openApprovalTable,
+  openRunTable,
+  openSessionTable,
+} from '../../core/internal.ts';
 import { taskTables } from './a2a-task-records.ts';
 
 /** What an erasure removed: counts of each kind of record. */
@@ -8,6 +14,8 @@ export interface Erased {
   runs: number;
   sessions: number;
   sessionMessages: number;
+  /** Summaries of its sessions' older turns (compaction). */
+  contextSummaries: number;
   approvals: number;
   tasks: number;
   /** Experiments (evaluations of a dataset) with their cases. */
@@ -18,7 +26,7 @@ export interface Erased {
 
 /**
  * Removes everything `owner` has in the store: its ended runs and their steps, its sessions with
- * their messages (of every agent, named in the config or not), its approvals, its A2A tasks and its experiments.
+ * their messages and summaries (of every agent, named in the config or not), its approvals, its A2A tasks and its experiments.
  * Runs still going are left and counted. All are rows of their tables, deleted a batch at a time
  * by their owner index.
  */
@@ -44,6 +52,7 @@ export async function eraseOwner(store: Store, owner: string): Promise<Erased> {
     sessions += deleted.sessions;
     sessionMessages += deleted.messages;
   }
+  const contextSummaries = await eraseSummariesOf(store, owner);
   // Tasks by the owner index, each with its link to its run.
   const taskTable = await taskTables(store);
   let tasks = 0;
@@ -60,7 +69,17 @@ export async function eraseOwner(store: Store, owner: string): Promise<Erased> {
     for (const experiment of page.experiments) if (await experimentStore.delete(experiment.id)) experiments++;
     if (!page.next) break;
   }
-  return { owner, runs, sessions, sessionMessages, approvals, tasks, experiments, activeRuns };
+  return {
+    owner,
+    runs,
+    sessions,
+    sessionMessages,
+    contextSummaries,
+    approvals,
+    tasks,
+    experiments,
+    activeRuns,
+  };
 }
 
 const ERASE_BATCH = 500;

@@ -102,7 +102,7 @@ describe('resolveConfigExport', () => {
 });
 
 describe('validateConfig: core keys', () => {
-  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails and evals', () => {
+  it('the kernel owns plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, context and modelLimits', () => {
     expect(Object.keys(CORE_CONFIG_SCHEMA)).toEqual([
       'plugins',
       'agents',
@@ -117,6 +117,8 @@ describe('validateConfig: core keys', () => {
       'pricing',
       'guardrails',
       'evals',
+      'context',
+      'modelLimits',
     ]);
     expect(CORE_CONFIG_SCHEMA.plugins).toMatchObject({ type: 'array' });
   });
@@ -235,7 +237,7 @@ describe('validateConfig: core keys', () => {
       'CONFIG_INVALID',
     );
     expect(error.message).toContain(
-      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, weather',
+      'unknown key "metrics"; known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, context, modelLimits, weather',
     );
     expect(error.message).not.toContain('did you mean');
   });
@@ -259,7 +261,7 @@ describe('validateConfig: core keys', () => {
       expect.arrayContaining([
         '"plugins" must be array, got an object',
         '"weather.retries" must be >= 0, got integer -1',
-        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, weather',
+        'unknown key "wether" (did you mean "weather"?); known keys: plugins, agents, model, store, bus, sessions, runs, workspace, permissions, telemetry, pricing, guardrails, evals, context, modelLimits, weather',
       ]),
     );
     expect(error.message.split('\n')).toHaveLength(4);

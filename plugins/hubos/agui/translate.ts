@@ -99,7 +99,8 @@ export class AguiTranslator {
       case 'approval-result':
       case 'tool-progress':
       case 'tool-log':
-        // AG-UI has no approval (or tool progress, or log) event: a CUSTOM one lets a front end
+      case 'compaction':
+        // AG-UI has no approval (or tool progress, or log, or compaction) event: a CUSTOM one lets a front end
         // show it, and answer an approval — or a tool's `question` — over REST
         // (POST /api/runs/<runId>/approvals/<callId> with { approved, content }).
         return [{ type: EventType.CUSTOM, name: `hubos.${event.type}`, value: event }];
