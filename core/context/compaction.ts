@@ -101,7 +101,7 @@ export class RunCompaction {
    * The messages to send for `all` (the session's history, then the run's own): as they are while
    * they fit, else the summary of the older part and the recent turns verbatim.
    */
-  async messages(step: number, all: readonly Message[], frame: RequestFrame): Promise<Message[]> {
+  async messages(step: number, all: Message[], frame: RequestFrame): Promise<Message[]> {
     let view = this.#view(all);
     // The cheap estimate first: most turns end here, with no store read and no tokenizer.
     if (estimateOf(view, frame) <= this.#limit) return view;
@@ -137,9 +137,10 @@ export class RunCompaction {
   }
 
   /** `all` as the model sees it: the run's input where it was, the summary, then what follows it. */
-  #view(all: readonly Message[]): Message[] {
+  #view(all: Message[]): Message[] {
     const state = this.#state;
-    if (!state) return [...all];
+    // Not copied: the caller made `all` for this request.
+    if (!state) return all;
     const summary: Message = {
       role: 'user',
       content: `[Summary of the earlier conversation, kept to save space; the messages after it are verbatim]\n${state.summary}`,
