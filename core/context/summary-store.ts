@@ -57,6 +57,20 @@ export async function eraseSummariesOf(store: Store, owner: string): Promise<num
   return erased;
 }
 
+/**
+ * Deletes at most `limit` summaries not written for `maxAgeDays` (as idle sessions go); how many.
+ * @internal
+ */
+export async function pruneSummaries(
+  store: Store,
+  maxAgeDays: number,
+  limit: number,
+  now = Date.now(),
+): Promise<number> {
+  const keys = await summaryTable(store).deleteWhere({ before: now - maxAgeDays * 86_400_000, limit });
+  return keys.length;
+}
+
 /** A short fingerprint of a message: its role, length and ends (cheap, and enough to find it again). */
 export function anchorOf(message: Message): string {
   const content = message.content ?? '';

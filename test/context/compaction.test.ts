@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { summaryKey } from '../../core/context/summary-store.ts';
+import { pruneSummaries, summaryKey } from '../../core/context/summary-store.ts';
 import type { AgentEvent, Kernel, Message } from '../../core/index.ts';
 import { HubosError, summaryTable } from '../../core/index.ts';
 import { LoopSteps } from '../../core/runs/loop-steps.ts';
@@ -149,6 +149,29 @@ describe('compaction', () => {
     const erased = await eraseOwner(kernel.store, 'alice');
     expect(erased.contextSummaries).toBe(1);
     expect(await summaryTable(kernel.store).get(summaryKey('assistant', 's3'))).toBeUndefined();
+  });
+
+  it('prunes summaries not written for the sessions retention, and only those', async () => {
+    const kernel = await bootKernel();
+    kernels.push(kernel);
+    const day = 86_400_000;
+    const now = Date.now();
+    const record = (sessionId: string, updatedAt: number) => ({
+      agent: 'assistant',
+      sessionId,
+      owner: 'alice',
+      summary: 'fact: x = 1',
+      through: 2,
+      anchor: 'a',
+      model: 'fake:notes',
+      updatedAt,
+    });
+    const table = summaryTable(kernel.store);
+    await table.put(summaryKey('assistant', 'old'), record('old', now - 40 * day));
+    await table.put(summaryKey('assistant', 'new'), record('new', now - day));
+    expect(await pruneSummaries(kernel.store, 30, 500, now)).toBe(1);
+    expect(await table.get(summaryKey('assistant', 'old'))).toBeUndefined();
+    expect(await table.get(summaryKey('assistant', 'new'))).toBeDefined();
   });
 
   it('needs a known context window when compaction is asked for, and says how to give one', async () => {
