@@ -24,3 +24,17 @@ describe('the studio trace: a step’s guardrail verdicts', () => {
     ]);
   });
 });
+
+describe('the studio trace: a compaction step', () => {
+  it('says how much the request shrank and how many messages the summary stands for', () => {
+    const step = {
+      kind: 'compaction',
+      name: 'openai:gpt-4.1-nano',
+      detail: { tokensBefore: 180_000, tokensAfter: 12_000, through: 240 },
+    };
+    const facts = stepFacts(step);
+    expect(facts).toHaveLength(2);
+    expect(facts[0]).toMatch(/^180(\.0)?k → 12(\.0)?k$/);
+    expect(facts[1]).toBe('240 messages summarized');
+  });
+});
