@@ -63,8 +63,13 @@ export class Compaction {
     return this.#deps.config.contextWindow ?? limitsOf(modelRef, this.#deps.limits)?.contextWindow;
   }
 
-  /** Checks, at the agent's build, that its model's window is known when compaction was asked for. */
+  /**
+   * Checks, at the agent's build, that its model's window is known when compaction was asked for,
+   * and that the summarizing model it names exists (MODEL_NOT_FOUND from the registry otherwise).
+   */
   check(modelRef: string): void {
+    const summarizer = this.#deps.config.model;
+    if (summarizer !== undefined && summarizer !== modelRef) this.#deps.resolveModel?.(summarizer);
     if (this.#deps.config.explicit && this.windowOf(modelRef) === undefined)
       throw new HubosError(
         'AGENT_INVALID',

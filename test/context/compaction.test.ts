@@ -185,6 +185,19 @@ describe('compaction', () => {
     expect((error as Error).message).toMatch(/context window of "fake:notes".*contextWindow.*modelLimits/);
   });
 
+  it('fails an agent whose summarizing model no provider knows, at its creation', async () => {
+    const kernel = await bootKernel();
+    kernels.push(kernel);
+    await expect(
+      kernel.createAgent({
+        name: 'c',
+        model: new NoteModel(WINDOW),
+        context: { compaction: { model: 'nowhere:model', contextWindow: WINDOW } },
+      }),
+    ).rejects.toMatchObject({ code: 'MODEL_NOT_FOUND' });
+    expect(kernel.listAgents().map((agent) => agent.id)).not.toContain('c');
+  });
+
   it('rejects a bad threshold given in code with a clear error', async () => {
     const kernel = await bootKernel();
     kernels.push(kernel);
