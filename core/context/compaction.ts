@@ -41,6 +41,9 @@ export interface RequestFrame {
   tools: readonly ToolDefinition[];
 }
 
+/** The longest summary asked for, whatever the window. */
+const MAX_SUMMARY_TOKENS = 8_192;
+
 /** The summary a run's requests start with, and how many of its messages it stands for. */
 interface State {
   summary: string;
@@ -167,6 +170,8 @@ export class RunCompaction {
       previous: this.#state?.summary,
       messages: older,
       budget: Math.floor(window * 0.5),
+      // A fifth of the limit at most, so the summary and the turns after it fit together.
+      maxTokens: Math.min(MAX_SUMMARY_TOKENS, Math.max(256, Math.floor(this.#limit / 5))),
       signal: this.#run.signal,
     });
     this.#run.addUsage(usage);

@@ -21,6 +21,8 @@ export interface SummarizeInput {
   messages: readonly Message[];
   /** Tokens one summarizing request may hold (its transcript, estimated). */
   budget: number;
+  /** The longest summary, in tokens: the summary must leave room for the turns after it. */
+  maxTokens: number;
   signal: AbortSignal;
 }
 
@@ -39,7 +41,7 @@ export async function summarize(input: SummarizeInput): Promise<{ summary: strin
   let size = 0;
   const flush = async () => {
     if (part.length === 0) return;
-    const answer = await askSummary(input.model, summary, part.join('\n'), input.signal);
+    const answer = await askSummary(input.model, summary, part.join('\n'), input.signal, input.maxTokens);
     usage = addUsage(usage, answer.usage);
     summary = answer.text;
     part = [];
@@ -61,6 +63,7 @@ async function askSummary(
   previous: string | undefined,
   transcript: string,
   signal: AbortSignal,
+  maxTokens: number,
 ): Promise<{ text: string; usage: Partial<Usage> | undefined }> {
   const content = `${previous ? `Previous summary:\n${previous}\n\n` : ''}Conversation to summarize:\n${transcript}`;
   let text = '';
@@ -71,6 +74,7 @@ async function askSummary(
     tools: [],
     signal,
     temperature: 0,
+    maxTokens,
     stream: false,
   })) {
     if (chunk.type === 'text-delta') text += chunk.delta;

@@ -113,6 +113,8 @@ describe('compaction', () => {
     }
     // The summary kept what the tools returned.
     expect(model.summaries.at(-1)!.messages[0]!.content).toContain('fact: page1 = seen');
+    // Each summary asked for is bounded: a fifth of the limit.
+    for (const request of model.summaries) expect(request.maxTokens).toBe(Math.floor((WINDOW * 0.85) / 5));
   });
 
   it("never reads another principal's summary under the same session id", async () => {
