@@ -671,6 +671,7 @@ export class Kernel {
       config,
       limits: this.#modelLimits,
       store: this.store,
+      persist: this.#config.sessions?.persist !== false,
       resolveModel: (other) => this.#runModel(spec.name, other),
     });
     compaction.check(model.modelId ? `${model.provider}:${model.modelId}` : model.provider);

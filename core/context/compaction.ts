@@ -17,6 +17,8 @@ export interface CompactionDeps {
   config: ResolvedCompaction;
   limits: ModelLimitsTable;
   store: Store;
+  /** Sessions are kept (`sessions.persist`): only then is a session's summary kept beside it. */
+  persist: boolean;
   /** The model a reference names (`compaction.model`). */
   resolveModel?: (ref: string) => LanguageModel;
 }
@@ -203,7 +205,9 @@ export class RunCompaction {
 
   #owner(): string | undefined {
     const { sessionId, principal } = this.#run;
-    return sessionId === undefined ? undefined : (principal ?? sessionOwner(sessionId));
+    // Sessions not kept have no history for a summary to stand for: nothing is kept for them.
+    if (sessionId === undefined || !this.#deps.persist) return undefined;
+    return principal ?? sessionOwner(sessionId);
   }
 
   /** The session's summary, placed in `all` by its anchor (a history loaded shorter has moved it). */

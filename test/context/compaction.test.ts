@@ -142,6 +142,53 @@ describe('compaction', () => {
     });
   });
 
+  it('keeps no summary for sessions that are not kept', async () => {
+    // The first run calls a tool until it has compacted its own steps; the second just answers.
+    let calls = 0;
+    const model = new NoteModel(WINDOW, (request) => {
+      if (request.messages.some((message) => message.content.startsWith('second'))) return undefined;
+      calls++;
+      if (calls > 16) return undefined;
+      return [
+        { type: 'tool-call', id: `c${calls}`, name: 'look', input: { page: calls } },
+        { type: 'finish', finishReason: 'tool-calls' },
+      ];
+    });
+    const look = {
+      name: 'look',
+      description: 'Reads a page.',
+      inputSchema: { type: 'object' as const, properties: { page: { type: 'number' as const } } },
+      handler: (_: unknown, tc: { input: { page: number } }) =>
+        `fact: page${tc.input.page} = seen ${filler(500, 1)}`,
+    };
+    const kernel = await bootKernel({
+      config: {
+        sessions: { persist: false },
+        agents: {
+          assistant: {
+            model,
+            tools: ['look'],
+            context: { compaction: { contextWindow: WINDOW, keepTurns: 1 } },
+          },
+        },
+      },
+      plugins: [toolsPlugin([look])],
+    });
+    kernels.push(kernel);
+    const agent = kernel.agent('assistant');
+    const events: AgentEvent[] = [];
+    await agent.run('first: read pages', {
+      sessionId: 'gone',
+      principal: 'alice',
+      onEvent: (event) => events.push(event),
+    });
+    expect(events.some((event) => event.type === 'compaction')).toBe(true);
+    expect(await summaryTable(kernel.store).get(summaryKey('assistant', 'gone'))).toBeUndefined();
+    // The next run of that session starts from nothing: no summary of the run before.
+    await agent.run('second: hello', { sessionId: 'gone', principal: 'alice' });
+    expect(model.requests.at(-1)!.messages).toEqual([{ role: 'user', content: 'second: hello' }]);
+  });
+
   it("erases a principal's summaries with the rest of its data", async () => {
     const model = new NoteModel(WINDOW);
     const { kernel, agent } = await boot(model);
