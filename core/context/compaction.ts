@@ -3,7 +3,7 @@ import type { Message, Usage } from '../agent/messages.ts';
 import { HubosError } from '../errors.ts';
 import type { LanguageModel, ToolDefinition } from '../model/model.ts';
 import { limitsOf, type ModelLimitsTable } from '../model/model-limits.ts';
-import { estimateTokens, tokenCounter } from '../model/tokens.ts';
+import { ESTIMATE_COUNTER, estimateTokens, tokenCounter } from '../model/tokens.ts';
 import { sessionOwner } from '../principal.ts';
 import type { Store } from '../store/store.ts';
 import type { ResolvedCompaction } from './context-config.ts';
@@ -121,7 +121,8 @@ export class RunCompaction {
       view = this.#view(all);
       if (estimateOf(view, frame) <= this.#limit) return view;
     }
-    const counter = await tokenCounter(this.#run.modelRef);
+    // A tokenizer that cannot load (a trimmed install) leaves the estimate, which errs high.
+    const counter = await tokenCounter(this.#run.modelRef).catch(() => ESTIMATE_COUNTER);
     const count = (messages: Message[]) =>
       counter.request({ ...(frame.system ? { system: frame.system } : {}), tools: frame.tools, messages });
     let tokens = counter.exact ? count(view) : estimateOf(view, frame);
