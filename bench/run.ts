@@ -33,3 +33,4 @@ await import('./scale-out.bench.ts');
 await import('./run-cost.bench.ts');
 await import('./trace-render.bench.ts');
 await import('./eval.bench.ts');
+await import('./compaction.bench.ts');

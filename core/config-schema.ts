@@ -15,6 +15,7 @@ import {
   type JSONSchemaObject,
   type ValidateFunction,
 } from './json-schema.ts';
+import { MODEL_LIMITS_CONFIG_SCHEMA } from './model/model-limits.ts';
 import { MODEL_SETTING_SCHEMA } from './model/model-setting.ts';
 import { RATE_LIMITS_CONFIG_SCHEMA } from './model/rate-limits.ts';
 import { permissionsSchema } from './permissions.ts';
@@ -54,7 +55,12 @@ export const CORE_CONFIG_SCHEMA: Record<string, JSONSchemaObject> = {
       "Guardrails of every agent (input, output: before each agent's own) and every tool call (tool).",
   },
   evals: EVALS_CONFIG_SCHEMA,
-  context: CONTEXT_CONFIG_SCHEMA,
+  context: {
+    ...CONTEXT_CONFIG_SCHEMA,
+    description:
+      "Every agent's default for what the model is sent of a run: compaction near the context window, large tool results (an agent's own context goes over it).",
+  },
+  modelLimits: MODEL_LIMITS_CONFIG_SCHEMA,
   rateLimits: RATE_LIMITS_CONFIG_SCHEMA,
 };
 

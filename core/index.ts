@@ -13,6 +13,7 @@ import type { ContextConfig } from './context/context-config.ts';
 import type { EvalsConfig } from './evals/evals-config.ts';
 import type { GuardrailsConfig } from './guardrails/guardrail.ts';
 import type { ModelSetting } from './model/model.ts';
+import type { ModelLimitsTable } from './model/model-limits.ts';
 import type { RateLimits } from './model/rate-limits.ts';
 import type { PermissionsConfig } from './permissions.ts';
 import type { PluginOption } from './plugin.ts';
@@ -56,6 +57,7 @@ export type {
   AgentEventType,
   ApprovalRequestEvent,
   ApprovalResultEvent,
+  CompactionEvent,
   GuardrailEvent,
   ModelRetryEvent,
   RunResult,
@@ -85,7 +87,8 @@ export {
   defineConfig,
 } from './config.ts';
 export { CONFIG_FILES, type FoundConfig, loadConfigFile } from './config-loader.ts';
-export type { ContextConfig } from './context/context-config.ts';
+export type { CompactionConfig, ContextConfig } from './context/context-config.ts';
+export { type ContextSummary, summaryTable } from './context/summary-store.ts';
 export type { ToolResultsConfig } from './context/tool-results-config.ts';
 export {
   CORE_ERROR_CODES,
@@ -471,8 +474,6 @@ export interface HubosConfig {
   sessions?: SessionsConfig;
   /** The run engine: `retention` says how long ended runs and their steps are kept. */
   runs?: RunsConfig;
-  /** What the model is sent of a run (tool results too large for it: `toolResults`); every agent's default. */
-  context?: ContextConfig;
   /** The folder tools act in, relative to the config file (default `./workspace`). */
   workspace?: string;
   /**
@@ -499,6 +500,14 @@ export interface HubosConfig {
   guardrails?: GuardrailsConfig;
   /** Evaluations: `judge` is the model the judge scorer asks when it names none. */
   evals?: EvalsConfig;
+  /**
+   * What the model is sent of a run, for every agent (an agent's own `context` goes over it):
+   * `compaction` summarizes older turns as a request nears the window; `toolResults` keeps results
+   * too large for the model whole and sends their beginning and a handle.
+   */
+  context?: ContextConfig;
+  /** Context windows and output limits by model id, over the built-in list (a local model's, say). */
+  modelLimits?: ModelLimitsTable;
 }
 
 /**

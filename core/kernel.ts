@@ -13,6 +13,8 @@ import { Coalescer } from './coalescer.ts';
 import { type ConfigExport, resolveConfigExport } from './config.ts';
 import { type OwnedKey, validateConfig } from './config-schema.ts';
 import { agentToolResults } from './context/agent-tool-results.ts';
+import { Compaction } from './context/compaction.ts';
+import { resolveCompaction } from './context/context-config.ts';
 import { errorMessage, HubosError } from './errors.ts';
 import { ScorerRegistry } from './evals/scorer-registry.ts';
 import { GuardrailRegistry } from './guardrails/registry.ts';
@@ -31,6 +33,7 @@ import { KERNEL_OF, type KernelView, PLUGIN_OF } from './kernel-view.ts';
 import { createConsoleLogger, type Logger } from './logger.ts';
 import { fallbackModel, isFallbackModel } from './model/fallback-model.ts';
 import { isModelObject, type LanguageModel, type ModelObject, toLanguageModel } from './model/model.ts';
+import { type ModelLimitsTable, modelLimitsTable } from './model/model-limits.ts';
 import { resolveModelSetting } from './model/model-setting.ts';
 import { ModelRateLimiter } from './model/rate-limits.ts';
 import { ModelRegistry } from './model/registry.ts';
@@ -152,6 +155,8 @@ export class Kernel {
   #booting: Promise<unknown> = Promise.resolve();
   /** Bumped on every registry change: an agent built across one gets its tools refreshed. */
   #toolsVersion = 0;
+  /** The built-in model limits with the config's `modelLimits` over them, made at the first agent that needs them. */
+  #modelLimits: ModelLimitsTable | undefined;
   readonly #toolRefresh = new Coalescer(
     () => this.#refreshAgentTools(),
     (error) => this.logger.error(`refreshing agents' tools: ${errorMessage(error)}`),
@@ -635,6 +640,7 @@ export class Kernel {
       (one) => this.#resolveModel(spec.name, one),
       `agent "${spec.name}"`,
     );
+    const compaction = this.#compactionOf(spec, model);
     const guardrails = agentGuardrails(
       this.#globalGuardrails,
       resolveGuardrails(this.guardrails, spec.guardrails, `agents.${spec.name}.guardrails`),
@@ -658,6 +664,7 @@ export class Kernel {
       ...(guardrails ? { guardrails } : {}),
       prices: priceTable(this.#config.pricing),
       ...(toolResults ? { toolResults } : {}),
+      ...(compaction ? { compaction } : {}),
     });
     this.#agents.set(agent.id, agent);
     try {
@@ -668,6 +675,23 @@ export class Kernel {
     }
     if (this.#toolsVersion !== version) this.#toolRefresh.schedule();
     return agent;
+  }
+
+  /** An agent's compaction (its `context` over the config's); a window it needs but nobody knows fails its build. */
+  #compactionOf(spec: AgentSpec, model: LanguageModel): Compaction | undefined {
+    const config = resolveCompaction(spec.name, spec.context, this.#config.context);
+    if (!config) return undefined;
+    this.#modelLimits ??= modelLimitsTable(this.#config.modelLimits);
+    const compaction = new Compaction({
+      agent: spec.name,
+      config,
+      limits: this.#modelLimits,
+      store: this.store,
+      persist: this.#config.sessions?.persist !== false,
+      resolveModel: (other) => this.#runModel(spec.name, other),
+    });
+    compaction.check(model.modelId ? `${model.provider}:${model.modelId}` : model.provider);
+    return compaction;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CALL_SURFACES, type CallSurface } from '../call-surface.ts';
+import type { Compaction } from '../context/compaction.ts';
 import { holdsCutResult, LargeResults, RUN_TOOLS, withReadResult } from '../context/large-results.ts';
 import type { ToolResultsLimits } from '../context/tool-results-config.ts';
 import { errorMessage, HubosError, type HubosErrorCode } from '../errors.ts';
@@ -141,6 +142,8 @@ export interface AgentDeps {
   prices?: PriceTable;
   /** `context.toolResults` as it applies to the agent; undefined: every tool result is sent whole. */
   toolResults?: ToolResultsLimits;
+  /** Its compaction (`context.compaction`), when on: older turns summarized near the context window. */
+  compaction?: Compaction;
 }
 
 /** An agent: a model, instructions and tools, run in a loop until the model answers without tools. */
@@ -460,6 +463,18 @@ export class Agent implements AgentHandle {
         } else history = session;
       }
       if (large && (holdsCutResult(history) || holdsCutResult(added))) offerReadResult();
+      // The run's own input (a task, a prompt) stays verbatim whatever is summarized around it.
+      const compaction = this.#deps.compaction?.start({
+        runId: run.runId,
+        sessionId: options.sessionId,
+        principal: options.principal,
+        model,
+        modelRef,
+        pinned: input.trim() !== '' ? added.find((message) => message.role === 'user') : undefined,
+        signal,
+        emit,
+        addUsage: toolDeps.addUsage!,
+      });
       const inFlight = resume ? callsInFlight(added) : [];
       steps = added.filter((message) => message.role === 'assistant').length;
       // The finished steps of an earlier attempt reach the session now; the one in flight when it ends.
@@ -513,7 +528,12 @@ export class Agent implements AgentHandle {
         emit({ type: 'step-start', runId: run.runId, step });
         const request: ModelRequest = {
           ...(this.spec.instructions ? { system: this.spec.instructions } : {}),
-          messages: [...history, ...added],
+          messages: compaction
+            ? await compaction.messages(step, [...history, ...added], {
+                system: this.spec.instructions,
+                tools: definitions,
+              })
+            : [...history, ...added],
           tools: definitions,
           signal,
           ...(this.spec.maxTokens ? { maxTokens: this.spec.maxTokens } : {}),

@@ -142,6 +142,21 @@ export interface ModelRetryEvent {
   next: string;
 }
 
+/**
+ * The older part of the conversation was summarized before step `step`'s model call, as its request
+ * neared the context window: `through` messages (of the session's history, then the run's own) now
+ * stand as one summary, written by `model`. Tokens are the request's before and after.
+ */
+export interface CompactionEvent {
+  type: 'compaction';
+  runId: string;
+  step: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  through: number;
+  model: string;
+}
+
 /** What `agent.stream()` yields, as it happens. */
 export type AgentEvent =
   | { type: 'run-start'; runId: string; agent: string; sessionId?: string; model: string }
@@ -156,6 +171,7 @@ export type AgentEvent =
   | ToolLogEvent
   | GuardrailEvent
   | ModelRetryEvent
+  | CompactionEvent
   | {
       type: 'tool-result';
       runId: string;

@@ -45,7 +45,11 @@ export interface AgentTemplate {
    * run fails with BUDGET_EXCEEDED naming it. A run's own `budget` can only tighten these.
    */
   budget?: RunBudget;
-  /** What the model is sent of its runs (`toolResults`: results too large for it); over the config's `context`. */
+  /**
+   * What the model is sent of its runs (over the top-level `context`): `compaction` summarizes
+   * older turns as a request nears the context window (`false`: never); `toolResults` keeps results
+   * too large for the model whole and sends their beginning and a handle.
+   */
   context?: ContextConfig;
   /**
    * What it remembers of a user across sessions (the `memory` plugin, on when a config uses it):

@@ -2,6 +2,7 @@ import type { Approvals } from '../agent/approvals.ts';
 import { pruneSessions, type SessionRetention } from '../agent/session-retention.ts';
 import { pruneApprovals } from '../approvals/approval-retention.ts';
 import { pruneKeptResults } from '../context/kept-results.ts';
+import { pruneSummaries } from '../context/summary-store.ts';
 import type { Store } from '../store/store.ts';
 import { openSessionTable } from './open-run-table.ts';
 import { pacedBatches } from './paced-batches.ts';
@@ -56,6 +57,14 @@ export function tendBesideRuns(engine: RunEngine, beside: BesideRuns): void {
     engine.upkeep(
       pacedBatches(
         async () => pruneSessions(await openSessionTable(sessions.store), sessionsRetention, PRUNE_BATCH),
+        PRUNE_BATCH,
+      ),
+    );
+  // Summaries of older turns go as sessions do; one still needed is written again from its session.
+  if (sessions && sessionsRetention?.maxAgeDays !== undefined)
+    engine.upkeep(
+      pacedBatches(
+        async () => pruneSummaries(sessions.store, sessionsRetention.maxAgeDays!, PRUNE_BATCH),
         PRUNE_BATCH,
       ),
     );

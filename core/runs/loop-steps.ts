@@ -27,6 +27,8 @@ export class LoopSteps {
   #trip: GuardrailVerdictRecord[] | undefined;
   /** The model call's retries and failovers in this step. */
   #retries: StepRetry[] = [];
+  /** The summaries made before this step's model call, recorded before it. */
+  #compactions: RunStep[] = [];
 
   /** `runId`: the run whose steps these are (the recording run's); `track`: whose loop this is, when not its own. */
   constructor(runId: string, track?: StepTrack) {
@@ -84,6 +86,25 @@ export class LoopSteps {
       case 'guardrail':
         this.#trip = event.verdicts;
         return [];
+      case 'compaction': {
+        // It ran inside the step, before the model call: the call's time starts after it.
+        const now = Date.now();
+        const started = this.#modelStart === 0 ? now : this.#modelStart;
+        this.#compactions.push(
+          this.#step('compaction', event.model, event.step, started, now, {
+            detail: {
+              tokensBefore: event.tokensBefore,
+              tokensAfter: event.tokensAfter,
+              through: event.through,
+            },
+            preview: {
+              output: `${event.through} messages summarized: ${event.tokensBefore} → ${event.tokensAfter} tokens`,
+            },
+          }),
+        );
+        if (this.#modelStart !== 0) this.#modelStart = now;
+        return [];
+      }
       case 'run-error':
         return this.#failedStep(event);
       case 'tool-result': {
@@ -96,11 +117,11 @@ export class LoopSteps {
       case 'step-finish': {
         // A step resumed after its instance died reports only its tools: its model call was the
         // dead instance's, and is not timed here.
-        if (this.#modelStart === 0) return this.#tools.splice(0);
+        if (this.#modelStart === 0) return [...this.#compactions.splice(0), ...this.#tools.splice(0)];
         const model = this.#modelStep(event);
         this.#modelStart = 0;
         this.#approvals = undefined;
-        return [model, ...this.#tools.splice(0)];
+        return [...this.#compactions.splice(0), model, ...this.#tools.splice(0)];
       }
       default:
         return [];
@@ -113,7 +134,8 @@ export class LoopSteps {
    */
   #failedStep(event: Extract<AgentEvent, { type: 'run-error' }>): RunStep[] {
     const trip = this.#trip;
-    if (!trip) return this.#failedCall(event);
+    // A run that failed after summarizing (its model refused, say) still shows the summary.
+    if (!trip) return [...this.#compactions.splice(0), ...this.#failedCall(event)];
     const now = Date.now();
     const started = this.#modelStart === 0 ? now : this.#modelStart;
     const step = this.#step('model', this.#model, event.result.steps || 1, started, this.#modelEnd ?? now, {

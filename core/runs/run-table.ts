@@ -5,15 +5,16 @@ import type { UsageQuery, UsageRow } from './run-usage-query.ts';
 import { previewOf, STEP_PAYLOAD } from './step-payload.ts';
 
 /**
- * One finished step of a run, with its timing and usage: an agent's model call or tool call, or a
- * workflow's step (`step`) or the answer of one of its conditions (`decision`).
+ * One finished step of a run, with its timing and usage: an agent's model call or tool call, the
+ * summary of its older turns before a model call (`compaction`), or a workflow's step (`step`) or
+ * the answer of one of its conditions (`decision`).
  */
 export interface RunStep {
   runId: string;
   /** Its place among the run's recorded steps, from 1. */
   seq: number;
-  kind: 'model' | 'tool' | 'step' | 'decision';
-  /** The model's id, the tool's name, or a workflow step's (or condition's) key. */
+  kind: 'model' | 'tool' | 'step' | 'decision' | 'compaction';
+  /** The model's id (a compaction's: the summarizing model's), the tool's name, or a workflow step's (or condition's) key. */
   name: string;
   /** The agent loop's step it belongs to (a workflow's step: how many times the run had been resumed). */
   step: number;
@@ -28,7 +29,10 @@ export interface RunStep {
   /** Why a model call stopped (`stop`, `tool-calls`, ...). */
   finishReason?: string;
   error?: { code: string; message: string };
-  /** What a workflow's step keeps to be replayed by a resumed run (its record, with its output), as JSON. */
+  /**
+   * What a workflow's step keeps to be replayed by a resumed run (its record, with its output), as
+   * JSON; a compaction's `{ tokensBefore, tokensAfter, through }`.
+   */
   detail?: unknown;
   /** The run a step belongs to when it is not this run's own loop: a sub-agent task's or a Stars member's. */
   track?: StepTrack;

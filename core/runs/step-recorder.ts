@@ -65,14 +65,15 @@ export class StepRecorder {
       this.#inStep = false;
       if (this.#held.length === 0) return this.#number(steps);
       const held = this.#held.splice(0);
-      // After the model call that asked for them, before the tool calls they ran within.
-      return this.#number(
-        steps[0]?.kind === 'model' ? [steps[0], ...held, ...steps.slice(1)] : [...held, ...steps],
-      );
+      // After the model call that asked for them (and any summary before it), before the tool calls they ran within.
+      const after = steps.findIndex((step) => step.kind === 'model') + 1;
+      return this.#number([...steps.slice(0, after), ...held, ...steps.slice(after)]);
     }
-    // A run that ends mid-step (failed, cancelled) still records what its children finished.
-    if ((event.type === 'run-finish' || event.type === 'run-error') && this.#held.length > 0)
-      return this.#number(this.#held.splice(0));
+    // A run that ends mid-step (failed, cancelled) still records what it and its children finished.
+    if (event.type === 'run-finish' || event.type === 'run-error') {
+      const ended = [...steps, ...this.#held.splice(0)];
+      return ended.length > 0 ? this.#number(ended) : ended;
+    }
     return steps;
   }
 

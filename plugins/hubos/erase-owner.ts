@@ -3,6 +3,7 @@ import {
   eraseKeptResults,
   eraseMemoryOf,
   eraseRunsOf,
+  eraseSummariesOf,
   openApprovalTable,
   openRunTable,
   openSessionTable,
@@ -15,6 +16,8 @@ export interface Erased {
   runs: number;
   sessions: number;
   sessionMessages: number;
+  /** Summaries of its sessions' older turns (compaction). */
+  contextSummaries: number;
   approvals: number;
   tasks: number;
   /** Experiments (evaluations of a dataset) with their cases. */
@@ -29,8 +32,8 @@ export interface Erased {
 
 /**
  * Removes everything `owner` has in the store: its ended runs and their steps, its sessions with
- * their messages (of every agent, named in the config or not), its approvals, its A2A tasks, its experiments,
- * the tool results its runs kept, and its memory (working memory, recall vectors).
+ * their messages and summaries (of every agent, named in the config or not), its approvals, its A2A
+ * tasks, its experiments, the tool results its runs kept, and its memory (working memory, recall vectors).
  * Runs still going are left and counted. All are rows of their tables, deleted a batch at a time
  * by their owner index.
  */
@@ -56,6 +59,7 @@ export async function eraseOwner(store: Store, owner: string): Promise<Erased> {
     sessions += deleted.sessions;
     sessionMessages += deleted.messages;
   }
+  const contextSummaries = await eraseSummariesOf(store, owner);
   // Tasks by the owner index, each with its link to its run.
   const taskTable = await taskTables(store);
   let tasks = 0;
@@ -80,6 +84,7 @@ export async function eraseOwner(store: Store, owner: string): Promise<Erased> {
     runs,
     sessions,
     sessionMessages,
+    contextSummaries,
     approvals,
     tasks,
     experiments,

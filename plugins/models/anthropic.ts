@@ -141,22 +141,33 @@ function messagesBody(
   request: ModelRequest,
   settings: Pick<Settings, 'maxTokens' | 'stream'>,
 ): Record<string, unknown> {
+  const messages = anthropicMessages(request.messages);
+  const tools = request.tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema,
+  }));
+  // Prompt caching: breakpoints after the stable prefix (tools, then the instructions) and after
+  // the conversation so far, so the next call reads all of it from the cache. Four at most.
+  const lastTool = tools.at(-1);
+  if (lastTool) Object.assign(lastTool, { cache_control: EPHEMERAL });
+  const lastBlock = messages.at(-1)?.content.at(-1);
+  if (lastBlock) Object.assign(lastBlock, { cache_control: EPHEMERAL });
   return {
     model: modelId,
     max_tokens: request.maxTokens ?? settings.maxTokens,
-    ...(request.system && { system: request.system }),
-    messages: anthropicMessages(request.messages),
-    ...(request.tools.length > 0 && {
-      tools: request.tools.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        input_schema: tool.inputSchema,
-      })),
+    ...(request.system && {
+      system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }],
     }),
+    messages,
+    ...(tools.length > 0 && { tools }),
     ...(request.temperature !== undefined && { temperature: request.temperature }),
     stream: settings.stream,
   };
 }
+
+/** Anthropic's cache breakpoint: the prompt up to here is cached for 5 minutes. */
+const EPHEMERAL = { type: 'ephemeral' } as const;
 
 type TextBlock = { type: 'text'; text: string };
 type ImageBlock = { type: 'image'; source: { type: 'base64'; media_type: string; data: string } };

@@ -119,6 +119,8 @@ function subagentSpec(request: TaskRequest): AgentSpec {
     ...(parent.spec.permissions ? { permissions: parent.spec.permissions } : {}),
     // Nor its guardrails.
     ...(parent.spec.guardrails ? { guardrails: parent.spec.guardrails } : {}),
+    // Its long tasks are compacted as its caller's conversations are.
+    ...(parent.spec.context ? { context: parent.spec.context } : {}),
     internal: true,
     metadata: {
       subagent: { type: type.name, parent: parent.id, taskId: request.taskId, depth: request.depth },

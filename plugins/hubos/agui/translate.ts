@@ -100,7 +100,8 @@ export class AguiTranslator {
       case 'tool-progress':
       case 'tool-log':
       case 'model-retry':
-        // AG-UI has no approval (or tool progress, or log) event: a CUSTOM one lets a front end
+      case 'compaction':
+        // AG-UI has no approval (or tool progress, log, retry or compaction) event: a CUSTOM one lets a front end
         // show it, and answer an approval — or a tool's `question` — over REST
         // (POST /api/runs/<runId>/approvals/<callId> with { approved, content }).
         return [{ type: EventType.CUSTOM, name: `hubos.${event.type}`, value: event }];

@@ -132,7 +132,8 @@ describe('anthropic provider: streaming', () => {
     expect(received?.body).toEqual({
       model: 'claude-sonnet-4-5',
       max_tokens: 4096,
-      system: 'Be brief.',
+      // Cache breakpoints: the instructions, the last tool, the conversation's last block.
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'read both' }] },
         {
@@ -153,11 +154,24 @@ describe('anthropic provider: streaming', () => {
         },
         {
           role: 'assistant',
-          content: [{ type: 'tool_use', id: 'toolu_3', name: 'read', input: { input: 'raw{' } }],
+          content: [
+            {
+              type: 'tool_use',
+              id: 'toolu_3',
+              name: 'read',
+              input: { input: 'raw{' },
+              cache_control: { type: 'ephemeral' },
+            },
+          ],
         },
       ],
       tools: [
-        { name: 'read', description: 'Reads a file', input_schema: { type: 'object', properties: {} } },
+        {
+          name: 'read',
+          description: 'Reads a file',
+          input_schema: { type: 'object', properties: {} },
+          cache_control: { type: 'ephemeral' },
+        },
       ],
       temperature: 0.5,
       stream: true,

@@ -117,7 +117,14 @@ describe('anthropic: a tool result with images', () => {
             { type: 'text', text: '[audio audio/wav, 3 bytes]' },
           ],
         },
-        { type: 'tool_result', tool_use_id: 'toolu_2', is_error: false, content: 'noted' },
+        // The conversation's last block: a prompt-cache breakpoint.
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_2',
+          is_error: false,
+          content: 'noted',
+          cache_control: { type: 'ephemeral' },
+        },
       ],
     });
   });

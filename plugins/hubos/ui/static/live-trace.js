@@ -123,6 +123,38 @@ export class LiveSteps {
         this.#finish(tool, call.ok ? 'ok' : 'error', at);
         return true;
       }
+      case 'compaction': {
+        // Older turns summarized before the step's model call: drawn before that call, which starts after it.
+        const model = this.models.get(event.step);
+        const step = {
+          runId: this.runId,
+          kind: 'compaction',
+          name: event.model,
+          step: event.step,
+          startedAt: model?.startedAt ?? now,
+          durationMs: 0,
+          status: 'ok',
+          detail: {
+            tokensBefore: event.tokensBefore,
+            tokensAfter: event.tokensAfter,
+            through: event.through,
+          },
+          preview: {
+            output: `${event.through} messages summarized: ${event.tokensBefore} → ${event.tokensAfter} tokens`,
+          },
+        };
+        this.#finish(step, 'ok', at);
+        const place = model ? this.steps.indexOf(model) : -1;
+        if (place === -1) this.#add(step);
+        else {
+          this.steps.splice(place, 0, step);
+          this.steps.forEach((each, i) => {
+            each.seq = i + 1;
+          });
+          model.startedAt = now;
+        }
+        return true;
+      }
       case 'approval-request':
         this.#answered(event.step, at);
         this.pending.set(event.callId, event);

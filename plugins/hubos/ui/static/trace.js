@@ -110,6 +110,13 @@ export function stepFacts(step, context = {}) {
     if (step.cost !== undefined) facts.push(cost(step.cost));
     if (step.finishReason) facts.push(step.finishReason);
     facts.push(...retryFacts(step.retries ?? []));
+  } else if (step.kind === 'compaction' && step.detail) {
+    // Older turns summarized before the model call: how much the request shrank.
+    const { tokensBefore, tokensAfter, through } = step.detail;
+    facts.push(
+      `${tokens(tokensBefore ?? 0)} → ${tokens(tokensAfter ?? 0)}`,
+      `${through} messages summarized`,
+    );
   } else if (step.kind === 'tool') {
     if (step.permission)
       facts.push(`${step.permission.decision}${step.permission.rule ? ` (${step.permission.rule})` : ''}`);
