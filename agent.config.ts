@@ -71,8 +71,22 @@ export default defineConfig(({ mode }) => ({
     mode === 'test' && null,
   ],
   // The default model: HUBOS_MODEL when set, else OpenAI or Anthropic when their key is set, else
-  // the offline demo model.
-  ...(process.env.HUBOS_MODEL ? { model: process.env.HUBOS_MODEL } : {}),
+  // the offline demo model. With HUBOS_FALLBACK_MODEL too it is a fallback chain: a call the first
+  // cannot answer (429, 5xx, a dropped stream, after retries honouring Retry-After) goes to the
+  // second, and text already streamed is never streamed again. Each retry is on the run's trace.
+  ...(process.env.HUBOS_MODEL
+    ? {
+        model: [
+          process.env.HUBOS_MODEL,
+          ...(process.env.HUBOS_FALLBACK_MODEL ? [process.env.HUBOS_FALLBACK_MODEL] : []),
+        ],
+      }
+    : {}),
+  // At most 8 calls at once and 400k tokens a minute per provider, shared by every instance on the bus.
+  rateLimits: {
+    openai: { concurrency: 8, tokensPerMinute: 400_000 },
+    anthropic: { concurrency: 8, tokensPerMinute: 400_000 },
+  },
   // Agents by name. With no API key set, the offline demo model answers: type
   // `/notes_add {"title": "idea", "text": "..."}` or `/filesystem_list {}` to make it call a tool.
   agents: {
@@ -92,6 +106,13 @@ export default defineConfig(({ mode }) => ({
         output: ['pii', { use: 'max-length', max: 20_000 }],
         tool: [{ use: 'injection', action: 'flag' }],
       },
+      // Memory across sessions, per API key and the userId a caller passes: a working memory
+      // document read into its instructions (memory_update rewrites it) and memory_recall, a search
+      // of the user's earlier conversations (SQLite FTS5 or PostgreSQL full text).
+      memory: { working: { template: '# User\n- name:\n- preferences:\n- open tasks:' }, recall: true },
+      // Hard limits on each run: past one it fails with BUDGET_EXCEEDED naming it (a caller's
+      // `budget` in the run body can only lower them).
+      budget: { tokens: 500_000, timeMs: 30 * 60_000 },
     },
   },
   // Agents created at run time (POST /api/cosmos/agents from the 'assistant' template), at most 20.
@@ -149,6 +170,13 @@ export default defineConfig(({ mode }) => ({
   runs: { durability: 'sync', recordSteps: true, retention: { maxAgeDays: 30, maxRuns: 100_000 } },
   sessions: { retention: { maxAgeDays: 90 } },
   a2a: { retention: { maxAgeDays: 30 } },
+  // What a run sends the model: at 85% of the context window the older turns are summarized (the
+  // last 4 turns and the run's own task stay verbatim; the studio's Conversation shows them all);
+  // a tool result over 20k tokens is kept whole and the model gets its head and a handle to read
+  // or search the rest with read_result.
+  context: { compaction: { threshold: 0.85, keepTurns: 4 }, toolResults: { maxTokens: 20_000 } },
+  // Context windows of models the built-in list does not know: the offline demo model's here.
+  modelLimits: { offline: { contextWindow: 32_000, maxOutput: 4_000 } },
   // What a model call costs, in USD per million tokens, over the built-in list prices of the
   // OpenAI and Anthropic models: GET /api/usage and `hubos runs show` count it (the offline demo
   // model is free; a model with no price shows its tokens without a cost).

@@ -340,6 +340,7 @@ export {
   RUN_STATES,
   RUN_SURFACES,
   type RunRecord,
+  type RunRecordOptions,
   type RunState,
   type RunSurface,
 } from './runs/run-record.ts';

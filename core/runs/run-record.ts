@@ -58,11 +58,11 @@ export interface RunRecord {
   /** The run it repeats (`POST /runs/:id/again`): the page pairs the two. */
   againOf?: string;
   /** What its agent's run was asked (its budget, its user), kept for whichever instance runs it. */
-  options?: RecordedRunOptions;
+  options?: RunRecordOptions;
 }
 
 /** The run options a record keeps, so a queued or taken-over run runs as it was asked. */
-export interface RecordedRunOptions {
+export interface RunRecordOptions {
   budget?: RunBudget;
   /** The caller's end user the run is for (memory is kept per principal and user). */
   userId?: string;
