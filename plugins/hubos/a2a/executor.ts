@@ -16,6 +16,7 @@ import { RunFeed } from './run-feed.ts';
 import { RunTranslator, type TurnStart } from './run-translator.ts';
 import type { HubOSTaskStore } from './task-store.ts';
 import { type ResumePoint, resumePointOf, TaskUpdates } from './task-updates.ts';
+import { userIdOf } from './user-id.ts';
 
 /** What the REST routes accept as a session id; other context ids are hashed into one. */
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -68,13 +69,19 @@ export class HubOSAgentExecutor implements AgentExecutor {
   #execute = async (request: RequestContext, bus: ExecutionEventBus, stop: AbortSignal): Promise<void> => {
     const { taskId, contextId } = request;
     const message = request.userMessage;
+    const userId = userIdOf(message);
     // The SDK wants a task first, also on a follow-up turn (it then holds the new message already).
     bus.publish(A2AEvent.task(request.task ?? newTask(taskId, contextId, this.#agent.id, message)));
     if (request.task && this.#gate.wasAnswered(taskId, message)) return this.#resume(request.task, bus, stop);
     const runs = this.#hubos.runs;
     const principal = callerOf(request.context);
     // The context is the caller's session: the same context id from another key is another conversation.
-    const options = { principal, sessionId: sessionIdFor(contextId), via: 'a2a' as const };
+    const options = {
+      principal,
+      sessionId: sessionIdFor(contextId),
+      via: 'a2a' as const,
+      ...(userId !== undefined ? { run: { userId } } : {}),
+    };
     // A send that returns at once goes through the queue: whichever instance has room runs it.
     if (request.request.configuration?.returnImmediately === true) {
       const record = await runs.enqueue(this.#agent, inputText(message), options);
@@ -92,7 +99,7 @@ export class HubOSAgentExecutor implements AgentExecutor {
     const feed = new RunFeed();
     const record = await runs.start(this.#agent, inputText(message), {
       ...options,
-      run: { via: 'a2a' },
+      run: { via: 'a2a', ...(userId !== undefined ? { userId } : {}) },
       // Heard from the first event; those before the turn follows are kept for it.
       listener: (event, seq) => feed.push({ seq, event }),
     });

@@ -1,11 +1,14 @@
 // Memory over HubOS's run route: `userId` in the body scopes working memory per API key and user;
 // another key sending the same userId reads nothing of it; a queued run keeps its userId on its record.
+
+import { ClientFactory } from '@a2a-js/sdk/client';
 import { HttpAgent } from '@ag-ui/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../../core/index.ts';
 import { HubOS } from '../../../plugins/hubos/hubos.ts';
 import memory from '../../../plugins/memory/index.ts';
 import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
+import { userText } from '../hubos/a2a/helpers.ts';
 
 const ALICE = 'sk-alice-0123456789abcdef';
 const BOB = 'sk-bob-0123456789abcdef01';
@@ -114,6 +117,44 @@ describe('memory over the REST run route', () => {
     expect(systems[0]).toContain('likes: tea');
     expect(systems[1]).not.toContain('tea');
     expect(await ask(42, 't4')).toMatch(/400|userId/);
+    model.assertConsumed();
+  });
+
+  it("takes A2A's message metadata.userId as the run's user, and refuses one that is not a string", async () => {
+    const model = new ScriptedModel();
+    const kernel = await bootKernel({
+      plugins: [memory()],
+      config: { agents: { helper: { model, memory: { recall: false } } } },
+    });
+    const hubos = new HubOS({ kernel, name: 'test', port: 0, rateLimit: false });
+    hubos.registerAgent('helper', kernel.agent('helper'));
+    const url = await hubos.serve();
+    closers.push(
+      () => kernel.close(),
+      () => hubos.close(),
+    );
+    const client = await new ClientFactory().createFromUrl(`${url}/a2a/helper/`);
+    const ask = (userId: unknown) => {
+      const request = userText('hi');
+      request.message!.metadata = { userId } as never;
+      return client.sendMessage(request).then(
+        (answer) => JSON.stringify(answer),
+        (error: unknown) => String(error),
+      );
+    };
+    model.push({ toolCalls: [{ name: 'memory_update', input: { memory: 'likes: jazz' } }] }, 'Noted.');
+    expect(await ask('u1')).toContain('Noted.');
+    const systems: string[] = [];
+    const see = (request: ModelRequest) => {
+      systems.push(request.system ?? '');
+      return 'ok';
+    };
+    model.push(see, see);
+    await ask('u1');
+    await ask('u2');
+    expect(systems[0]).toContain('likes: jazz');
+    expect(systems[1]).not.toContain('jazz');
+    expect(await ask(42)).toMatch(/metadata\.userId must be a string/);
     model.assertConsumed();
   });
 });
