@@ -98,7 +98,10 @@ export async function readKept(
 
 const HANDLE = /^result-[0-9a-f]{32}$/;
 
-/** Deletes every result `owner`'s runs kept, a batch at a time; how many went. */
+/**
+ * Deletes every result `owner`'s runs kept, a batch at a time; how many went.
+ * @internal
+ */
 export async function eraseKeptResults(store: Store, owner: string): Promise<number> {
   const { results, runs } = tablesOf(store);
   let erased = 0;
@@ -114,6 +117,7 @@ export async function eraseKeptResults(store: Store, owner: string): Promise<num
 /**
  * Deletes at most one batch of the kept results of runs `runs.retention` no longer keeps: filed
  * before the bound the runs' own pruning uses, unless their run is still going. How many went.
+ * @internal
  */
 export async function pruneKeptResults(
   store: Store,

@@ -32,6 +32,8 @@ describe('hubos tools / plugins / validate', () => {
       'task',
       'text_count',
       'text_slugify',
+      'memory_update',
+      'memory_recall',
       'notes_add',
       'notes_list',
       'notes_find',
@@ -73,7 +75,7 @@ describe('hubos tools / plugins / validate', () => {
   it('validate: exit 0 for a valid config', async () => {
     const result = await hubos(['validate'], ROOT);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 14 plugin(s), 21 tool(s)`);
+    expect(result.stdout).toContain(`${join(ROOT, 'agent.config.ts')} is valid: 15 plugin(s), 23 tool(s)`);
   });
 
   it('validate: exit 1 naming the key path, the expectation and the file', async () => {
