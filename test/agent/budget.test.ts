@@ -103,4 +103,15 @@ describe('budgets', () => {
     const unknown = await failure(agent.run('go', { budget: { dollars: 1 } as never }));
     expect(unknown.message).toContain('unknown budget "dollars" (known: steps, tokens, costUsd, timeMs)');
   });
+
+  it('refuses a time budget longer than a timer can wait, instead of failing the run at once', async () => {
+    const { agent } = await setup({ script: ['hi', 'hi'] });
+    const error = await failure(agent.run('go', { budget: { timeMs: 3_000_000_000 } }));
+    expect(error.code).toBe('BUDGET_INVALID');
+    expect(error.message).toBe(
+      'agent "assistant": budget.timeMs is at most 2147483647 (about 24.8 days), got 3000000000: leave it out for no time limit',
+    );
+    // The longest one allowed runs to its answer.
+    expect((await agent.run('go', { budget: { timeMs: 2_147_483_647 } })).text).toBe('hi');
+  });
 });
