@@ -253,7 +253,7 @@ export class Agent implements AgentHandle {
     if (options.userId !== undefined && !validUserId(options.userId)) {
       throw new HubosError(
         'AGENT_INVALID',
-        `agent "${this.id}": userId must be a non-empty string of at most 256 characters`,
+        `agent "${this.id}": userId must be 1 to 256 characters, none of them a control character (such as NUL or a line break)`,
       );
     }
     if (options.via !== undefined && !CALL_SURFACES.includes(options.via)) {
@@ -696,8 +696,10 @@ function tellHeld(emit: (event: AgentEvent) => void, held: GuardrailVerdictRecor
     emit(event.type === 'guardrail' ? { ...event, verdicts: [...held, ...event.verdicts] } : event);
 }
 
+/** 1 to 256 characters, no control character: PostgreSQL's text refuses NUL, so the session's write would fail after the answer. */
 function validUserId(userId: unknown): boolean {
-  return typeof userId === 'string' && userId !== '' && userId.length <= 256;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  return typeof userId === 'string' && userId.length <= 256 && /^[^\u0000-\u001f\u007f]+$/.test(userId);
 }
 
 /** A run's model, and the reference its events and steps name it by. */
