@@ -8,6 +8,7 @@ import type { GuardrailContext, GuardrailVerdictRecord } from '../guardrails/gua
 import type { StageGuardrails } from '../guardrails/resolve-guardrails.ts';
 import { GuardrailTripped, runGuardrails } from '../guardrails/run-guardrails.ts';
 import { tripEvent } from '../guardrails/verdict-events.ts';
+import { isFallbackModel, modelRefOf } from '../model/fallback-model.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
 import type { Store } from '../store/store.ts';
@@ -266,7 +267,14 @@ export class Agent implements AgentHandle {
     const runModel = this.#modelOf(options.model);
     const budget = runBudget(this.spec.budget, options.budget, `agent "${this.id}"`);
     const meter =
-      budget && new BudgetMeter(budget, this.#deps.prices ?? {}, runModel.ref, `agent "${this.id}"`);
+      budget &&
+      new BudgetMeter(
+        budget,
+        this.#deps.prices ?? {},
+        runModel.ref,
+        `agent "${this.id}"`,
+        isFallbackModel(runModel.model) ? runModel.model.models.slice(1).map(modelRefOf) : [],
+      );
     const shadowed = options.clientTools?.find((tool) => this.#toolset.map.has(tool.name));
     if (shadowed) {
       throw new HubosError(
@@ -540,11 +548,17 @@ export class Agent implements AgentHandle {
           ...(this.spec.temperature !== undefined ? { temperature: this.spec.temperature } : {}),
           ...(options.streaming === false ? { stream: false } : {}),
         };
+        // After a failover the answer is the fallback's: a cost budget prices it as that model.
+        let answeredBy = modelRef;
+        const noteRetry = (event: AgentEvent) => {
+          if (event.type === 'model-retry') answeredBy = event.next;
+          emit(event);
+        };
         const response = await callModel(
           this.hooks,
           model,
           { run, step, request },
-          emit,
+          meter ? noteRetry : emit,
           spanCtx,
           output,
         ).catch((error: unknown) => {
@@ -554,7 +568,7 @@ export class Agent implements AgentHandle {
           throw error;
         });
         usage = addUsage(usage, response.usage);
-        meter?.note(modelRef, response.usage);
+        meter?.note(answeredBy, response.usage);
         text = response.message.content || text;
         const calls = response.message.toolCalls ?? [];
         // Client tools are not run here: the caller runs them and answers next run.

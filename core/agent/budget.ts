@@ -79,13 +79,25 @@ export class BudgetMeter {
   readonly #prices: PriceTable;
   #costUsd = 0;
 
-  constructor(budget: RunBudget, prices: PriceTable, model: string, who: string) {
-    if (budget.costUsd !== undefined && costOf(model, {}, prices) === null)
-      throw new HubosError(
-        'BUDGET_INVALID',
-        `${who}: a costUsd budget needs the price of model "${model}": add it under "pricing" in agent.config.ts`,
-        { details: { model } },
-      );
+  /**
+   * `fallbacks`: the models of the run's fallback chain after the first. Each may answer, and is
+   * priced as itself: a cost budget needs the price of every one.
+   */
+  constructor(
+    budget: RunBudget,
+    prices: PriceTable,
+    model: string,
+    who: string,
+    fallbacks: readonly string[] = [],
+  ) {
+    if (budget.costUsd !== undefined)
+      for (const ref of [model, ...fallbacks])
+        if (costOf(ref, {}, prices) === null)
+          throw new HubosError(
+            'BUDGET_INVALID',
+            `${who}: a costUsd budget needs the price of model "${ref}"${ref === model ? '' : ' (a fallback of its model, priced as itself when it answers)'}: add it under "pricing" in agent.config.ts`,
+            { details: { model: ref } },
+          );
     this.#budget = budget;
     this.#prices = prices;
   }
