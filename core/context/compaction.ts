@@ -219,10 +219,15 @@ export class RunCompaction {
     const stored = await summaryTable(this.#deps.store).get(summaryKey(this.#deps.agent, sessionId));
     // Another principal's summary is never read, even under the same session id.
     if (!stored || stored.owner !== owner) return undefined;
-    const at = all.length >= stored.through ? stored.through - 1 : -1;
+    // The history starts where it did when the summary was written: it ends where it did.
+    const sameStart = stored.first === undefined || (all.length > 0 && anchorOf(all[0]!) === stored.first);
+    const at = sameStart && all.length >= stored.through ? stored.through - 1 : -1;
     if (at >= 0 && anchorOf(all[at]!) === stored.anchor)
       return { summary: stored.summary, through: stored.through };
-    for (let i = Math.min(stored.through, all.length) - 1; i >= 0; i--)
+    // Else at the earliest message that reads as its last: a later one may read the same ("Done."),
+    // and taking it would drop the messages between from both the summary and the request; an
+    // earlier one only sends a few it covers again.
+    for (let i = 0; i < Math.min(stored.through, all.length); i++)
       if (anchorOf(all[i]!) === stored.anchor) return { summary: stored.summary, through: i + 1 };
     // Its last message is before the history loaded: it stands for everything before it.
     return { summary: stored.summary, through: 0 };
@@ -243,6 +248,7 @@ export class RunCompaction {
       summary,
       through: cut,
       anchor: anchorOf(all[cut - 1]!),
+      first: anchorOf(all[0]!),
       model: this.#summarizerRef(),
       updatedAt: Date.now(),
     };
