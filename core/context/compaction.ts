@@ -131,7 +131,8 @@ export class RunCompaction {
       const cut = cutPoint(all, this.#state?.through ?? 0, this.#deps.config.keepTurns);
       if (cut === undefined) break;
       const before = tokens;
-      await this.#compact(all, cut);
+      // No summary came back: the request goes as it is, rather than without what the summary held.
+      if (!(await this.#compact(all, cut))) break;
       view = this.#view(all);
       tokens = counter.exact ? count(view) : estimateOf(view, frame);
       this.#run.emit({
@@ -162,7 +163,8 @@ export class RunCompaction {
     return [...head, summary, ...all.slice(state.through)];
   }
 
-  async #compact(all: readonly Message[], cut: number): Promise<void> {
+  /** Summarizes up to `cut`; false, with nothing changed or kept, when the summarizer lost the summary it had to merge. */
+  async #compact(all: readonly Message[], cut: number): Promise<boolean> {
     const from = this.#state?.through ?? 0;
     const pinned = this.#run.pinned;
     const older = all.slice(from, cut).filter((message) => message !== pinned);
@@ -178,8 +180,10 @@ export class RunCompaction {
       signal: this.#run.signal,
     });
     this.#run.addUsage(usage);
+    if (summary === undefined) return false;
     this.#state = { summary, through: cut };
     await this.#save(all, cut, pinned && all.indexOf(pinned) < cut ? pinned : undefined);
+    return true;
   }
 
   #summarizer(): { model: LanguageModel; ref: string } {

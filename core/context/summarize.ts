@@ -29,9 +29,13 @@ export interface SummarizeInput {
 /**
  * Summarizes `messages` (after `previous`) with `model`: in parts when the transcript is longer
  * than `budget`, each part's summary carried into the next, so a conversation of any length can be
- * summarized by a model with a bounded window.
+ * summarized by a model with a bounded window. The summary is undefined when the model answered
+ * nothing where it had a summary to merge (a filter, a cut answer): that summary would be lost.
+ * ('' for messages with nothing worth keeping is a summary.)
  */
-export async function summarize(input: SummarizeInput): Promise<{ summary: string; usage: Usage }> {
+export async function summarize(
+  input: SummarizeInput,
+): Promise<{ summary: string | undefined; usage: Usage }> {
   const budget = Math.max(256, input.budget);
   // A single message longer than a part is cut: its beginning is what a summary can use.
   const maxChars = Math.floor(budget * 3.5 * 0.6);
@@ -39,15 +43,19 @@ export async function summarize(input: SummarizeInput): Promise<{ summary: strin
   let usage = emptyUsage();
   let part: string[] = [];
   let size = 0;
+  let empty = false;
   const flush = async () => {
-    if (part.length === 0) return;
+    if (part.length === 0 || empty) return;
     const answer = await askSummary(input.model, summary, part.join('\n'), input.signal, input.maxTokens);
     usage = addUsage(usage, answer.usage);
+    // Nothing back where a summary was given to merge: that summary would be lost.
+    if (answer.text === '' && summary) empty = true;
     summary = answer.text;
     part = [];
     size = 0;
   };
   for (const message of input.messages) {
+    if (empty) break;
     const line = lineOf(message, maxChars);
     const tokens = estimateTokens(line) + estimateTokens(summary ?? '');
     if (size > 0 && size + tokens > budget) await flush();
@@ -55,7 +63,7 @@ export async function summarize(input: SummarizeInput): Promise<{ summary: strin
     size += estimateTokens(line);
   }
   await flush();
-  return { summary: summary ?? '', usage };
+  return { summary: empty ? undefined : (summary ?? ''), usage };
 }
 
 async function askSummary(
