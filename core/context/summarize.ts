@@ -14,6 +14,9 @@ export const SUMMARY_INSTRUCTIONS = [
   'Answer with the summary only.',
 ].join('\n');
 
+/** Characters a token of a summary holds at most, about (English averages about four). */
+const MAX_CHARS_PER_TOKEN = 6;
+
 /** What a summary is made from, and by what. */
 export interface SummarizeInput {
   model: LanguageModel;
@@ -74,6 +77,10 @@ async function askSummary(
   maxTokens: number,
 ): Promise<{ text: string; usage: Partial<Usage> | undefined }> {
   const content = `${previous ? `Previous summary:\n${previous}\n\n` : ''}Conversation to summarize:\n${transcript}`;
+  // A model that ignores maxTokens (a server that does not enforce it, one streaming garbage) is
+  // read no further than a summary of maxTokens can be long: a longer one would crowd out every
+  // later request of the session.
+  const most = maxTokens * MAX_CHARS_PER_TOKEN;
   let text = '';
   let usage: Partial<Usage> | undefined;
   for await (const chunk of model.stream({
@@ -87,6 +94,10 @@ async function askSummary(
   })) {
     if (chunk.type === 'text-delta') text += chunk.delta;
     else if (chunk.type === 'finish') usage = chunk.usage;
+    if (text.length > most) {
+      text = text.slice(0, most);
+      break;
+    }
   }
   return { text: text.trim(), usage };
 }
