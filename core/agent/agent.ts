@@ -268,13 +268,11 @@ export class Agent implements AgentHandle {
     const budget = runBudget(this.spec.budget, options.budget, `agent "${this.id}"`);
     const meter =
       budget &&
-      new BudgetMeter(
-        budget,
-        this.#deps.prices ?? {},
-        runModel.ref,
-        `agent "${this.id}"`,
-        isFallbackModel(runModel.model) ? runModel.model.models.slice(1).map(modelRefOf) : [],
-      );
+      new BudgetMeter(budget, this.#deps.prices ?? {}, runModel.ref, `agent "${this.id}"`, [
+        ...(isFallbackModel(runModel.model) ? runModel.model.models.slice(1).map(modelRefOf) : []),
+        // Summaries are priced as the model that writes them.
+        ...(this.#deps.compaction ? [this.#deps.compaction.summarizerOf(runModel.ref)] : []),
+      ]);
     const shadowed = options.clientTools?.find((tool) => this.#toolset.map.has(tool.name));
     if (shadowed) {
       throw new HubosError(
@@ -481,7 +479,10 @@ export class Agent implements AgentHandle {
         pinned: input.trim() !== '' ? added.find((message) => message.role === 'user') : undefined,
         signal,
         emit,
-        addUsage: toolDeps.addUsage!,
+        addUsage: (more, summarizer) => {
+          usage = addUsage(usage, more);
+          meter?.note(summarizer, more);
+        },
       });
       const inFlight = resume ? callsInFlight(added) : [];
       steps = added.filter((message) => message.role === 'assistant').length;

@@ -80,8 +80,8 @@ export class BudgetMeter {
   #costUsd = 0;
 
   /**
-   * `fallbacks`: the models of the run's fallback chain after the first. Each may answer, and is
-   * priced as itself: a cost budget needs the price of every one.
+   * `fallbacks`: the other models the run may call (its fallback chain's after the first, its
+   * summarizer). Each is priced as itself: a cost budget needs the price of every one.
    */
   constructor(
     budget: RunBudget,
@@ -95,7 +95,7 @@ export class BudgetMeter {
         if (costOf(ref, {}, prices) === null)
           throw new HubosError(
             'BUDGET_INVALID',
-            `${who}: a costUsd budget needs the price of model "${ref}"${ref === model ? '' : ' (a fallback of its model, priced as itself when it answers)'}: add it under "pricing" in agent.config.ts`,
+            `${who}: a costUsd budget needs the price of model "${ref}"${ref === model ? '' : ' (a fallback of its model or its summarizer, priced as itself)'}: add it under "pricing" in agent.config.ts`,
             { details: { model: ref } },
           );
     this.#budget = budget;

@@ -34,7 +34,8 @@ export interface CompactionRun {
   pinned: Message | undefined;
   signal: AbortSignal;
   emit: (event: AgentEvent) => void;
-  addUsage: (usage: Partial<Usage>) => void;
+  /** The summarizing calls' usage, and the model that made it (priced as itself). */
+  addUsage: (usage: Partial<Usage>, model: string) => void;
 }
 
 /** The parts of a request besides its messages, which count against the window too. */
@@ -81,6 +82,11 @@ export class Compaction {
         `agent "${this.#deps.agent}": context.compaction needs the context window of "${modelRef}", which is not known: set agents.${this.#deps.agent}.context.compaction.contextWindow, or add the model to the top-level modelLimits`,
         { details: { agent: this.#deps.agent } },
       );
+  }
+
+  /** The model that summarizes for a run on `modelRef`: `compaction.model`, else the run's own. */
+  summarizerOf(modelRef: string): string {
+    return this.#deps.config.model ?? modelRef;
   }
 
   /** A run's compaction; undefined when its model's window is unknown (compaction then stays off). */
@@ -179,7 +185,7 @@ export class RunCompaction {
       maxTokens: Math.min(MAX_SUMMARY_TOKENS, Math.max(256, Math.floor(this.#limit / 5))),
       signal: this.#run.signal,
     });
-    this.#run.addUsage(usage);
+    this.#run.addUsage(usage, this.#summarizerRef());
     if (summary === undefined) return false;
     this.#state = { summary, through: cut };
     await this.#save(all, cut, pinned && all.indexOf(pinned) < cut ? pinned : undefined);

@@ -146,7 +146,7 @@ describe('budgets', () => {
     const refused = await failure(unpriced.run('go', { budget: { costUsd: 1 } }));
     expect(refused.code).toBe('BUDGET_INVALID');
     expect(refused.message).toBe(
-      'agent "assistant": a costUsd budget needs the price of model "scripted:pricey" (a fallback of its model, priced as itself when it answers): add it under "pricing" in agent.config.ts',
+      'agent "assistant": a costUsd budget needs the price of model "scripted:pricey" (a fallback of its model or its summarizer, priced as itself): add it under "pricing" in agent.config.ts',
     );
   });
 });
