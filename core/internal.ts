@@ -17,7 +17,7 @@ export { pruneApprovals } from './approvals/approval-retention.ts';
 export { closestName, didYouMean } from './closest-name.ts';
 export { resolveConfigExport } from './config.ts';
 export { eraseKeptResults, pruneKeptResults } from './context/kept-results.ts';
-export { eraseSummariesOf } from './context/summary-store.ts';
+export { eraseSummariesOf, pruneSummaries } from './context/summary-store.ts';
 export { matchesAnyGlob } from './glob.ts';
 export { createAjv, describeErrors, type ProblemWords, SchemaCompilers } from './json-schema.ts';
 export { eraseMemoryOf } from './memory/erase-memory.ts';

@@ -1,3 +1,4 @@
+import { pruneVectors } from '../../core/index.ts';
 import {
   openApprovalTable,
   openRunTable,
@@ -7,6 +8,7 @@ import {
   pruneKeptResults,
   pruneRuns,
   pruneSessions,
+  pruneSummaries,
 } from '../../core/internal.ts';
 import { eraseOwner } from '../../plugins/hubos/erase-owner.ts';
 import { pruneTasks } from '../../plugins/hubos/task-retention.ts';
@@ -15,7 +17,8 @@ import { type KernelFlags, loadKernel } from '../load-kernel.ts';
 
 /**
  * `hubos prune`: applies `runs.retention` (runs, decided approvals, the tool results runs kept),
- * `sessions.retention` and `a2a.retention` to the config's store now, every batch; with `--owner <id>`,
+ * `sessions.retention` (sessions, their summaries, memory's recall vectors) and `a2a.retention` to
+ * the config's store now, every batch; with `--owner <id>`,
  * erases everything that principal owns instead (runs, steps, sessions, approvals, A2A tasks, kept results).
  */
 export async function pruneCommand(
@@ -65,15 +68,24 @@ export async function pruneCommand(
     const sessions = sessionPolicy
       ? await drain(() => pruneSessions(sessionTable, sessionPolicy, PRUNE_BATCH))
       : 0;
+    // What is kept beside sessions goes with them: their summaries, memory's recall vectors.
+    const days = sessionPolicy?.maxAgeDays;
+    const summaries =
+      days !== undefined ? await drain(() => pruneSummaries(kernel.store, days, PRUNE_BATCH)) : 0;
+    const before = Date.now() - (days ?? 0) * 86_400_000;
+    const vectors =
+      days !== undefined ? await drain(() => pruneVectors(kernel.store, before, PRUNE_BATCH)) : 0;
     const tasks = taskPolicy ? await drain(() => pruneTasks(kernel.store, taskPolicy, PRUNE_BATCH)) : 0;
     const parts = [`pruned ${runs} ended run(s)`];
     if (approvals > 0) parts.push(`${approvals} decided approval(s)`);
     if (keptResults > 0) parts.push(`${keptResults} kept tool result(s)`);
     if (sessionPolicy) parts.push(`${sessions} idle session(s)`);
+    if (summaries > 0) parts.push(`${summaries} conversation summary(ies)`);
+    if (vectors > 0) parts.push(`${vectors} recall vector(s)`);
     if (taskPolicy) parts.push(`${tasks} A2A task(s) over and idle`);
     io.stdout.write(
       flags.json
-        ? `${JSON.stringify({ runs, approvals, keptResults, sessions, tasks }, null, 2)}\n`
+        ? `${JSON.stringify({ runs, approvals, keptResults, sessions, summaries, vectors, tasks }, null, 2)}\n`
         : `${parts.join(', ')}\n`,
     );
     return 0;

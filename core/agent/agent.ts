@@ -8,6 +8,7 @@ import type { GuardrailContext, GuardrailVerdictRecord } from '../guardrails/gua
 import type { StageGuardrails } from '../guardrails/resolve-guardrails.ts';
 import { GuardrailTripped, runGuardrails } from '../guardrails/run-guardrails.ts';
 import { tripEvent } from '../guardrails/verdict-events.ts';
+import { isFallbackModel, modelRefOf } from '../model/fallback-model.ts';
 import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
 import type { Store } from '../store/store.ts';
@@ -253,7 +254,7 @@ export class Agent implements AgentHandle {
     if (options.userId !== undefined && !validUserId(options.userId)) {
       throw new HubosError(
         'AGENT_INVALID',
-        `agent "${this.id}": userId must be a non-empty string of at most 256 characters`,
+        `agent "${this.id}": userId must be 1 to 256 characters, none of them a control character (such as NUL or a line break)`,
       );
     }
     if (options.via !== undefined && !CALL_SURFACES.includes(options.via)) {
@@ -266,7 +267,12 @@ export class Agent implements AgentHandle {
     const runModel = this.#modelOf(options.model);
     const budget = runBudget(this.spec.budget, options.budget, `agent "${this.id}"`);
     const meter =
-      budget && new BudgetMeter(budget, this.#deps.prices ?? {}, runModel.ref, `agent "${this.id}"`);
+      budget &&
+      new BudgetMeter(budget, this.#deps.prices ?? {}, runModel.ref, `agent "${this.id}"`, [
+        ...(isFallbackModel(runModel.model) ? runModel.model.models.slice(1).map(modelRefOf) : []),
+        // Summaries are priced as the model that writes them.
+        ...(this.#deps.compaction ? [this.#deps.compaction.summarizerOf(runModel.ref)] : []),
+      ]);
     const shadowed = options.clientTools?.find((tool) => this.#toolset.map.has(tool.name));
     if (shadowed) {
       throw new HubosError(
@@ -473,7 +479,10 @@ export class Agent implements AgentHandle {
         pinned: input.trim() !== '' ? added.find((message) => message.role === 'user') : undefined,
         signal,
         emit,
-        addUsage: toolDeps.addUsage!,
+        addUsage: (more, summarizer) => {
+          usage = addUsage(usage, more);
+          meter?.note(summarizer, more);
+        },
       });
       const inFlight = resume ? callsInFlight(added) : [];
       steps = added.filter((message) => message.role === 'assistant').length;
@@ -540,11 +549,17 @@ export class Agent implements AgentHandle {
           ...(this.spec.temperature !== undefined ? { temperature: this.spec.temperature } : {}),
           ...(options.streaming === false ? { stream: false } : {}),
         };
+        // After a failover the answer is the fallback's: a cost budget prices it as that model.
+        let answeredBy = modelRef;
+        const noteRetry = (event: AgentEvent) => {
+          if (event.type === 'model-retry') answeredBy = event.next;
+          emit(event);
+        };
         const response = await callModel(
           this.hooks,
           model,
           { run, step, request },
-          emit,
+          meter ? noteRetry : emit,
           spanCtx,
           output,
         ).catch((error: unknown) => {
@@ -554,7 +569,7 @@ export class Agent implements AgentHandle {
           throw error;
         });
         usage = addUsage(usage, response.usage);
-        meter?.note(modelRef, response.usage);
+        meter?.note(answeredBy, response.usage);
         text = response.message.content || text;
         const calls = response.message.toolCalls ?? [];
         // Client tools are not run here: the caller runs them and answers next run.
@@ -696,8 +711,10 @@ function tellHeld(emit: (event: AgentEvent) => void, held: GuardrailVerdictRecor
     emit(event.type === 'guardrail' ? { ...event, verdicts: [...held, ...event.verdicts] } : event);
 }
 
+/** 1 to 256 characters, no control character: PostgreSQL's text refuses NUL, so the session's write would fail after the answer. */
 function validUserId(userId: unknown): boolean {
-  return typeof userId === 'string' && userId !== '' && userId.length <= 256;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  return typeof userId === 'string' && userId.length <= 256 && /^[^\u0000-\u001f\u007f]+$/.test(userId);
 }
 
 /** A run's model, and the reference its events and steps name it by. */

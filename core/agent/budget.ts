@@ -28,6 +28,12 @@ export interface BudgetExceeded {
   used: number;
 }
 
+/**
+ * The longest time budget: the longest delay a timer takes (about 24.8 days). A longer one would
+ * fire at once (Node clamps it to 1 ms) and fail the run the moment it starts.
+ */
+export const MAX_TIME_BUDGET_MS = 2_147_483_647;
+
 export const BUDGET_SCHEMA = {
   type: 'object',
   description: 'Hard limits on each run: past one, the run fails with BUDGET_EXCEEDED naming it.',
@@ -35,7 +41,12 @@ export const BUDGET_SCHEMA = {
     steps: { type: 'integer', minimum: 1, maximum: 100_000, description: 'Model calls.' },
     tokens: { type: 'integer', minimum: 1, description: "Tokens in and out (sub-agents' included)." },
     costUsd: { type: 'number', exclusiveMinimum: 0, description: 'US dollars, priced by `pricing`.' },
-    timeMs: { type: 'integer', minimum: 1, description: 'Wall-clock milliseconds from the start.' },
+    timeMs: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_TIME_BUDGET_MS,
+      description: 'Wall-clock milliseconds from the start (at most 2147483647, about 24.8 days).',
+    },
   },
   additionalProperties: false,
 } as const;
@@ -68,13 +79,25 @@ export class BudgetMeter {
   readonly #prices: PriceTable;
   #costUsd = 0;
 
-  constructor(budget: RunBudget, prices: PriceTable, model: string, who: string) {
-    if (budget.costUsd !== undefined && costOf(model, {}, prices) === null)
-      throw new HubosError(
-        'BUDGET_INVALID',
-        `${who}: a costUsd budget needs the price of model "${model}": add it under "pricing" in agent.config.ts`,
-        { details: { model } },
-      );
+  /**
+   * `fallbacks`: the other models the run may call (its fallback chain's after the first, its
+   * summarizer). Each is priced as itself: a cost budget needs the price of every one.
+   */
+  constructor(
+    budget: RunBudget,
+    prices: PriceTable,
+    model: string,
+    who: string,
+    fallbacks: readonly string[] = [],
+  ) {
+    if (budget.costUsd !== undefined)
+      for (const ref of [model, ...fallbacks])
+        if (costOf(ref, {}, prices) === null)
+          throw new HubosError(
+            'BUDGET_INVALID',
+            `${who}: a costUsd budget needs the price of model "${ref}"${ref === model ? '' : ' (a fallback of its model or its summarizer, priced as itself)'}: add it under "pricing" in agent.config.ts`,
+            { details: { model: ref } },
+          );
     this.#budget = budget;
     this.#prices = prices;
   }
@@ -138,6 +161,11 @@ function checkBudget(budget: RunBudget, who: string): void {
       throw new HubosError(
         'BUDGET_INVALID',
         `${who}: budget.${name} must be a positive number, got ${JSON.stringify(limit)}`,
+      );
+    if (name === 'timeMs' && (limit as number) > MAX_TIME_BUDGET_MS)
+      throw new HubosError(
+        'BUDGET_INVALID',
+        `${who}: budget.timeMs is at most ${MAX_TIME_BUDGET_MS} (about 24.8 days), got ${limit}: leave it out for no time limit`,
       );
   }
 }

@@ -29,7 +29,8 @@ return {count, ttl}`;
 /**
  * Takes a slot of a semaphore: a sorted set of slot ids scored by their expiry (Redis's clock, so
  * instances' clocks need not agree). Expired slots go first; a slot is added while fewer than the
- * limit are held. ARGV: limit, ttl ms, slot id. Returns the slot id or false.
+ * limit are held. The set lives as long as its last slot (not the newest one's: a shorter slot
+ * taken after a longer one must not drop it). ARGV: limit, ttl ms, slot id. Returns the slot id or false.
  */
 const ACQUIRE_SCRIPT = `
 local t = redis.call('TIME')
@@ -37,7 +38,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return false end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local last = redis.call('ZRANGE', KEYS[1], 0, 0, 'REV', 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
 return ARGV[3]`;
 
 /**

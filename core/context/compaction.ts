@@ -34,7 +34,8 @@ export interface CompactionRun {
   pinned: Message | undefined;
   signal: AbortSignal;
   emit: (event: AgentEvent) => void;
-  addUsage: (usage: Partial<Usage>) => void;
+  /** The summarizing calls' usage, and the model that made it (priced as itself). */
+  addUsage: (usage: Partial<Usage>, model: string) => void;
 }
 
 /** The parts of a request besides its messages, which count against the window too. */
@@ -81,6 +82,11 @@ export class Compaction {
         `agent "${this.#deps.agent}": context.compaction needs the context window of "${modelRef}", which is not known: set agents.${this.#deps.agent}.context.compaction.contextWindow, or add the model to the top-level modelLimits`,
         { details: { agent: this.#deps.agent } },
       );
+  }
+
+  /** The model that summarizes for a run on `modelRef`: `compaction.model`, else the run's own. */
+  summarizerOf(modelRef: string): string {
+    return this.#deps.config.model ?? modelRef;
   }
 
   /** A run's compaction; undefined when its model's window is unknown (compaction then stays off). */
@@ -131,7 +137,8 @@ export class RunCompaction {
       const cut = cutPoint(all, this.#state?.through ?? 0, this.#deps.config.keepTurns);
       if (cut === undefined) break;
       const before = tokens;
-      await this.#compact(all, cut);
+      // No summary came back: the request goes as it is, rather than without what the summary held.
+      if (!(await this.#compact(all, cut))) break;
       view = this.#view(all);
       tokens = counter.exact ? count(view) : estimateOf(view, frame);
       this.#run.emit({
@@ -162,7 +169,8 @@ export class RunCompaction {
     return [...head, summary, ...all.slice(state.through)];
   }
 
-  async #compact(all: readonly Message[], cut: number): Promise<void> {
+  /** Summarizes up to `cut`; false, with nothing changed or kept, when the summarizer lost the summary it had to merge. */
+  async #compact(all: readonly Message[], cut: number): Promise<boolean> {
     const from = this.#state?.through ?? 0;
     const pinned = this.#run.pinned;
     const older = all.slice(from, cut).filter((message) => message !== pinned);
@@ -177,9 +185,11 @@ export class RunCompaction {
       maxTokens: Math.min(MAX_SUMMARY_TOKENS, Math.max(256, Math.floor(this.#limit / 5))),
       signal: this.#run.signal,
     });
-    this.#run.addUsage(usage);
+    this.#run.addUsage(usage, this.#summarizerRef());
+    if (summary === undefined) return false;
     this.#state = { summary, through: cut };
     await this.#save(all, cut, pinned && all.indexOf(pinned) < cut ? pinned : undefined);
+    return true;
   }
 
   #summarizer(): { model: LanguageModel; ref: string } {
@@ -219,10 +229,15 @@ export class RunCompaction {
     const stored = await summaryTable(this.#deps.store).get(summaryKey(this.#deps.agent, sessionId));
     // Another principal's summary is never read, even under the same session id.
     if (!stored || stored.owner !== owner) return undefined;
-    const at = all.length >= stored.through ? stored.through - 1 : -1;
+    // The history starts where it did when the summary was written: it ends where it did.
+    const sameStart = stored.first === undefined || (all.length > 0 && anchorOf(all[0]!) === stored.first);
+    const at = sameStart && all.length >= stored.through ? stored.through - 1 : -1;
     if (at >= 0 && anchorOf(all[at]!) === stored.anchor)
       return { summary: stored.summary, through: stored.through };
-    for (let i = Math.min(stored.through, all.length) - 1; i >= 0; i--)
+    // Else at the earliest message that reads as its last: a later one may read the same ("Done."),
+    // and taking it would drop the messages between from both the summary and the request; an
+    // earlier one only sends a few it covers again.
+    for (let i = 0; i < Math.min(stored.through, all.length); i++)
       if (anchorOf(all[i]!) === stored.anchor) return { summary: stored.summary, through: i + 1 };
     // Its last message is before the history loaded: it stands for everything before it.
     return { summary: stored.summary, through: 0 };
@@ -243,6 +258,7 @@ export class RunCompaction {
       summary,
       through: cut,
       anchor: anchorOf(all[cut - 1]!),
+      first: anchorOf(all[0]!),
       model: this.#summarizerRef(),
       updatedAt: Date.now(),
     };

@@ -1,6 +1,6 @@
 import type { Message } from '../agent/messages.ts';
 import type { ToolDefinition } from '../model/model.ts';
-import { estimateTokens, tokenCounter } from '../model/tokens.ts';
+import { ESTIMATE_COUNTER, estimateTokens, tokenCounter } from '../model/tokens.ts';
 import type { Store } from '../store/store.ts';
 import { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
@@ -66,7 +66,9 @@ export class LargeResults {
     const estimate = estimateTokens(text);
     if (estimate <= maxTokens / 2) return false;
     if (estimate > maxTokens * 2) return true;
-    return (await tokenCounter(this.#modelRef)).text(text) > maxTokens;
+    // A tokenizer that cannot load (a trimmed install) leaves the estimate: the run goes on.
+    const counter = await tokenCounter(this.#modelRef).catch(() => ESTIMATE_COUNTER);
+    return counter.text(text) > maxTokens;
   }
 
   async #keep(message: ToolMessage): Promise<ToolMessage> {

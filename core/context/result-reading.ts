@@ -114,6 +114,9 @@ export function searchText(text: string, options: SearchOptions): string {
   const endOf = (line: number) => (line < starts.length ? starts[line]! - 1 : text.length);
   const blocks: string[] = [];
   let shownUpTo = 0;
+  // Its answer goes to the model whole (read_result's are never cut and kept): within MAX_READ_CHARS.
+  let size = 0;
+  let listed = 0;
   for (const [at] of matches.slice(0, max)) {
     const line = lineOf(starts, at);
     const first = Math.max(line - context, shownUpTo + 1);
@@ -123,12 +126,19 @@ export function searchText(text: string, options: SearchOptions): string {
       const mark = n === line ? '>' : ' ';
       lines.push(`${n}${mark} ${shown(text, starts[n - 1]!, endOf(n), n === line ? at : undefined)}`);
     }
-    if (lines.length > 0) blocks.push(`[match at offset ${at}, line ${line}]\n${lines.join('\n')}`);
+    const block = lines.length > 0 ? `[match at offset ${at}, line ${line}]\n${lines.join('\n')}` : '';
+    if (listed > 0 && size + block.length > MAX_READ_CHARS) break;
+    if (block) blocks.push(block);
+    size += block.length + 1;
+    listed++;
     shownUpTo = Math.max(shownUpTo, last);
   }
+  const found = Math.min(matches.length, max);
   const more =
-    matches.length > max
-      ? ` Showing the first ${max}: narrow the pattern, or read on with offset or line.`
-      : '';
-  return `[${Math.min(matches.length, max)}${matches.length > max ? '+' : ''} matches for ${JSON.stringify(options.pattern)}.${more}]\n${blocks.join('\n')}`;
+    listed < found
+      ? ` Showing the first ${listed} (${MAX_READ_CHARS} characters at most): ask fewer context lines, narrow the pattern, or read on with offset or line.`
+      : matches.length > max
+        ? ` Showing the first ${max}: narrow the pattern, or read on with offset or line.`
+        : '';
+  return `[${found}${matches.length > max ? '+' : ''} matches for ${JSON.stringify(options.pattern)}.${more}]\n${blocks.join('\n')}`;
 }

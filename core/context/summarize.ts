@@ -14,6 +14,9 @@ export const SUMMARY_INSTRUCTIONS = [
   'Answer with the summary only.',
 ].join('\n');
 
+/** Characters a token of a summary holds at most, about (English averages about four). */
+const MAX_CHARS_PER_TOKEN = 6;
+
 /** What a summary is made from, and by what. */
 export interface SummarizeInput {
   model: LanguageModel;
@@ -29,9 +32,13 @@ export interface SummarizeInput {
 /**
  * Summarizes `messages` (after `previous`) with `model`: in parts when the transcript is longer
  * than `budget`, each part's summary carried into the next, so a conversation of any length can be
- * summarized by a model with a bounded window.
+ * summarized by a model with a bounded window. The summary is undefined when the model answered
+ * nothing where it had a summary to merge (a filter, a cut answer): that summary would be lost.
+ * ('' for messages with nothing worth keeping is a summary.)
  */
-export async function summarize(input: SummarizeInput): Promise<{ summary: string; usage: Usage }> {
+export async function summarize(
+  input: SummarizeInput,
+): Promise<{ summary: string | undefined; usage: Usage }> {
   const budget = Math.max(256, input.budget);
   // A single message longer than a part is cut: its beginning is what a summary can use.
   const maxChars = Math.floor(budget * 3.5 * 0.6);
@@ -39,15 +46,19 @@ export async function summarize(input: SummarizeInput): Promise<{ summary: strin
   let usage = emptyUsage();
   let part: string[] = [];
   let size = 0;
+  let empty = false;
   const flush = async () => {
-    if (part.length === 0) return;
+    if (part.length === 0 || empty) return;
     const answer = await askSummary(input.model, summary, part.join('\n'), input.signal, input.maxTokens);
     usage = addUsage(usage, answer.usage);
+    // Nothing back where a summary was given to merge: that summary would be lost.
+    if (answer.text === '' && summary) empty = true;
     summary = answer.text;
     part = [];
     size = 0;
   };
   for (const message of input.messages) {
+    if (empty) break;
     const line = lineOf(message, maxChars);
     const tokens = estimateTokens(line) + estimateTokens(summary ?? '');
     if (size > 0 && size + tokens > budget) await flush();
@@ -55,7 +66,7 @@ export async function summarize(input: SummarizeInput): Promise<{ summary: strin
     size += estimateTokens(line);
   }
   await flush();
-  return { summary: summary ?? '', usage };
+  return { summary: empty ? undefined : (summary ?? ''), usage };
 }
 
 async function askSummary(
@@ -66,6 +77,10 @@ async function askSummary(
   maxTokens: number,
 ): Promise<{ text: string; usage: Partial<Usage> | undefined }> {
   const content = `${previous ? `Previous summary:\n${previous}\n\n` : ''}Conversation to summarize:\n${transcript}`;
+  // A model that ignores maxTokens (a server that does not enforce it, one streaming garbage) is
+  // read no further than a summary of maxTokens can be long: a longer one would crowd out every
+  // later request of the session.
+  const most = maxTokens * MAX_CHARS_PER_TOKEN;
   let text = '';
   let usage: Partial<Usage> | undefined;
   for await (const chunk of model.stream({
@@ -79,6 +94,10 @@ async function askSummary(
   })) {
     if (chunk.type === 'text-delta') text += chunk.delta;
     else if (chunk.type === 'finish') usage = chunk.usage;
+    if (text.length > most) {
+      text = text.slice(0, most);
+      break;
+    }
   }
   return { text: text.trim(), usage };
 }

@@ -18,6 +18,11 @@ export interface ContextSummary {
   /** Messages of the session it covers, from the first. */
   through: number;
   anchor: string;
+  /**
+   * The first message of the history it was cut from (`anchorOf`): a history that starts elsewhere
+   * was loaded shorter, so the summary's end has moved. Absent in summaries kept before it was.
+   */
+  first?: string;
   /** The model that wrote it. */
   model: string;
   updatedAt: number;

@@ -1,5 +1,6 @@
 import { HubosError } from '../errors.ts';
 import type { LanguageModel, ModelChunk, ModelRequest } from './model.ts';
+import { ResumedCalls } from './resumed-calls.ts';
 import { ResumedText } from './resumed-text.ts';
 import {
   backoffMs,
@@ -36,7 +37,8 @@ export function modelRefOf(model: LanguageModel): string {
  * provider retries failures before the answer began (429, 5xx, a refused connection, honouring
  * `Retry-After`); this retries the same model when its stream dropped mid-answer or timed out, then
  * fails over to the next model when a model stays down. Text already passed on is never passed on
- * twice: the new answer's repeat of it is skipped (see `ResumedText`). Failures that another try
+ * twice: the new answer's repeat of it is skipped (see `ResumedText`); nor is a tool call's start
+ * (see `ResumedCalls`). Failures that another try
  * cannot fix (a refused key, a bad request, a setup mistake) are thrown as they are. Named after its
  * first model.
  */
@@ -61,6 +63,7 @@ async function* streamChain(
   request: ModelRequest,
 ): AsyncGenerator<ModelChunk> {
   const text = new ResumedText();
+  const calls = new ResumedCalls();
   // A whole tool call handed on cannot be taken back: after one, a failure is final.
   let callsPassed = 0;
   for (const [index, model] of chain.entries()) {
@@ -72,6 +75,7 @@ async function* streamChain(
         : undefined;
       let began = false;
       text.restart();
+      calls.restart();
       try {
         for await (const chunk of model.stream({ ...request, ...(onRetry ? { onRetry } : {}) })) {
           began = true;
@@ -80,8 +84,21 @@ async function* streamChain(
             if (delta) yield { type: 'text-delta', delta };
             continue;
           }
+          if (chunk.type === 'tool-call-start' || chunk.type === 'tool-call-delta') {
+            // A call started before a retry is not started twice.
+            const live =
+              chunk.type === 'tool-call-start'
+                ? calls.start(chunk.id, chunk.name)
+                : calls.delta(chunk.id, chunk.delta);
+            if (live) yield live;
+            continue;
+          }
           if (chunk.type === 'finish') text.end();
-          if (chunk.type === 'tool-call') callsPassed++;
+          if (chunk.type === 'tool-call') {
+            callsPassed++;
+            yield calls.end(chunk);
+            continue;
+          }
           yield chunk;
         }
         return;

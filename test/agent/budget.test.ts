@@ -1,6 +1,7 @@
 // Budgets: steps, tokens, cost and time stop a run with BUDGET_EXCEEDED naming the budget.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AgentEvent, HubosError, type Kernel, runBudget } from '../../core/index.ts';
+import { type AgentEvent, HubosError, type Kernel, type LanguageModel, runBudget } from '../../core/index.ts';
+import { ScriptedModel } from '../../testing/index.ts';
 import { bootAgent, makeTool } from './helpers.ts';
 
 const kernels: Kernel[] = [];
@@ -102,5 +103,50 @@ describe('budgets', () => {
     expect(error.message).toBe('agent "assistant": budget.steps must be a positive number, got 0');
     const unknown = await failure(agent.run('go', { budget: { dollars: 1 } as never }));
     expect(unknown.message).toContain('unknown budget "dollars" (known: steps, tokens, costUsd, timeMs)');
+  });
+
+  it('refuses a time budget longer than a timer can wait, instead of failing the run at once', async () => {
+    const { agent } = await setup({ script: ['hi', 'hi'] });
+    const error = await failure(agent.run('go', { budget: { timeMs: 3_000_000_000 } }));
+    expect(error.code).toBe('BUDGET_INVALID');
+    expect(error.message).toBe(
+      'agent "assistant": budget.timeMs is at most 2147483647 (about 24.8 days), got 3000000000: leave it out for no time limit',
+    );
+    // The longest one allowed runs to its answer.
+    expect((await agent.run('go', { budget: { timeMs: 2_147_483_647 } })).text).toBe('hi');
+  });
+
+  it("a cost budget prices a fallback's answers as the fallback, and needs the price of every model of the chain", async () => {
+    // The cheap model is down: each call fails over to the pricey one, which answers.
+    const down: LanguageModel = {
+      provider: 'cheap',
+      modelId: 'main',
+      // biome-ignore lint/correctness/useYield: a model that is down answers nothing
+      async *stream() {
+        throw new HubosError('MODEL_HTTP_ERROR', 'cheap: overloaded', { details: { status: 503 } });
+      },
+    };
+    const pricey = new ScriptedModel(forever({ inputTokens: 1_000_000, outputTokens: 0 }), {
+      modelId: 'pricey',
+    });
+    const { agent } = await setup({
+      tools: [makeTool('note')],
+      template: { model: [down, pricey] },
+      config: { pricing: { main: { input: 0.01, output: 0.01 }, pricey: { input: 1, output: 1 } } },
+    });
+    const error = await failure(agent.run('go', { budget: { costUsd: 2.5 } }));
+    expect(error.message).toContain('$3 used, the limit is $2.5 (budget.costUsd)');
+    expect(pricey.requests).toHaveLength(3);
+
+    const { agent: unpriced } = await setup({
+      tools: [makeTool('note')],
+      template: { model: [down, pricey] },
+      config: { pricing: { main: { input: 0.01, output: 0.01 } } },
+    });
+    const refused = await failure(unpriced.run('go', { budget: { costUsd: 1 } }));
+    expect(refused.code).toBe('BUDGET_INVALID');
+    expect(refused.message).toBe(
+      'agent "assistant": a costUsd budget needs the price of model "scripted:pricey" (a fallback of its model or its summarizer, priced as itself): add it under "pricing" in agent.config.ts',
+    );
   });
 });

@@ -2,6 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { summaryKey, summaryTable } from '../../core/context/summary-store.ts';
+import { SqliteStore } from '../../core/store/sqlite.ts';
 import { hubos, tempDir, writeFiles } from '../helpers/run.ts';
 
 const CONFIG = `import { defineConfig, definePlugin, defineTool } from 'hubos';
@@ -179,5 +181,36 @@ describe('hubos runs', () => {
     expect(erased.sessionMessages).toBeGreaterThanOrEqual(2);
     const again = JSON.parse((await hubos(['prune', '--owner', 'local', '--json'], dir, OFFLINE)).stdout);
     expect(again).toMatchObject({ sessions: 0, sessionMessages: 0 });
+  }, 60_000);
+
+  it('hubos prune applies sessions.retention to the summaries kept beside sessions too', async () => {
+    const dir = await tempDir('hubos-prune-summaries-');
+    await writeFiles(dir, {
+      'agent.config.ts': CONFIG.replace(
+        "store: { path: 'data/hubos.db' },",
+        "store: { path: 'data/hubos.db' }, sessions: { retention: { maxAgeDays: 7 } },",
+      ),
+    });
+    expect((await hubos(['run', 'other', 'hello', '--session', 's1'], dir, OFFLINE)).code).toBe(0);
+    const summary = (updatedAt: number) => ({
+      agent: 'other',
+      sessionId: 's1',
+      owner: 'local',
+      summary: 'old facts',
+      through: 1,
+      anchor: 'a',
+      model: 'offline',
+      updatedAt,
+    });
+    const store = new SqliteStore(join(dir, 'data/hubos.db'));
+    await summaryTable(store).put(summaryKey('other', 'old'), summary(Date.now() - 30 * 86_400_000));
+    await summaryTable(store).put(summaryKey('other', 's1'), summary(Date.now()));
+    await store.close();
+    const pruned = await hubos(['prune', '--json'], dir, OFFLINE);
+    expect(JSON.parse(pruned.stdout), pruned.stderr).toMatchObject({ sessions: 0, summaries: 1, vectors: 0 });
+    const after = new SqliteStore(join(dir, 'data/hubos.db'));
+    expect(await summaryTable(after).get(summaryKey('other', 'old'))).toBeUndefined();
+    expect(await summaryTable(after).get(summaryKey('other', 's1'))).toBeDefined();
+    await after.close();
   }, 60_000);
 });

@@ -33,6 +33,23 @@ describe('readLines', () => {
 });
 
 describe('searchText', () => {
+  it('answers within MAX_READ_CHARS however many matches and context lines are asked, saying how to see the rest', () => {
+    // 3,000 lines of 1,000 characters, a match every 30th: 100 matches with 10 lines around each
+    // would be over a million characters, and a read's answer goes to the model whole.
+    const wide = Array.from(
+      { length: 3_000 },
+      (_, i) => `${i % 30 === 0 ? 'HIT' : 'row'}${'x'.repeat(997)}`,
+    ).join('\n');
+    const found = searchText(wide, { pattern: 'HIT', context: 10, maxMatches: 100 });
+    expect(found.length).toBeLessThanOrEqual(MAX_READ_CHARS + 500);
+    const shown = found.match(/\[match at offset/g)!.length;
+    expect(shown).toBeGreaterThan(1);
+    expect(shown).toBeLessThan(100);
+    expect(found.split('\n')[0]).toBe(
+      `[100 matches for "HIT". Showing the first ${shown} (${MAX_READ_CHARS} characters at most): ask fewer context lines, narrow the pattern, or read on with offset or line.]`,
+    );
+  });
+
   it('finds a literal, showing its line number, offset and context lines', () => {
     const found = searchText(text, { pattern: 'line 50', context: 1 });
     expect(found).toBe(

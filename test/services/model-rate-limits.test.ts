@@ -49,6 +49,18 @@ describe.each([
     expect(await bus.acquire(key, 2, 60_000)).toBeDefined();
   });
 
+  it('keeps a long slot when a shorter one is taken after it', async () => {
+    const bus = await open();
+    closing.push(() => bus.close());
+    const key = uniqueName('sem');
+    expect(await bus.acquire(key, 2, 60_000)).toBeDefined();
+    expect(await bus.acquire(key, 2, 100)).toBeDefined();
+    await sleep(250);
+    // The short one expired; the long one is still held: one slot is free, not two.
+    expect(await bus.acquire(key, 2, 60_000)).toBeDefined();
+    expect(await bus.acquire(key, 2, 60_000)).toBeUndefined();
+  });
+
   it('counts hits by amount in one window', async () => {
     const bus = await open();
     closing.push(() => bus.close());

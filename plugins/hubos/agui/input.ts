@@ -57,10 +57,17 @@ export async function readRunInput(c: Context, agent: Agent): Promise<AguiRun> {
     );
   }
   const userId = (data.forwardedProps as { userId?: unknown } | undefined)?.userId;
-  if (userId !== undefined && !(typeof userId === 'string' && userId !== '' && userId.length <= 256))
+  if (
+    userId !== undefined &&
+    !(
+      typeof userId === 'string' &&
+      new RegExp(RUN_BODY.properties.userId.pattern).test(userId) &&
+      userId.length <= 256
+    )
+  )
     throw HUBOS_ERROR_CODES.create(
       'INVALID_BODY',
-      'forwardedProps.userId must be a string of 1 to 256 characters',
+      'forwardedProps.userId must be a string of 1 to 256 characters, none of them a control character (such as NUL)',
     );
   const clientTools = toClientTools(data.tools ?? [], agent);
   const toolResults = toToolResults(data.messages, answers);

@@ -25,8 +25,10 @@ export const RUN_BODY = {
       type: 'string',
       minLength: 1,
       maxLength: 256,
+      // No control character: PostgreSQL's text refuses NUL.
+      pattern: '^[^\\u0000-\\u001f\\u007f]+$',
       description:
-        'Which end user of this key the run is for: memory (working memory, recall) is kept per key and user.',
+        'Which end user of this key the run is for: memory (working memory, recall) is kept per key and user. No control characters.',
     },
   },
   required: ['input'],

@@ -92,13 +92,19 @@ export function runAgainRoutes(hubos: HubOS): Hono<HubOSEnv> {
             `run "${id}" kept no input to run again: give one in the body's "input"`,
           );
         const model = allowedModel(hubos, principal, body.model ?? run.model);
+        // Run as it was asked: for the same end user (whose memory it reads) and within its budget.
+        const asked = {
+          ...(model !== undefined && model !== agent.modelRef ? { model } : {}),
+          ...(run.options?.budget !== undefined ? { budget: run.options.budget } : {}),
+          ...(run.options?.userId !== undefined ? { userId: run.options.userId } : {}),
+        };
         const record = await hubos.runs.enqueue(agent, input, {
           principal,
           // A conversation of its own: the repeat neither sees nor adds to the run's session.
           sessionId: `again:${randomUUID()}`,
           via: 'rest',
           againOf: run.id,
-          ...(model !== undefined && model !== agent.modelRef ? { run: { model } } : {}),
+          ...(Object.keys(asked).length > 0 ? { run: asked } : {}),
         });
         return c.json(record, 202);
       },

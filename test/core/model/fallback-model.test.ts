@@ -151,6 +151,68 @@ describe('fallbackModel', () => {
     expect(backup.calls).toBe(0);
   });
 
+  it('a tool call streamed live before its stream dropped is not started twice: the retry goes on with it', async () => {
+    const start = (id: string): ModelChunk => ({ type: 'tool-call-start', id, name: 'search' });
+    const args = (id: string, delta: string): ModelChunk => ({ type: 'tool-call-delta', id, delta });
+    const model = scripted('main', [
+      { chunks: [...text('Let me look.'), start('a1'), args('a1', '{"q":"he')], fail: dropped() },
+      [
+        ...text('Let me look.'),
+        start('b1'),
+        args('b1', '{"q":"hel'),
+        args('b1', 'lo"}'),
+        { type: 'tool-call', id: 'b1', name: 'search', input: { q: 'hello' } },
+        { type: 'finish', finishReason: 'tool-calls' },
+      ],
+    ]);
+    const { chunks, streamed, error } = await collect(
+      fallbackModel([model], quick),
+      new AbortController().signal,
+    );
+    expect(error).toBeUndefined();
+    expect(streamed).toBe('Let me look.');
+    const live = chunks.filter((chunk) => chunk.type !== 'text-delta');
+    expect(live.filter((chunk) => chunk.type === 'tool-call-start')).toEqual([start('a1')]);
+    // The arguments as streamed read as the call's, once.
+    const streamedArgs = live.flatMap((chunk) =>
+      chunk.type === 'tool-call-delta' && chunk.id === 'a1' ? [chunk.delta] : [],
+    );
+    expect(streamedArgs.join('')).toBe('{"q":"hello"}');
+    expect(live.slice(-2)).toEqual([
+      { type: 'tool-call', id: 'a1', name: 'search', input: { q: 'hello' } },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ]);
+  });
+
+  it('a retried call whose arguments differ streams no more of them, and a new call starts as it is', async () => {
+    const model = scripted('main', [
+      {
+        chunks: [
+          { type: 'tool-call-start', id: 'a1', name: 'search' },
+          { type: 'tool-call-delta', id: 'a1', delta: '{"q":"x' },
+        ],
+        fail: dropped(),
+      },
+      [
+        { type: 'tool-call-start', id: 'b1', name: 'search' },
+        { type: 'tool-call-delta', id: 'b1', delta: '{"q":"y"}' },
+        { type: 'tool-call', id: 'b1', name: 'search', input: { q: 'y' } },
+        { type: 'tool-call-start', id: 'b2', name: 'fetch' },
+        { type: 'tool-call', id: 'b2', name: 'fetch', input: {} },
+        { type: 'finish', finishReason: 'tool-calls' },
+      ],
+    ]);
+    const { chunks } = await collect(fallbackModel([model], quick), new AbortController().signal);
+    expect(chunks).toEqual([
+      { type: 'tool-call-start', id: 'a1', name: 'search' },
+      { type: 'tool-call-delta', id: 'a1', delta: '{"q":"x' },
+      { type: 'tool-call', id: 'a1', name: 'search', input: { q: 'y' } },
+      { type: 'tool-call-start', id: 'b2', name: 'fetch' },
+      { type: 'tool-call', id: 'b2', name: 'fetch', input: {} },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ]);
+  });
+
   it('stops waiting as soon as the run is cancelled', async () => {
     const controller = new AbortController();
     const main = scripted('main', [{ chunks: text('part'), fail: dropped() }]);

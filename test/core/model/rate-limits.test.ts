@@ -74,4 +74,21 @@ describe('ModelRateLimiter', () => {
     setTimeout(() => controller.abort(new Error('cancelled')), 50);
     await expect(next).rejects.toThrow('cancelled');
   });
+
+  it('gives the slot back when the stream throws, or its reader stops early', async () => {
+    const bus = new LocalBus();
+    const failing: LanguageModel = {
+      provider: 'p',
+      modelId: 'm',
+      async *stream(): AsyncGenerator<ModelChunk> {
+        yield { type: 'text-delta', delta: 'half' };
+        throw new Error('dropped');
+      },
+    };
+    const limited = new ModelRateLimiter(bus, { p: { concurrency: 1 } }).wrap(failing);
+    await expect(drain(limited, request())).rejects.toThrow('dropped');
+    for await (const _ of limited.stream(request())) break;
+    const slot = await bus.acquire('model-concurrency:p', 1, 1000);
+    expect(slot).toBeDefined();
+  });
 });

@@ -93,7 +93,15 @@ describe('budgets on POST /api/agents/:name/run', () => {
 
   it('400 for a budget that is not one: the field named', async () => {
     const url = await serve(looping());
-    for (const budget of [{ steps: 0 }, { tokens: 'many' }, { dollars: 3 }, { costUsd: -1 }]) {
+    // A timeMs past what a timer can wait would fail the run the moment it started.
+    for (const budget of [
+      { steps: 0 },
+      { tokens: 'many' },
+      { dollars: 3 },
+      { costUsd: -1 },
+      { timeMs: 3_000_000_000 },
+      { timeMs: 1e300 },
+    ]) {
       const response = await post(`${url}/api/agents/helper/run`, { input: 'go', budget });
       const body = (await response.json()) as { error: { code: string; message: string } };
       expect(response.status, JSON.stringify(budget)).toBe(400);

@@ -104,6 +104,22 @@ describe('POST /api/runs/:id/again', () => {
     ]);
   });
 
+  it('runs for the same end user and within the same budget as the run it repeats', async () => {
+    const served = await serve();
+    served.first.push('first answer', 'second answer');
+    const asked = { budget: { steps: 3, tokens: 5_000 }, userId: 'customer-7' };
+    const first = await ask(served.hubos, 'POST', '/api/agents/helper/run', {
+      body: { input: 'hello', ...asked },
+      headers: auth(ALICE),
+    });
+    expect(first.status).toBe(200);
+    const answer = await again(served, first.body.runId);
+    expect(answer.status).toBe(202);
+    expect((answer.body as RunRecord).options).toEqual(asked);
+    const { record } = await ended(served, answer.body.id);
+    expect(record).toMatchObject({ status: 'completed', options: asked });
+  });
+
   it('runs an edited input in place of the first', async () => {
     const served = await serve();
     served.first.push('one', 'two');

@@ -37,7 +37,7 @@ describe('memory config', () => {
     expect(names('recalls')).toEqual(['memory_recall']);
     expect(names('none')).not.toContain('memory_recall');
     await expect(kernel.agent('both').run('hi', { userId: '' })).rejects.toThrow(
-      /userId must be a non-empty string/,
+      /userId must be 1 to 256 characters, none of them a control character/,
     );
     await kernel.close();
   });

@@ -158,5 +158,30 @@ export function memoryContract(name: string, fresh: () => Promise<Store>): void 
       expect(systems.at(-1)).toBe('nothing found in earlier conversations');
       model.assertConsumed();
     });
+
+    it('refuses a userId holding a control character (NUL) before the run, with what to send instead', async () => {
+      const store = await fresh();
+      const model = new ScriptedModel(['Noted.']);
+      const agent = await boot(store, model);
+      // PostgreSQL's text refuses NUL: such an id would fail the session's write after the answer.
+      for (const userId of ['u\u00001', 'line\nbreak', 'x'.repeat(257)]) {
+        const error = await agent
+          .run('hello', { principal: 'key:alice', userId, sessionId: 'key:alice~nul' })
+          .then(
+            () => undefined,
+            (e: unknown) => e as { code?: string; message?: string },
+          );
+        expect(error?.code, JSON.stringify(userId)).toBe('AGENT_INVALID');
+        expect(error?.message).toBe(
+          'agent "helper": userId must be 1 to 256 characters, none of them a control character (such as NUL or a line break)',
+        );
+      }
+      const fine = await agent.run('hello', {
+        principal: 'key:alice',
+        userId: 'ü-1 ✓',
+        sessionId: 'key:alice~nul',
+      });
+      expect(fine.text).toBe('Noted.');
+    });
   });
 }

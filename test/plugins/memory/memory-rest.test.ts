@@ -80,6 +80,12 @@ describe('memory over the REST run route', () => {
     expect(systems[3]).toContain('favourite colour: teal');
     const bad = await run(ALICE, { input: 'hi', userId: 'x'.repeat(300) });
     expect(bad.status).toBe(400);
+    // A control character (NUL) is refused with the field named, not left to fail the store's write.
+    const nul = await run(ALICE, { input: 'hi', userId: 'u\u00001' });
+    expect(nul.status).toBe(400);
+    const { error } = (await nul.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('INVALID_BODY');
+    expect(error.message).toContain('userId');
     model.assertConsumed();
   });
 
@@ -117,6 +123,7 @@ describe('memory over the REST run route', () => {
     expect(systems[0]).toContain('likes: tea');
     expect(systems[1]).not.toContain('tea');
     expect(await ask(42, 't4')).toMatch(/400|userId/);
+    expect(await ask('u\u00001', 't5')).toMatch(/400|userId/);
     model.assertConsumed();
   });
 
