@@ -10,7 +10,10 @@ import { createHash } from 'node:crypto';
 export interface Principal {
   id: string;
   kind: 'api-key' | 'local' | 'anonymous';
-  /** Sees and acts on every principal's runs, approvals and tasks (sessions stay each caller's own). */
+  /**
+   * Sees and acts on every principal's runs, approvals and tasks, and reads the conversations of the
+   * runs it sees; a session id it sends still names a session of its own.
+   */
   admin?: boolean;
 }
 
