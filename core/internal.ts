@@ -22,6 +22,7 @@ export { matchesAnyGlob } from './glob.ts';
 export { createAjv, describeErrors, type ProblemWords, SchemaCompilers } from './json-schema.ts';
 export { eraseMemoryOf } from './memory/erase-memory.ts';
 export { parseModelRef } from './model/model.ts';
+export { sleepUnlessAborted } from './model/retry-policy.ts';
 export { createPolicy, describeVerdict } from './permissions.ts';
 export { isRecordText } from './records/record-checks.ts';
 export { type BesideRuns, tendBesideRuns } from './runs/beside-runs.ts';

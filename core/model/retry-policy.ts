@@ -88,7 +88,10 @@ export function retryReason(error: unknown): ModelRetry['reason'] {
   return { code: 'MODEL_HTTP_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+/**
+ * Waits `ms`, or rejects with the signal's reason as soon as it aborts.
+ * @internal
+ */
 export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);

@@ -9,6 +9,7 @@ import {
   retryAfterMs,
   retryReason,
 } from '../../core/index.ts';
+import { sleepUnlessAborted } from '../../core/internal.ts';
 
 export interface HttpClientOptions {
   /** Provider id, named in every error (`openai`, `anthropic`). */
@@ -230,7 +231,7 @@ export class HttpClient {
     onRetry: PostOptions['onRetry'],
   ): Promise<void> {
     onRetry?.({ attempt: attempt + 1, reason: retryReason(failure), delayMs });
-    return sleep(delayMs, signal);
+    return sleepUnlessAborted(delayMs, signal);
   }
 }
 
@@ -254,22 +255,6 @@ export function extractErrorMessage(text: string): string {
 export function snippet(text: string, max = 200): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max)}…` : line;
-}
-
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal.throwIfAborted();
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
