@@ -5,6 +5,7 @@ import { recordTable } from '../records/typed-record-table.ts';
 import { openRunTable } from '../runs/open-run-table.ts';
 import { isFinal } from '../runs/run-record.ts';
 import type { RunRetention } from '../runs/run-retention.ts';
+import { perStore } from '../store/per-store.ts';
 import type { Store } from '../store/store.ts';
 
 /** A tool result kept whole because it was too large for the model. */
@@ -31,20 +32,13 @@ interface KeptTables {
 }
 
 const BATCH = 500;
-const tables = new WeakMap<Store, KeptTables>();
-
-function tablesOf(store: Store): KeptTables {
-  let found = tables.get(store);
-  if (!found) {
-    const indexes = { owner: (kept: KeptIndex) => kept.principal, time: (kept: KeptIndex) => kept.time };
-    found = {
-      results: recordTable<KeptResult>(store, 'hubos.kept-results', indexes),
-      runs: recordTable<KeptIndex>(store, 'hubos.kept-result-runs', indexes),
-    };
-    tables.set(store, found);
-  }
-  return found;
-}
+const tablesOf = perStore((store): KeptTables => {
+  const indexes = { owner: (kept: KeptIndex) => kept.principal, time: (kept: KeptIndex) => kept.time };
+  return {
+    results: recordTable<KeptResult>(store, 'hubos.kept-results', indexes),
+    runs: recordTable<KeptIndex>(store, 'hubos.kept-result-runs', indexes),
+  };
+});
 
 /**
  * The time a run started, read from its id when it is a UUID version 7 (the run engine's ids),

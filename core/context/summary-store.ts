@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Message } from '../agent/messages.ts';
 import type { RecordTable } from '../records/record-table.ts';
 import { recordTable } from '../records/typed-record-table.ts';
+import { perStore } from '../store/per-store.ts';
 import type { Store } from '../store/store.ts';
 
 /**
@@ -28,20 +29,13 @@ export interface ContextSummary {
   updatedAt: number;
 }
 
-const tables = new WeakMap<Store, RecordTable<ContextSummary>>();
-
 /** The store's table of summaries (a typed record table: no migration of its own). */
-export function summaryTable(store: Store): RecordTable<ContextSummary> {
-  let table = tables.get(store);
-  if (!table) {
-    table = recordTable<ContextSummary>(store, 'hubos.context-summaries', {
-      owner: (summary) => summary.owner,
-      time: (summary) => summary.updatedAt,
-    });
-    tables.set(store, table);
-  }
-  return table;
-}
+export const summaryTable: (store: Store) => RecordTable<ContextSummary> = perStore((store) =>
+  recordTable<ContextSummary>(store, 'hubos.context-summaries', {
+    owner: (summary) => summary.owner,
+    time: (summary) => summary.updatedAt,
+  }),
+);
 
 /** The record key of an agent's session: a hash, since a session id may be longer than a key may be. */
 export function summaryKey(agent: string, sessionId: string): string {

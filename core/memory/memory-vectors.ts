@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Message } from '../agent/messages.ts';
 import { recordTable } from '../records/typed-record-table.ts';
+import { perStore } from '../store/per-store.ts';
 import type { Store } from '../store/store.ts';
 import type { EmbeddingModelLike } from './memory-config.ts';
 import { type MemoryScope, scopeKey } from './memory-scope.ts';
@@ -31,22 +32,13 @@ export const VECTOR_TABLE = 'memory.vectors';
 const MAX_EMBEDDED_TEXT = 2_000;
 const PAGE = 1_000;
 
-const tables = new WeakMap<Store, ReturnType<typeof open>>();
-const open = (store: Store) =>
+const table = perStore((store) =>
   recordTable<VectorRecord>(store, VECTOR_TABLE, {
     owner: (record) => record.owner,
     tag: (record) => record.scope,
     time: (record) => record.at,
-  });
-
-function table(store: Store) {
-  let found = tables.get(store);
-  if (!found) {
-    found = open(store);
-    tables.set(store, found);
-  }
-  return found;
-}
+  }),
+);
 
 /**
  * Embeds the user's and assistant's texts of a run (`messages`) and keeps their vectors under the

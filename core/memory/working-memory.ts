@@ -1,4 +1,5 @@
 import { recordTable } from '../records/typed-record-table.ts';
+import { perStore } from '../store/per-store.ts';
 import type { Store } from '../store/store.ts';
 import { MAX_WORKING_MEMORY } from './memory-config.ts';
 import { type MemoryScope, scopeKey } from './memory-scope.ts';
@@ -14,21 +15,12 @@ export interface WorkingMemoryRecord {
 
 export const WORKING_MEMORY_TABLE = 'memory.working';
 
-const tables = new WeakMap<Store, ReturnType<typeof open>>();
-const open = (store: Store) =>
+const table = perStore((store) =>
   recordTable<WorkingMemoryRecord>(store, WORKING_MEMORY_TABLE, {
     owner: (record) => record.owner,
     time: (record) => record.updatedAt,
-  });
-
-function table(store: Store) {
-  let found = tables.get(store);
-  if (!found) {
-    found = open(store);
-    tables.set(store, found);
-  }
-  return found;
-}
+  }),
+);
 
 /** The scope's document, '' when it has none: one read by its key. */
 export async function readWorkingMemory(store: Store, scope: MemoryScope): Promise<string> {
