@@ -1,12 +1,9 @@
 // GET /api/runs/:id/session: the whole stored conversation of a run's session, a page at a time.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kernel } from '../../../core/index.ts';
-import { HubOS } from '../../../plugins/hubos/hubos.ts';
 import { bootKernel, ScriptedModel } from '../../../testing/index.ts';
+import { ALICE_KEY as ALICE, BOB_KEY as BOB, keyedHubOS } from '../../helpers/keys.ts';
 import { post } from './helpers.ts';
-
-const ALICE = 'alice-key-0123456789abcdef';
-const BOB = 'bob-key-0123456789abcdefgh';
 
 let closing: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -20,18 +17,7 @@ async function serve(): Promise<string> {
   const kernel: Kernel = await bootKernel({
     config: { sessions: { historyLimit: 4 }, agents: { helper: { model } } },
   });
-  const hubos = new HubOS({
-    kernel,
-    name: 'test',
-    port: 0,
-    rateLimit: false,
-    apiKeys: [
-      { key: ALICE, id: 'alice' },
-      { key: BOB, id: 'bob' },
-    ],
-  });
-  hubos.registerAgent('helper', kernel.agent('helper'));
-  const url = await hubos.serve();
+  const { hubos, url } = await keyedHubOS(kernel);
   closing = async () => {
     await hubos.close();
     await kernel.close();
