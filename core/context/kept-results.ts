@@ -10,8 +10,11 @@ import type { Store } from '../store/store.ts';
 
 /** A tool result kept whole because it was too large for the model. */
 export interface KeptResult {
-  /** The principal of the run that made it: only its runs read it. Undefined: a run for nobody. */
-  principal?: string;
+  /**
+   * The principal of the run that made it: only its runs read it, and its erasure deletes it. A run
+   * started in code without one is the keyless caller's (`local`), as its session is.
+   */
+  principal: string;
   runId: string;
   agent: string;
   tool: string;
@@ -50,10 +53,13 @@ export function runStartOf(runId: string, now = Date.now()): number {
 }
 
 /** Keeps `text` whole and returns its handle: unguessable, and readable only by the same principal. */
-export async function keepResult(store: Store, kept: Omit<KeptResult, 'time'>): Promise<string> {
+export async function keepResult(
+  store: Store,
+  kept: Omit<KeptResult, 'time' | 'principal'> & { principal?: string | undefined },
+): Promise<string> {
   const handle = `result-${randomUUID().replaceAll('-', '')}`;
   const value: KeptResult = {
-    ...(kept.principal !== undefined ? { principal: kept.principal } : {}),
+    principal: kept.principal ?? LOCAL_OWNER,
     runId: kept.runId,
     agent: kept.agent,
     tool: kept.tool,
@@ -64,7 +70,7 @@ export async function keepResult(store: Store, kept: Omit<KeptResult, 'time'>): 
   const { results, runs } = tablesOf(store);
   // The index first: a result whose index write failed would never be pruned.
   await runs.put(handle, {
-    ...(value.principal !== undefined ? { principal: value.principal } : {}),
+    principal: value.principal,
     runId: value.runId,
     time: value.time,
   });
@@ -82,7 +88,7 @@ export async function readKept(
   principal: string | undefined,
 ): Promise<KeptResult> {
   const found = HANDLE.test(handle) ? await tablesOf(store).results.get(handle) : undefined;
-  if (!found || found.principal !== principal)
+  if (!found || found.principal !== (principal ?? LOCAL_OWNER))
     throw new HubosError(
       'TOOL_INPUT_INVALID',
       `no kept result "${handle.slice(0, 80)}" for this caller: use a handle a result of this conversation gave; kept results expire with their run`,
@@ -91,6 +97,8 @@ export async function readKept(
 }
 
 const HANDLE = /^result-[0-9a-f]{32}$/;
+/** Whose a result of a run for nobody is: the keyless caller's, as `sessionOwner` says of sessions. */
+const LOCAL_OWNER = 'local';
 
 /**
  * Deletes every result `owner`'s runs kept, a batch at a time; how many went.

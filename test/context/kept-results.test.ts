@@ -88,10 +88,14 @@ describe('kept results', () => {
     const nobody = await keepResult(store, { runId: 'r', agent: 'a', tool: 't', callId: 'c', text: 'x' });
     expect(await readable(store, alice, 'bob')).toBe(false);
     expect(await readable(store, nobody, 'bob')).toBe(false);
+    // A run for nobody (started in code) is the keyless caller's, as its session is: erased with `local`.
     expect((await readKept(store, nobody, undefined)).text).toBe('x');
+    expect((await readKept(store, nobody, 'local')).text).toBe('x');
     await expect(readKept(store, 'result-../../etc', 'alice')).rejects.toThrow(/no kept result/);
     expect(await eraseKeptResults(store, 'alice')).toBe(1);
     expect(await readable(store, alice)).toBe(false);
     expect(await readable(store, bob, 'bob')).toBe(true);
+    expect(await eraseKeptResults(store, 'local')).toBe(1);
+    expect(await readable(store, nobody)).toBe(false);
   });
 });
