@@ -51,13 +51,23 @@ export class Sessions {
   }
 
   /**
-   * The session's whole history as stored, whatever `historyLimit` sends the model: what the
-   * studio shows. Empty when sessions are not kept or the session does not exist.
+   * A page of the session's history as stored, whatever `historyLimit` or a compaction sends the
+   * model (what the studio shows): `limit` messages from `offset`, or the last page without one.
+   * Empty when sessions are not kept or the session does not exist.
    */
-  async history(agent: string, sessionId: string): Promise<Message[]> {
-    if (this.#config.persist === false) return [];
+  async history(
+    agent: string,
+    sessionId: string,
+    page: { offset?: number; limit: number },
+  ): Promise<{ total: number; offset: number; messages: Message[] }> {
+    if (this.#config.persist === false) return { total: 0, offset: 0, messages: [] };
     const table = await openSessionTable(this.#store);
-    return table.load(agent, sessionId);
+    if (page.offset !== undefined)
+      return { offset: page.offset, ...(await table.page(agent, sessionId, page.offset, page.limit)) };
+    // The last page: its start is known once the count is.
+    const { total } = await table.page(agent, sessionId, 0, 0);
+    const offset = Math.max(0, total - page.limit);
+    return { offset, ...(await table.page(agent, sessionId, offset, page.limit)) };
   }
 
   /**

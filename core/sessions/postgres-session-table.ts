@@ -10,6 +10,7 @@ import {
   SESSION_COLUMNS,
   type SessionHit,
   type SessionInfo,
+  type SessionPage,
   type SessionRow,
   type SessionSearch,
   type SessionsDeleted,
@@ -132,6 +133,26 @@ export class PostgresSessionTable implements SessionTable {
       limit === undefined ? [agent, sessionId] : [agent, sessionId, limit],
     );
     return rows.map((row) => JSON.parse(row.message) as Message);
+  }
+
+  async page(agent: string, sessionId: string, offset: number, limit: number): Promise<SessionPage> {
+    checkLimit('sessions.page', limit);
+    checkLimit('sessions.page offset', offset);
+    const [counted, page] = await Promise.all([
+      this.#query<{ message_count: string | number }>(
+        `SELECT message_count FROM ${this.#sessions} WHERE agent = $1 AND session_id = $2`,
+        [agent, sessionId],
+      ),
+      this.#query<{ message: string }>(
+        `SELECT message FROM ${this.#messages} WHERE agent = $1 AND session_id = $2
+           ORDER BY seq LIMIT $3 OFFSET $4`,
+        [agent, sessionId, limit, offset],
+      ),
+    ]);
+    return {
+      total: Number(counted.rows[0]?.message_count ?? 0),
+      messages: page.rows.map((row) => JSON.parse(row.message) as Message),
+    };
   }
 
   async insertMany(sessions: readonly StoredSession[]): Promise<number> {

@@ -53,6 +53,12 @@ export interface SessionHit {
   lastActive: number;
 }
 
+/** A page of a session's messages and how many it holds. */
+export interface SessionPage {
+  total: number;
+  messages: Message[];
+}
+
 /** What deleting an owner's sessions removed. */
 export interface SessionsDeleted {
   sessions: number;
@@ -80,6 +86,11 @@ export interface SessionTable {
   ): Promise<void>;
   /** A session's messages in order, in one query: only the last `limit` ones when given. */
   load(agent: string, sessionId: string, limit?: number): Promise<Message[]>;
+  /**
+   * A page of a session's messages, `limit` from `offset` (0-based) in order, and how many it holds:
+   * two index reads, whatever the session's length.
+   */
+  page(agent: string, sessionId: string, offset: number, limit: number): Promise<SessionPage>;
   /** Writes the sessions whose rows do not exist, each whole, in one commit; how many it wrote. */
   insertMany(sessions: readonly StoredSession[]): Promise<number>;
   /** An owner's sessions (of one agent, or of all), by agent then id: at most `limit`. */

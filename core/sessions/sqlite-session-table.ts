@@ -11,6 +11,7 @@ import {
   SESSION_COLUMNS,
   type SessionHit,
   type SessionInfo,
+  type SessionPage,
   type SessionRow,
   type SessionSearch,
   type SessionsDeleted,
@@ -36,6 +37,8 @@ export class SqliteSessionTable implements SessionTable {
   readonly #insertSession: StatementSync;
   readonly #loadAll: StatementSync;
   readonly #loadLast: StatementSync;
+  readonly #count: StatementSync;
+  readonly #page: StatementSync;
   readonly #owned: StatementSync;
   readonly #ownedOfAgent: StatementSync;
   readonly #idle: StatementSync;
@@ -71,6 +74,11 @@ export class SqliteSessionTable implements SessionTable {
     this.#loadLast = db.prepare(
       `SELECT message FROM (SELECT seq, message FROM hubos_session_messages
          WHERE agent = ? AND session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+    );
+    this.#count = db.prepare('SELECT message_count FROM hubos_sessions WHERE agent = ? AND session_id = ?');
+    this.#page = db.prepare(
+      `SELECT message FROM hubos_session_messages WHERE agent = ? AND session_id = ?
+         ORDER BY seq LIMIT ? OFFSET ?`,
     );
     this.#owned = db.prepare(
       `SELECT ${SESSION_COLUMNS} FROM hubos_sessions WHERE owner = ? ORDER BY agent, session_id LIMIT ?`,
@@ -141,6 +149,19 @@ export class SqliteSessionTable implements SessionTable {
       limit === undefined ? this.#loadAll.all(agent, sessionId) : this.#loadLast.all(agent, sessionId, limit),
     ) as { message: string }[];
     return rows.map((row) => JSON.parse(row.message) as Message);
+  }
+
+  async page(agent: string, sessionId: string, offset: number, limit: number): Promise<SessionPage> {
+    checkLimit('sessions.page', limit);
+    checkLimit('sessions.page offset', offset);
+    const counted = this.#run(() => this.#count.get(agent, sessionId)) as
+      | { message_count: number }
+      | undefined;
+    const rows = this.#run(() => this.#page.all(agent, sessionId, limit, offset)) as { message: string }[];
+    return {
+      total: Number(counted?.message_count ?? 0),
+      messages: rows.map((row) => JSON.parse(row.message) as Message),
+    };
   }
 
   async search({ owner, userId, agent, terms, exceptSession, limit }: SessionSearch): Promise<SessionHit[]> {

@@ -50,6 +50,26 @@ export function sessionTableContract(name: string, stores: SessionTableStores): 
       await expect(table.load('helper', 'a', -1)).rejects.toThrow(/limit must be an integer/);
     });
 
+    it('reads a page of a session from its count, whatever its length, never a nested one', async () => {
+      const table = await openSessionTable(await stores.fresh());
+      for (let n = 0; n < 30; n++) {
+        await table.append('helper', 'a', 'local', [user(`u${n}`), assistant(`a${n}`)]);
+        await table.append('helper', 'a/b', 'local', [user(`nested ${n}`)]);
+      }
+      expect(await table.page('helper', 'a', 0, 2)).toEqual({
+        total: 60,
+        messages: [user('u0'), assistant('a0')],
+      });
+      expect(await table.page('helper', 'a', 57, 10)).toEqual({
+        total: 60,
+        messages: [assistant('a28'), user('u29'), assistant('a29')],
+      });
+      expect(await table.page('helper', 'a', 60, 10)).toEqual({ total: 60, messages: [] });
+      expect(await table.page('helper', 'a', 0, 0)).toEqual({ total: 60, messages: [] });
+      expect(await table.page('helper', 'missing', 0, 5)).toEqual({ total: 0, messages: [] });
+      await expect(table.page('helper', 'a', -1, 5)).rejects.toThrow(/limit must be an integer/);
+    });
+
     it('keeps every message of concurrent appends to one session, each append in order and whole', async () => {
       const store = await stores.fresh();
       const [one, two] = [await openSessionTable(store), await openSessionTable(await stores.another(store))];

@@ -35,22 +35,23 @@ export function runSessionRoutes(hubos: HubOS): Hono<HubOSEnv> {
       const record = await hubos.runs.get(id, c.get('principal'));
       if (!record) throw new HubosError('RUN_NOT_FOUND', `no run "${id}"`);
       const limit = wholeNumber(c.req.query('limit'), 'limit', 1, MAX_LIMIT) ?? DEFAULT_LIMIT;
+      const offset = wholeNumber(c.req.query('offset'), 'offset', 0, Number.MAX_SAFE_INTEGER);
       const sessions = hubos.options.kernel?.sessions;
-      const messages =
+      // Read a page at a time from the table: a long session costs what one page does.
+      const page =
         record.sessionId === undefined || !sessions
-          ? []
+          ? { total: 0, offset: 0, messages: [] }
           : // Stored under its owner's key, as the run engine named it for the agent.
-            await sessions.history(record.agent, sessionKey(record.owner ?? 'local', record.sessionId));
-      const total = messages.length;
-      const offset =
-        wholeNumber(c.req.query('offset'), 'offset', 0, Number.MAX_SAFE_INTEGER) ??
-        Math.max(0, total - limit);
+            await sessions.history(record.agent, sessionKey(record.owner ?? 'local', record.sessionId), {
+              ...(offset !== undefined ? { offset } : {}),
+              limit,
+            });
       return c.json({
         agent: record.agent,
         ...(record.sessionId !== undefined ? { sessionId: record.sessionId } : {}),
-        total,
-        offset,
-        messages: messages.slice(offset, offset + limit),
+        total: page.total,
+        offset: page.offset,
+        messages: page.messages,
       });
     },
   );
