@@ -32,7 +32,13 @@ import { Instance } from './instance.ts';
 import { KERNEL_OF, type KernelView, PLUGIN_OF } from './kernel-view.ts';
 import { createConsoleLogger, type Logger } from './logger.ts';
 import { fallbackModel, isFallbackModel } from './model/fallback-model.ts';
-import { isModelObject, type LanguageModel, type ModelObject, toLanguageModel } from './model/model.ts';
+import {
+  isModelObject,
+  type LanguageModel,
+  type ModelObject,
+  modelRefOf,
+  toLanguageModel,
+} from './model/model.ts';
 import { type ModelLimitsTable, modelLimitsTable } from './model/model-limits.ts';
 import { resolveModelSetting } from './model/model-setting.ts';
 import { ModelRateLimiter } from './model/rate-limits.ts';
@@ -54,7 +60,7 @@ import { otlpSettings } from './telemetry/telemetry-config.ts';
 import { ToolCalls } from './tool-calls.ts';
 import { Registry } from './tools/registry.ts';
 import type { Tool } from './tools/tool.ts';
-import { priceTable } from './usage/model-prices.ts';
+import { type PriceTable, priceTable } from './usage/model-prices.ts';
 
 export interface KernelOptions {
   /** The config: an object, a promise, or a function of `{ mode, command }` (see `loadConfigFile`). */
@@ -157,6 +163,8 @@ export class Kernel {
   #toolsVersion = 0;
   /** The built-in model limits with the config's `modelLimits` over them, made at the first agent that needs them. */
   #modelLimits: ModelLimitsTable | undefined;
+  /** The built-in prices with the config's `pricing` over them, made once for every agent (Cosmos makes thousands). */
+  #prices: PriceTable | undefined;
   readonly #toolRefresh = new Coalescer(
     () => this.#refreshAgentTools(),
     (error) => this.logger.error(`refreshing agents' tools: ${errorMessage(error)}`),
@@ -646,6 +654,7 @@ export class Kernel {
       resolveGuardrails(this.guardrails, spec.guardrails, `agents.${spec.name}.guardrails`),
     );
     const toolResults = agentToolResults(spec, tools, this.#config.context);
+    this.#prices ??= priceTable(this.#config.pricing);
     if (this.#agents.has(spec.name)) {
       throw new HubosError('AGENT_EXISTS', `an agent named "${spec.name}" already exists`, {
         details: { agent: spec.name },
@@ -662,7 +671,7 @@ export class Kernel {
       runToolCall: this.tools.runner,
       resolveModel: (other) => this.#runModel(spec.name, other),
       ...(guardrails ? { guardrails } : {}),
-      prices: priceTable(this.#config.pricing),
+      prices: this.#prices,
       ...(toolResults ? { toolResults } : {}),
       ...(compaction ? { compaction } : {}),
     });
@@ -690,7 +699,7 @@ export class Kernel {
       persist: this.#config.sessions?.persist !== false,
       resolveModel: (other) => this.#runModel(spec.name, other),
     });
-    compaction.check(model.modelId ? `${model.provider}:${model.modelId}` : model.provider);
+    compaction.check(modelRefOf(model));
     return compaction;
   }
 

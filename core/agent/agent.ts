@@ -8,8 +8,8 @@ import type { GuardrailContext, GuardrailVerdictRecord } from '../guardrails/gua
 import type { StageGuardrails } from '../guardrails/resolve-guardrails.ts';
 import { GuardrailTripped, runGuardrails } from '../guardrails/run-guardrails.ts';
 import { tripEvent } from '../guardrails/verdict-events.ts';
-import { isFallbackModel, modelRefOf } from '../model/fallback-model.ts';
-import type { LanguageModel, ModelRequest, ToolDefinition } from '../model/model.ts';
+import { isFallbackModel } from '../model/fallback-model.ts';
+import { type LanguageModel, type ModelRequest, modelRefOf, type ToolDefinition } from '../model/model.ts';
 import { createPolicy, type PermissionsConfig, type Policy } from '../permissions.ts';
 import type { Store } from '../store/store.ts';
 import type { Tool } from '../tools/tool.ts';
@@ -186,7 +186,7 @@ export class Agent implements AgentHandle {
 
   /** `provider:model` of the model in use. */
   get modelRef(): string {
-    return refOf(this.model);
+    return modelRefOf(this.model);
   }
 
   /** The model of a run and how its events name it: the agent's own, or the one `RunOptions.model` names. */
@@ -392,15 +392,17 @@ export class Agent implements AgentHandle {
       ...(pendingToolCalls.length > 0 ? { pendingToolCalls } : {}),
       ...(error ? { error } : {}),
     });
+    // Tokens the run spent, priced (for a cost budget) as the model `by` that spent them.
+    const spend = (more: Partial<Usage> | undefined, by: string) => {
+      usage = addUsage(usage, more);
+      meter?.note(by, more);
+    };
     // Tokens a tool spent (a sub-agent's) count as this run's.
     const toolDeps: ToolRunnerDeps = {
       ...this.#toolDeps(tools.map, model),
       ...(options.interaction ? { interaction: options.interaction } : {}),
-      addUsage: (more: Partial<Usage>) => {
-        usage = addUsage(usage, more);
-        // A sub-agent's tokens are priced as the run's model's: its own model is not told here.
-        meter?.note(modelRef, more);
-      },
+      // A sub-agent's tokens are priced as the run's model's: its own model is not told here.
+      addUsage: (more: Partial<Usage>) => spend(more, modelRef),
     };
     // Results too large for the model are kept whole; from the first, the model may read them.
     const { toolResults } = this.#deps;
@@ -479,10 +481,7 @@ export class Agent implements AgentHandle {
         pinned: input.trim() !== '' ? added.find((message) => message.role === 'user') : undefined,
         signal,
         emit,
-        addUsage: (more, summarizer) => {
-          usage = addUsage(usage, more);
-          meter?.note(summarizer, more);
-        },
+        addUsage: spend,
       });
       const inFlight = resume ? callsInFlight(added) : [];
       steps = added.filter((message) => message.role === 'assistant').length;
@@ -568,8 +567,7 @@ export class Agent implements AgentHandle {
             emit(tripEvent(run.runId, step, 'output', verdicts ?? error.verdicts));
           throw error;
         });
-        usage = addUsage(usage, response.usage);
-        meter?.note(answeredBy, response.usage);
+        spend(response.usage, answeredBy);
         text = response.message.content || text;
         const calls = response.message.toolCalls ?? [];
         // Client tools are not run here: the caller runs them and answers next run.
@@ -721,9 +719,4 @@ function validUserId(userId: unknown): boolean {
 interface RunModel {
   model: LanguageModel;
   ref: string;
-}
-
-/** `provider:model`, as runs and steps name a model. */
-function refOf(model: LanguageModel): string {
-  return model.modelId ? `${model.provider}:${model.modelId}` : model.provider;
 }

@@ -1,4 +1,4 @@
-import type { LanguageModel } from '../model/model.ts';
+import { type LanguageModel, modelRefOf } from '../model/model.ts';
 import { contentToText } from '../tools/content.ts';
 import type { SampleRequest, SampleResult } from '../tools/interaction.ts';
 import type { Message, Usage } from './messages.ts';
@@ -38,6 +38,5 @@ export async function sampleModel(
             : chunk.finishReason;
     }
   }
-  const ref = model.modelId ? `${model.provider}:${model.modelId}` : model.provider;
-  return { result: { text, model: ref, ...(stopReason ? { stopReason } : {}) }, usage };
+  return { result: { text, model: modelRefOf(model), ...(stopReason ? { stopReason } : {}) }, usage };
 }

@@ -3,7 +3,13 @@ import type { Message, Usage } from '../agent/messages.ts';
 import { HubosError } from '../errors.ts';
 import type { LanguageModel, ToolDefinition } from '../model/model.ts';
 import { limitsOf, type ModelLimitsTable } from '../model/model-limits.ts';
-import { ESTIMATE_COUNTER, estimateTokens, tokenCounter } from '../model/tokens.ts';
+import {
+  CHARS_PER_TOKEN,
+  ESTIMATE_COUNTER,
+  estimateTokens,
+  MESSAGE_OVERHEAD,
+  tokenCounter,
+} from '../model/tokens.ts';
 import { sessionOwner } from '../principal.ts';
 import type { Store } from '../store/store.ts';
 import type { ResolvedCompaction } from './context-config.ts';
@@ -266,7 +272,7 @@ export class RunCompaction {
   }
 }
 
-/** The estimate of a request: characters over 3.5, with each message's framing. */
+/** The estimate of a request: characters over `CHARS_PER_TOKEN`, with each message's framing (as the estimate counter's, summed once, tools' size kept per tool set: it runs every turn). */
 function estimateOf(messages: readonly Message[], frame: RequestFrame): number {
   let chars = frame.system?.length ?? 0;
   let count = frame.system ? 1 : 0;
@@ -277,7 +283,7 @@ function estimateOf(messages: readonly Message[], frame: RequestFrame): number {
         chars += call.name.length + JSON.stringify(call.input ?? {}).length;
     count++;
   }
-  return Math.ceil(chars / 3.5) + count * 4 + toolsEstimate(frame.tools);
+  return Math.ceil(chars / CHARS_PER_TOKEN) + count * MESSAGE_OVERHEAD + toolsEstimate(frame.tools);
 }
 
 const toolSizes = new WeakMap<readonly ToolDefinition[], number>();

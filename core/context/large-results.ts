@@ -1,6 +1,6 @@
 import type { Message } from '../agent/messages.ts';
 import type { ToolDefinition } from '../model/model.ts';
-import { ESTIMATE_COUNTER, estimateTokens, tokenCounter } from '../model/tokens.ts';
+import { CHARS_PER_TOKEN, ESTIMATE_COUNTER, estimateTokens, tokenCounter } from '../model/tokens.ts';
 import type { Store } from '../store/store.ts';
 import { Registry } from '../tools/registry.ts';
 import type { Tool } from '../tools/tool.ts';
@@ -8,8 +8,6 @@ import { keepResult } from './kept-results.ts';
 import { READ_RESULT_TOOL, readResultTool } from './read-result-tool.ts';
 import type { ToolResultsLimits } from './tool-results-config.ts';
 
-/** Characters per token of the head's length: the estimate's, so the head stays within headTokens. */
-const CHARS_PER_TOKEN = 3.5;
 /** The most of one result kept: beyond this a tool's output is cut even in the store. */
 export const MAX_KEPT_CHARS = 20_000_000;
 
@@ -82,6 +80,7 @@ export class LargeResults {
       callId: message.toolCallId,
       text,
     });
+    // The estimate's ratio, so the head stays within headTokens.
     const head = headOf(text, Math.floor(this.#limits.headTokens * CHARS_PER_TOKEN));
     const { parts: _parts, ...rest } = message;
     return { ...rest, content: `${head}\n\n${notice(whole, text, head, handle)}` };

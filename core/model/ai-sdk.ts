@@ -4,7 +4,7 @@ import { toCallOptions } from './ai-sdk-prompt.ts';
 import { toChunks } from './ai-sdk-stream.ts';
 import type { AiSdkLanguageModel, AiSdkModelOptions } from './ai-sdk-types.ts';
 import type { LanguageModel, ModelChunk, ModelRequest } from './model.ts';
-import { DEFAULT_RETRY_POLICY, retryReason } from './retry-policy.ts';
+import { DEFAULT_RETRY_POLICY, retryReason, sleepUnlessAborted } from './retry-policy.ts';
 
 /** The newest spec version HubOS knows; a newer model is called as this one. */
 const NEWEST_SPEC = 4;
@@ -104,7 +104,7 @@ async function startStream(
       if (!isRetryable(error) || attempt >= maxRetries) throw toHubosError(error, model, attempt);
       const delayMs = retryDelayMs(error, attempt, options.retryBaseMs ?? DEFAULT_RETRY_POLICY.baseMs);
       onRetry?.({ attempt: attempt + 1, reason: retryReason(toHubosError(error, model)), delayMs });
-      await sleep(delayMs, signal);
+      await sleepUnlessAborted(delayMs, signal);
     }
   }
 }
@@ -147,13 +147,4 @@ function untilAborted<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<
       .then(resolve, reject)
       .finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  return untilAborted(waited, signal).finally(() => clearTimeout(timer));
 }

@@ -1,5 +1,5 @@
 import { HubosError } from '../errors.ts';
-import type { LanguageModel, ModelChunk, ModelRequest } from './model.ts';
+import { type LanguageModel, type ModelChunk, type ModelRequest, modelRefOf } from './model.ts';
 import { ResumedCalls } from './resumed-calls.ts';
 import { ResumedText } from './resumed-text.ts';
 import {
@@ -25,11 +25,6 @@ export interface FallbackModel extends LanguageModel {
 
 export function isFallbackModel(model: LanguageModel): model is FallbackModel {
   return Array.isArray((model as FallbackModel).models);
-}
-
-/** `provider:model`, as configs and events name a model. */
-export function modelRefOf(model: LanguageModel): string {
-  return model.modelId ? `${model.provider}:${model.modelId}` : model.provider;
 }
 
 /**

@@ -66,6 +66,11 @@ export function parseModelRef(ref: string): { provider: string; modelId: string 
     : { provider: ref.slice(0, at), modelId: ref.slice(at + 1) };
 }
 
+/** `provider:model`, as configs, runs and events name a model; a bare provider (`offline`) alone. */
+export function modelRefOf(model: LanguageModel): string {
+  return model.modelId ? `${model.provider}:${model.modelId}` : model.provider;
+}
+
 export function isLanguageModel(value: unknown): value is LanguageModel {
   return (
     typeof value === 'object' &&

@@ -1,6 +1,7 @@
 import type { Bus } from '../bus/bus.ts';
 import type { LanguageModel, ModelRequest } from './model.ts';
 import { sleepUnlessAborted } from './retry-policy.ts';
+import { CHARS_PER_TOKEN } from './tokens.ts';
 
 /** The limits of one provider, shared by every model of it and every instance on the bus. */
 export interface ProviderRateLimit {
@@ -111,5 +112,5 @@ function tokensOf(request: ModelRequest): number {
   for (const message of request.messages) chars += message.content.length;
   for (const tool of request.tools)
     chars += tool.description.length + JSON.stringify(tool.inputSchema).length;
-  return Math.max(1, Math.ceil(chars / 3.5) + (request.maxTokens ?? 0));
+  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN) + (request.maxTokens ?? 0));
 }

@@ -28,9 +28,9 @@ export interface TokenCounter {
  * Characters per token of the estimate: 3.5 errs high for English prose and code (about 4 for
  * OpenAI's and 3.5 for Anthropic's tokenizers), so a window is never believed roomier than it is.
  */
-const CHARS_PER_TOKEN = 3.5;
+export const CHARS_PER_TOKEN = 3.5;
 /** The framing a chat format adds per message (role, separators), as OpenAI documents it. */
-const MESSAGE_OVERHEAD = 4;
+export const MESSAGE_OVERHEAD = 4;
 
 /** The family of `provider:model`: OpenAI's models (and OpenAI-compatible ones named so) have a tokenizer. */
 export function tokenFamily(modelRef: string): TokenFamily {
